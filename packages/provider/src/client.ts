@@ -1,0 +1,252 @@
+import { HttpClient, type RateLimitOptions } from './core/http.js';
+import { InvalidResponseError, NotFoundError, ProviderAPIError, type ResponseIssue } from './core/errors.js';
+import type { ProviderLogger } from './core/logger.js';
+import { logTo } from './core/logger.js';
+import { walkTransactionPages, type TransactionPage, type TransactionWindow } from './transactions.js';
+import { isValidCalendarDate, today as todayIn, type CalendarDate } from './wire/dates.js';
+import {
+  AccountListSchema,
+  BalanceSchema,
+  HoldingsSchema,
+  createTransactionListSchema,
+  type Account,
+  type Balance,
+  type Holding,
+  type Transaction,
+} from './wire/schemas.js';
+import type { z } from 'zod';
+
+export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
+
+export interface ProviderClientOptions {
+  /** The provider API key. Sent as `x-api-key`; never logged, never kept on errors. */
+  apiKey: string;
+  /** Default `https://www.lunchflow.app/api/v1`. */
+  baseUrl?: string;
+  /** Per attempt; a retried call can take longer in total. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for network errors, timeouts, 408, 429 and 5xx. Default 2. */
+  maxRetries?: number;
+  /**
+   * The longest server-requested wait (`Retry-After`, or the wait in a rate-limit message) that a call
+   * sleeps through before retrying. A longer one throws `RateLimitError` with `retryAfterMs`, so
+   * the caller can reschedule instead of hanging. Default 60 000 ms.
+   */
+  maxRetryAfterMs?: number;
+  /**
+   * Client-side throttle shared by every call of this client, retries included. Default 90 calls per
+   * minute, under the provider's observed 100/minute. `false` turns it off.
+   */
+  rateLimit?: RateLimitOptions | false;
+  /** Days per `/transactions` request when walking a date range. Default 90. */
+  windowDays?: number;
+  /**
+   * IANA time zone used to read timestamps as calendar dates and to decide what "today" is.
+   * Default: the machine's zone.
+   */
+  timeZone?: string;
+  /** A `fetch` implementation; default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  logger?: ProviderLogger;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ListTransactionsOptions extends CallOptions {
+  /** First day, inclusive. Omitted: the whole history, in one request. */
+  from?: CalendarDate;
+  /** Last day, inclusive. Default: today (in `timeZone`). */
+  to?: CalendarDate;
+  /** Ask for pending rows too (`include_pending=true`). Default false. */
+  includePending?: boolean;
+  /** Overrides the client's `windowDays` for this call. */
+  windowDays?: number;
+}
+
+/** The result of `getHoldings`: holdings, or the provider's answer that the account has none to give. */
+export type HoldingsResult =
+  | { supported: true; holdings: Holding[]; totalValue: string | null; currency: string | null }
+  | { supported: false; status: number; reason: string };
+
+/**
+ * The transactions of one account over a date range, fetched lazily. Iterate it for transactions,
+ * or `pages()` for one entry per provider response. Each iteration sends fresh requests.
+ */
+export interface TransactionList extends AsyncIterable<Transaction> {
+  pages(): AsyncIterable<TransactionPage>;
+  /** Collects every transaction; refuses to hold more than `limit` (a guard against unbounded memory). */
+  toArray(options: { limit: number }): Promise<Transaction[]>;
+}
+
+function issuesOf(error: z.ZodError): ResponseIssue[] {
+  return error.issues.slice(0, 10).map((issue) => ({
+    path: issue.path.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    ),
+    message: issue.message,
+  }));
+}
+
+function assertDate(name: string, value: string | undefined): void {
+  if (value !== undefined && !isValidCalendarDate(value)) {
+    throw new RangeError(`${name} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
+}
+
+/**
+ * A typed client for the provider's Personal API.
+ *
+ * ```ts
+ * const client = new ProviderClient({ apiKey: process.env.LUNCHFLOW_API_KEY! });
+ * for (const account of await client.listAccounts()) {
+ *   for await (const tx of client.listTransactions(account.id, { from: '2026-01-01' })) console.log(tx);
+ * }
+ * ```
+ */
+export class ProviderClient {
+  readonly baseUrl: string;
+  readonly #http: HttpClient;
+  readonly #windowDays: number;
+  readonly #timeZone: string | undefined;
+  readonly #logger: ProviderLogger | undefined;
+  readonly #transactionListSchema: ReturnType<typeof createTransactionListSchema>;
+
+  constructor(options: ProviderClientOptions) {
+    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('ProviderClient needs a non-empty apiKey');
+    }
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.#windowDays = options.windowDays ?? 90;
+    if (!Number.isInteger(this.#windowDays) || this.#windowDays < 1) {
+      throw new RangeError('windowDays must be a positive integer');
+    }
+    this.#timeZone = options.timeZone;
+    this.#logger = options.logger;
+    this.#transactionListSchema = createTransactionListSchema(options.timeZone);
+    this.#http = new HttpClient({
+      apiKey: options.apiKey,
+      baseUrl: this.baseUrl,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      maxRetries: options.maxRetries ?? 2,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      rateLimit: options.rateLimit ?? { limit: 90, intervalMs: 60_000 },
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      logger: options.logger,
+    });
+  }
+
+  /** Every account the key has access to (switched on under the destination's Account Access). */
+  async listAccounts(options: CallOptions = {}): Promise<Account[]> {
+    const response = await this.#http.getJson('accounts', { signal: options.signal });
+    return this.#parse(AccountListSchema, response).accounts;
+  }
+
+  /** The current balance. Its `currency` is the account's authoritative currency. */
+  async getBalance(accountId: string | number, options: CallOptions = {}): Promise<Balance> {
+    const response = await this.#http.getJson(`accounts/${encodeURIComponent(String(accountId))}/balance`, {
+      signal: options.signal,
+    });
+    return this.#parse(BalanceSchema, response);
+  }
+
+  /**
+   * Holdings of an investment account. Accounts whose upstream aggregator has no holdings answer
+   * 501 (some 404); both come back as `{ supported: false }` rather than as an error.
+   */
+  async getHoldings(accountId: string | number, options: CallOptions = {}): Promise<HoldingsResult> {
+    try {
+      const response = await this.#http.getJson(`accounts/${encodeURIComponent(String(accountId))}/holdings`, {
+        signal: options.signal,
+      });
+      return { supported: true, ...this.#parse(HoldingsSchema, response) };
+    } catch (error) {
+      if (error instanceof NotFoundError || (error instanceof ProviderAPIError && error.status === 501)) {
+        return { supported: false, status: error.status, reason: error.message };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Transactions of one account, walked in date windows of `windowDays`. Rows outside the asked
+   * window, and pending rows unless `includePending`, are dropped on the client too.
+   */
+  listTransactions(accountId: string | number, options: ListTransactionsOptions = {}): TransactionList {
+    assertDate('from', options.from);
+    assertDate('to', options.to);
+    if (options.from && options.to && options.from > options.to) {
+      throw new RangeError(`from (${options.from}) is after to (${options.to})`);
+    }
+    const id = String(accountId);
+    const includePending = options.includePending ?? false;
+    const windowDays = options.windowDays ?? this.#windowDays;
+    const fetchWindow = async (window: TransactionWindow) => {
+      const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/transactions`, {
+        signal: options.signal,
+        query: {
+          from: window.from ?? undefined,
+          to: window.to ?? undefined,
+          include_pending: includePending ? 'true' : 'false',
+        },
+      });
+      const parsed = this.#parse(this.#transactionListSchema, response);
+      for (const row of parsed.transactions) row.accountId = id;
+      return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
+    };
+    const pages = () =>
+      walkTransactionPages(fetchWindow, {
+        from: options.from,
+        to: options.to,
+        today: todayIn(this.#timeZone),
+        windowDays,
+        includePending,
+        onShortfall: (page) =>
+          logTo(this.#logger, 'warn', 'provider returned fewer transactions than its total', {
+            accountId: id,
+            from: page.from,
+            to: page.to,
+            total: page.total,
+            missing: page.shortfall,
+          }),
+      });
+    return {
+      pages,
+      async *[Symbol.asyncIterator]() {
+        for await (const page of pages()) yield* page.transactions;
+      },
+      async toArray({ limit }) {
+        const all: Transaction[] = [];
+        for await (const page of pages()) {
+          if (all.length + page.transactions.length > limit) {
+            throw new RangeError(`more than ${limit} transactions; iterate instead of collecting`);
+          }
+          all.push(...page.transactions);
+        }
+        return all;
+      },
+    };
+  }
+
+  #parse<S extends z.ZodType>(schema: S, response: { body: unknown; status: number; path: string }): z.output<S> {
+    const result = schema.safeParse(response.body);
+    if (result.success) return result.data;
+    const issues = issuesOf(result.error);
+    const first = issues[0];
+    throw new InvalidResponseError(
+      `unexpected response from GET ${response.path}${first ? `: ${first.path || '(body)'}: ${first.message}` : ''}`,
+      { method: 'GET', path: response.path, status: response.status, issues },
+    );
+  }
+
+  /** Keeps the key out of `util.inspect` and `JSON.stringify` (it lives in private fields only). */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `ProviderClient { baseUrl: '${this.baseUrl}' }`;
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * The request pipeline shared by every call of one client: ky for timeouts and retries, p-throttle
+ * at the request seam for the client-side rate limit, same-host-family redirects, typed errors.
+ */
+import ky, { TimeoutError as KyTimeoutError, type KyInstance } from 'ky';
+import pThrottle from 'p-throttle';
+import {
+  AuthenticationError,
+  ConnectionError,
+  InvalidResponseError,
+  NotFoundError,
+  PermissionDeniedError,
+  ProviderAPIError,
+  ProviderError,
+  RateLimitError,
+  RedirectError,
+  RequestAbortedError,
+  ServerError,
+  TimeoutError,
+  type APIErrorContext,
+} from './errors.js';
+import { logTo, type ProviderLogger } from './logger.js';
+import { backoffDelay, looksLikeRateLimit, parseRetryAfterHeader, parseWaitFromText } from './retry.js';
+
+export interface RateLimitOptions {
+  /** Calls allowed per interval. */
+  limit: number;
+  /** Interval length in milliseconds. */
+  intervalMs: number;
+}
+
+export interface HttpSettings {
+  apiKey: string;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  rateLimit: RateLimitOptions | false;
+  fetch: typeof globalThis.fetch;
+  logger: ProviderLogger | undefined;
+}
+
+export interface GetOptions {
+  query?: Record<string, string | undefined>;
+  signal?: AbortSignal | undefined;
+}
+
+export interface JsonResponse {
+  body: unknown;
+  status: number;
+  /** Path and query, relative to the base URL. */
+  path: string;
+  requestId: string | undefined;
+}
+
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+const MAX_REDIRECTS = 5;
+const EXCERPT_LENGTH = 500;
+
+/** `lunchflow.app` and `www.lunchflow.app` are one host family; anything else is not. */
+function hostFamily(url: URL): string {
+  return `${url.protocol}//${url.hostname.toLowerCase().replace(/^www\./, '')}:${url.port}`;
+}
+
+function redact(text: string, secret: string): string {
+  return secret.length >= 4 ? text.split(secret).join('[REDACTED]') : text;
+}
+
+export class HttpClient {
+  readonly #settings: HttpSettings;
+  readonly #ky: KyInstance;
+  readonly #baseFamily: string;
+
+  constructor(settings: HttpSettings) {
+    this.#settings = settings;
+    this.#baseFamily = hostFamily(new URL(settings.baseUrl));
+    const throttle = settings.rateLimit
+      ? pThrottle({ limit: settings.rateLimit.limit, interval: settings.rateLimit.intervalMs, strict: true })
+      : undefined;
+    const waitForSlot = throttle?.(async () => undefined);
+
+    this.#ky = ky.create({
+      prefixUrl: settings.baseUrl.replace(/\/+$/, '') + '/',
+      timeout: settings.timeoutMs,
+      throwHttpErrors: false,
+      redirect: 'manual',
+      headers: { accept: 'application/json' },
+      fetch: (input, init) => this.#fetchFollowingRedirects(input as Request, init),
+      retry: {
+        limit: settings.maxRetries,
+        methods: ['get'],
+        statusCodes: [],
+        retryOnTimeout: true,
+        delay: (attempt) => backoffDelay(attempt),
+        // Our own errors were already judged in afterResponse; aborts are never retried.
+        shouldRetry: ({ error }) =>
+          error instanceof ProviderError || (error as { name?: string }).name === 'AbortError' ? false : undefined,
+      },
+      hooks: {
+        beforeRequest: [
+          async (request) => {
+            // Waiting for a slot happens before ky starts the timeout clock, and every retry waits too.
+            if (waitForSlot) await raceAbort(waitForSlot(), request.signal);
+            request.headers.set('x-api-key', this.#settings.apiKey);
+          },
+        ],
+        afterResponse: [
+          async (request, _options, response, state) => {
+            if (response.ok) return;
+            const error = await this.#errorFor(request, response, state.retryCount);
+            const retryDelay = this.#retryDelayFor(error, state.retryCount);
+            if (retryDelay === undefined) throw error;
+            logTo(this.#settings.logger, 'warn', 'provider request failed; retrying', {
+              method: request.method,
+              path: error.path,
+              status: response.status,
+              retry: state.retryCount + 1,
+              delayMs: retryDelay,
+            });
+            return ky.retry({ delay: retryDelay, code: error.name });
+          },
+        ],
+      },
+    });
+  }
+
+  /** Sends `GET {baseUrl}/{path}` and returns the parsed JSON body, or throws a typed error. */
+  async getJson(path: string, options: GetOptions = {}): Promise<JsonResponse> {
+    const searchParams = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) searchParams.set(key, value);
+    }
+    const query = searchParams.toString();
+    const relativePath = `/${path}${query ? `?${query}` : ''}`;
+    const started = performance.now();
+    const context = { method: 'GET', path: relativePath };
+    if (options.signal?.aborted) throw new RequestAbortedError('request aborted before it started', context);
+
+    let response: Response;
+    try {
+      response = await this.#ky.get(path, { searchParams, signal: options.signal });
+    } catch (error) {
+      throw this.#wrap(error, context, options.signal);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw this.#wrap(error, context, options.signal);
+    }
+    const requestId = response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined;
+    logTo(this.#settings.logger, 'debug', 'provider request done', {
+      ...context,
+      status: response.status,
+      durationMs: Math.round(performance.now() - started),
+    });
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new InvalidResponseError(`provider sent a body that is not JSON for GET ${relativePath}`, {
+        ...context,
+        status: response.status,
+        issues: [{ path: '', message: `not JSON: ${JSON.stringify(this.#excerpt(text, 80))}` }],
+      });
+    }
+    return { body, status: response.status, path: relativePath, requestId };
+  }
+
+  #excerpt(text: string, length = EXCERPT_LENGTH): string {
+    const clean = redact(text, this.#settings.apiKey);
+    return clean.length > length ? `${clean.slice(0, length)}…` : clean;
+  }
+
+  #relativePath(url: string): string {
+    const base = new URL(this.#settings.baseUrl);
+    const target = new URL(url);
+    const basePath = base.pathname.replace(/\/+$/, '');
+    const path = target.pathname.startsWith(basePath) ? target.pathname.slice(basePath.length) : target.pathname;
+    return `${path}${target.search}`;
+  }
+
+  async #errorFor(request: Request, response: Response, retryCount: number): Promise<ProviderAPIError> {
+    const text = await response.text().catch(() => '');
+    let code: string | undefined;
+    let detail: string | undefined;
+    try {
+      const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+      if (typeof parsed.error === 'string') code = parsed.error;
+      if (typeof parsed.message === 'string') detail = parsed.message;
+    } catch {
+      // Not JSON: the excerpt carries what there is.
+    }
+    const status = response.status;
+    const context: APIErrorContext = {
+      method: request.method,
+      path: this.#relativePath(request.url),
+      retries: retryCount,
+      status,
+      bodyExcerpt: text ? this.#excerpt(text) : undefined,
+      requestId: response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined,
+    };
+    if (code !== undefined) context.code = code;
+    const what = `${request.method} ${context.path} answered ${status}`;
+    const suffix = detail ? `: ${redact(detail, this.#settings.apiKey)}` : '';
+
+    if (status === 429 || (status >= 500 && looksLikeRateLimit(text))) {
+      const retryAfterMs =
+        parseRetryAfterHeader(response.headers.get('retry-after')) ?? (detail ? parseWaitFromText(detail) : undefined);
+      return new RateLimitError(`rate limited: ${what}${suffix}`, { ...context, retryAfterMs });
+    }
+    if (status === 401) return new AuthenticationError(`API key missing or not accepted: ${what}${suffix}`, context);
+    if (status === 403) {
+      return new PermissionDeniedError(`API key invalid or subscription inactive: ${what}${suffix}`, context);
+    }
+    if (status === 404) return new NotFoundError(`not found: ${what}${suffix}`, context);
+    if (status >= 500) return new ServerError(`provider error: ${what}${suffix}`, context);
+    return new ProviderAPIError(`${what}${suffix}`, context);
+  }
+
+  /** How long to wait before retrying `error`, or `undefined` to give up and throw it. */
+  #retryDelayFor(error: ProviderAPIError, retryCount: number): number | undefined {
+    if (retryCount >= this.#settings.maxRetries) return undefined;
+    const rateLimited = error instanceof RateLimitError;
+    if (!rateLimited && !RETRYABLE_STATUS.has(error.status)) return undefined;
+    if (rateLimited && error.retryAfterMs !== undefined) {
+      // Sleeping for minutes inside a call helps nobody: hand the wait to the caller instead.
+      return error.retryAfterMs <= this.#settings.maxRetryAfterMs ? error.retryAfterMs : undefined;
+    }
+    return backoffDelay(retryCount + 1);
+  }
+
+  async #fetchFollowingRedirects(input: Request, init?: RequestInit): Promise<Response> {
+    let request = input;
+    for (let hop = 0; ; hop += 1) {
+      const response = await this.#settings.fetch(request, init);
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) {
+        return response;
+      }
+      // Not awaited: a cancelled tee (as mocks and some fetch wrappers make) may never settle.
+      void response.body?.cancel().catch(() => undefined);
+      const target = new URL(location, request.url);
+      const context = {
+        method: request.method,
+        path: this.#relativePath(input.url),
+        location: target.toString(),
+        status: response.status,
+      };
+      if (hostFamily(target) !== this.#baseFamily) {
+        throw new RedirectError(
+          `provider redirected ${request.method} ${context.path} to ${context.location}, outside ${new URL(this.#settings.baseUrl).host}; not followed`,
+          context,
+        );
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new RedirectError(`too many redirects for ${request.method} ${context.path}`, context);
+      }
+      logTo(this.#settings.logger, 'info', 'provider redirected; following within the same host', {
+        status: response.status,
+        location: target.origin + target.pathname,
+      });
+      request = new Request(target, {
+        method: request.method,
+        headers: request.headers,
+        signal: request.signal,
+        redirect: 'manual',
+      });
+    }
+  }
+
+  #wrap(error: unknown, context: { method: string; path: string }, signal: AbortSignal | undefined): ProviderError {
+    if (error instanceof ProviderError) return error;
+    if (signal?.aborted) {
+      return new RequestAbortedError(`GET ${context.path} aborted`, { ...context, cause: signal.reason });
+    }
+    if (error instanceof KyTimeoutError) {
+      return new TimeoutError(`GET ${context.path} got no response within ${this.#settings.timeoutMs} ms`, {
+        ...context,
+        timeoutMs: this.#settings.timeoutMs,
+      });
+    }
+    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    return new ConnectionError(`GET ${context.path} failed to connect: ${redact(reason, this.#settings.apiKey)}`, {
+      ...context,
+      cause: error instanceof Error ? error : undefined,
+    });
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,35 @@
+export { ProviderClient, DEFAULT_BASE_URL } from './client.js';
+export type {
+  ProviderClientOptions,
+  CallOptions,
+  ListTransactionsOptions,
+  HoldingsResult,
+  TransactionList,
+} from './client.js';
+export type { TransactionPage, TransactionWindow } from './transactions.js';
+export type { RateLimitOptions } from './core/http.js';
+export type { ProviderLogger } from './core/logger.js';
+export {
+  ProviderError,
+  ProviderAPIError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  RequestAbortedError,
+  RedirectError,
+  InvalidResponseError,
+} from './core/errors.js';
+export type { ResponseIssue } from './core/errors.js';
+export type { Account, AccountStatus, Balance, Holding, Transaction } from './wire/schemas.js';
+export {
+  toDecimalString,
+  negateDecimal,
+  decimalToMinorUnits,
+  minorUnitsToDecimal,
+  type DecimalString,
+} from './wire/decimal.js';
+export { toCalendarDate, isValidCalendarDate, addDays, daysBetween, type CalendarDate } from './wire/dates.js';

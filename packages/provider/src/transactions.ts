@@ -1,0 +1,141 @@
+/**
+ * Walking a date range in windows. The provider has no page parameters: one call returns the whole
+ * `from`..`to` window with a `total`. Small windows keep each response, and our memory, bounded; a
+ * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
+ */
+import { addDays, daysBetween, type CalendarDate } from './wire/dates.js';
+import type { Transaction } from './wire/schemas.js';
+
+export interface TransactionWindow {
+  /** First day asked for (inclusive), or `null` when the whole history was asked for. */
+  from: CalendarDate | null;
+  /** Last day asked for (inclusive), or `null` when no upper bound was sent. */
+  to: CalendarDate | null;
+}
+
+/** One provider response's worth of transactions. */
+export interface TransactionPage extends TransactionWindow {
+  transactions: Transaction[];
+  /** The provider's `total` for this window, when it sent one. */
+  total: number | null;
+  /**
+   * Rows the provider counted in `total` but did not send, after splitting down to a single day (or,
+   * for an open-ended request, after re-walking the days it reached). Zero when the page is complete.
+   */
+  shortfall: number;
+}
+
+/** What one call to the provider returned for a window, before any client-side filtering. */
+export interface RawWindowResult {
+  rows: Transaction[];
+  total: number | null;
+}
+
+export type FetchWindow = (window: TransactionWindow) => Promise<RawWindowResult>;
+
+export interface WalkOptions {
+  from: CalendarDate | undefined;
+  to: CalendarDate | undefined;
+  today: CalendarDate;
+  windowDays: number;
+  includePending: boolean;
+  onShortfall?: (page: TransactionPage) => void;
+}
+
+function keepRow(row: Transaction, window: TransactionWindow, includePending: boolean): boolean {
+  if (!includePending && row.isPending) return false;
+  if (window.from !== null && row.date < window.from) return false;
+  if (window.to !== null && row.date > window.to) return false;
+  return true;
+}
+
+function pageFor(window: TransactionWindow, result: RawWindowResult, includePending: boolean, shortfall: number): TransactionPage {
+  return {
+    ...window,
+    transactions: result.rows.filter((row) => keepRow(row, window, includePending)),
+    total: result.total,
+    shortfall,
+  };
+}
+
+function isShort(result: RawWindowResult): boolean {
+  return result.total !== null && result.total > result.rows.length;
+}
+
+async function* walkBoundedWindow(
+  fetchWindow: FetchWindow,
+  window: { from: CalendarDate; to: CalendarDate },
+  includePending: boolean,
+): AsyncGenerator<TransactionPage> {
+  const result = await fetchWindow(window);
+  if (!isShort(result)) {
+    yield pageFor(window, result, includePending, 0);
+    return;
+  }
+  const span = daysBetween(window.from, window.to);
+  if (span <= 0) {
+    yield pageFor(window, result, includePending, (result.total ?? 0) - result.rows.length);
+    return;
+  }
+  const firstHalfEnd = addDays(window.from, Math.floor(span / 2));
+  yield* walkBoundedWindow(fetchWindow, { from: window.from, to: firstHalfEnd }, includePending);
+  yield* walkBoundedWindow(fetchWindow, { from: addDays(firstHalfEnd, 1), to: window.to }, includePending);
+}
+
+async function* walkRange(
+  fetchWindow: FetchWindow,
+  from: CalendarDate,
+  to: CalendarDate,
+  options: WalkOptions,
+): AsyncGenerator<TransactionPage> {
+  for (let start = from; start <= to; start = addDays(start, options.windowDays)) {
+    const end = addDays(start, options.windowDays - 1);
+    yield* walkBoundedWindow(fetchWindow, { from: start, to: end < to ? end : to }, options.includePending);
+  }
+}
+
+/** Yields the pages for a request, in ascending date order of windows. */
+export async function* walkTransactionPages(fetchWindow: FetchWindow, options: WalkOptions): AsyncGenerator<TransactionPage> {
+  const report = function* (pages: TransactionPage[]) {
+    for (const page of pages) {
+      if (page.shortfall > 0) options.onShortfall?.(page);
+      yield page;
+    }
+  };
+
+  if (options.from !== undefined) {
+    const to = options.to ?? options.today;
+    for await (const page of walkRange(fetchWindow, options.from, to, options)) yield* report([page]);
+    return;
+  }
+
+  // No `from`: nothing tells how far back the history reaches, so ask for all of it at once.
+  const window: TransactionWindow = { from: null, to: options.to ?? null };
+  const result = await fetchWindow(window);
+  if (!isShort(result) || result.rows.length === 0) {
+    yield* report([pageFor(window, result, options.includePending, isShort(result) ? (result.total ?? 0) : 0)]);
+    return;
+  }
+  // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies
+  // before the earliest row it sent cannot be found without a `from`, and is reported as shortfall.
+  let earliest = result.rows[0]!.date;
+  for (const row of result.rows) if (row.date < earliest) earliest = row.date;
+  const to = options.to ?? options.today;
+  let received = 0;
+  const countingFetch: FetchWindow = async (w) => {
+    const windowResult = await fetchWindow(w);
+    if (!isShort(windowResult) || daysBetween(w.from!, w.to!) <= 0) received += windowResult.rows.length;
+    return windowResult;
+  };
+  const pages: TransactionPage[] = [];
+  for await (const page of walkRange(countingFetch, earliest, to, options)) {
+    pages.push(page);
+    if (pages.length > 1) yield* report([pages.shift()!]);
+  }
+  const last = pages.shift();
+  if (last) {
+    const expected = result.total ?? 0;
+    const unaccounted = Math.max(0, expected - received);
+    yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
+  }
+}

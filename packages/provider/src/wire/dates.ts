@@ -1,0 +1,70 @@
+/**
+ * Calendar dates (`YYYY-MM-DD`) from the shapes the provider has been seen to send: a plain date,
+ * an ISO 8601 timestamp, or unix seconds.
+ */
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** A calendar date, `YYYY-MM-DD`. */
+export type CalendarDate = string;
+
+export function isValidCalendarDate(text: string): boolean {
+  const match = DATE_ONLY.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+function dateInZone(instant: Date, timeZone: string): CalendarDate {
+  // en-CA formats as YYYY-MM-DD, which saves assembling the parts by hand.
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(instant);
+}
+
+/**
+ * Reads a calendar date. A timestamp is read as the date it names on its own clock (the text before
+ * `T`) unless `timeZone` is given, in which case the instant is converted to that zone first: a card
+ * payment at 23:30 BST sent as `…T22:30:00Z` belongs to the user's local day, not to UTC's.
+ * Unix seconds are read in `timeZone`, or UTC.
+ */
+export function toCalendarDate(value: unknown, timeZone?: string): CalendarDate | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    const instant = new Date(value * 1000);
+    if (Number.isNaN(instant.getTime())) return undefined;
+    return dateInZone(instant, timeZone ?? 'UTC');
+  }
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (isValidCalendarDate(text)) return text;
+  if (/^\d{9,11}$/.test(text)) return toCalendarDate(Number(text), timeZone);
+  const match = ISO_TIMESTAMP.exec(text);
+  if (!match) return undefined;
+  const datePart = match[1] ?? '';
+  if (!isValidCalendarDate(datePart)) return undefined;
+  if (!timeZone || !match[2]) return datePart;
+  const instant = new Date(text);
+  return Number.isNaN(instant.getTime()) ? datePart : dateInZone(instant, timeZone);
+}
+
+export function addDays(date: CalendarDate, days: number): CalendarDate {
+  const instant = new Date(`${date}T00:00:00Z`);
+  instant.setUTCDate(instant.getUTCDate() + days);
+  return instant.toISOString().slice(0, 10);
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: CalendarDate, to: CalendarDate): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/** Today's date in `timeZone` (default: the machine's zone). */
+export function today(timeZone?: string, now: Date = new Date()): CalendarDate {
+  return dateInZone(now, timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+}

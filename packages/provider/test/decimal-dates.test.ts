@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decimalToMinorUnits,
+  minorUnitsToDecimal,
+  negateDecimal,
+  toCalendarDate,
+  toDecimalString,
+} from '../src/index.js';
+
+describe('toDecimalString', () => {
+  it.each([
+    [-23.4, '-23.4'],
+    ['-23.40', '-23.4'],
+    ['+5', '5'],
+    ['.5', '0.5'],
+    ['-0.00', '0'],
+    [0, '0'],
+    [1e21, '1000000000000000000000'],
+    [1e-7, '0.0000001'],
+    ['1.5E3', '1500'],
+    [' 12.0 ', '12'],
+    [1234567.89, '1234567.89'],
+    [0.1 + 0.2 === 0.3 ? 0.3 : 0.30000000000000004, '0.30000000000000004'],
+  ])('%j → %s', (input, expected) => {
+    expect(toDecimalString(input)).toBe(expected);
+  });
+
+  it.each([['1,234.56'], ['abc'], [''], [NaN], [Infinity], [null], [{}], ['1.2.3']])('refuses %j', (input) => {
+    expect(toDecimalString(input)).toBeUndefined();
+  });
+
+  it('converts to and from minor units without floats', () => {
+    expect(decimalToMinorUnits('-412.07', 2)).toBe(-41207n);
+    expect(decimalToMinorUnits('1.005', 2)).toBe(101n);
+    expect(decimalToMinorUnits('1235', 0)).toBe(1235n);
+    expect(minorUnitsToDecimal(-41207n, 2)).toBe('-412.07');
+    expect(minorUnitsToDecimal(5n, 3)).toBe('0.005');
+    expect(negateDecimal('-6.15')).toBe('6.15');
+    expect(negateDecimal('0')).toBe('0');
+  });
+});
+
+describe('toCalendarDate', () => {
+  it('reads plain dates, timestamps and unix seconds', () => {
+    expect(toCalendarDate('2026-03-14')).toBe('2026-03-14');
+    expect(toCalendarDate('2026-03-14T23:30:00.000Z')).toBe('2026-03-14');
+    expect(toCalendarDate(1773446400)).toBe('2026-03-14');
+    expect(toCalendarDate('1773446400')).toBe('2026-03-14');
+  });
+
+  it('reads a timestamp in the configured time zone', () => {
+    // 22:30 UTC on 14 June is 23:30 in London (BST) and already 15 June in Tokyo.
+    expect(toCalendarDate('2026-06-14T22:30:00Z', 'Europe/London')).toBe('2026-06-14');
+    expect(toCalendarDate('2026-06-14T22:30:00Z', 'Asia/Tokyo')).toBe('2026-06-15');
+  });
+
+  it('refuses impossible dates', () => {
+    expect(toCalendarDate('2026-02-30')).toBeUndefined();
+    expect(toCalendarDate('14/03/2026')).toBeUndefined();
+    expect(toCalendarDate(null)).toBeUndefined();
+  });
+});

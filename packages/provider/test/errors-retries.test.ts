@@ -1,0 +1,279 @@
+import { delay, http, HttpResponse } from 'msw';
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  AuthenticationError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  ProviderAPIError,
+  ProviderClient,
+  ProviderError,
+  RateLimitError,
+  RequestAbortedError,
+  ServerError,
+  TimeoutError,
+  type ProviderClientOptions,
+} from '../src/index.js';
+import { BASE, KEY, useMswServer } from './msw-server.js';
+
+const server = useMswServer();
+const client = (options: Partial<ProviderClientOptions> = {}) =>
+  new ProviderClient({ apiKey: KEY, rateLimit: false, ...options });
+
+/** Serves `responses` in order (the last one repeats) and counts the requests. */
+function sequence(path: string, responses: Array<() => Response>) {
+  const state = { calls: 0 };
+  server.use(
+    http.get(`${BASE}${path}`, () => {
+      const next = responses[Math.min(state.calls, responses.length - 1)]!;
+      state.calls += 1;
+      return next();
+    }),
+  );
+  return state;
+}
+
+const ok = () => HttpResponse.json({ accounts: [], total: 0 });
+const status = (code: number, body: object = { error: 'x', message: 'y' }, headers: Record<string, string> = {}) => () =>
+  HttpResponse.json(body, { status: code, headers });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('status codes map to one error hierarchy', () => {
+  it.each([
+    [401, AuthenticationError, { error: 'Unauthorized', message: 'Authentication required. Provide x-api-key header.' }],
+    [403, PermissionDeniedError, { error: 'Forbidden', message: 'Invalid API key.' }],
+    [404, NotFoundError, { error: 'Not Found', message: 'Account not found.' }],
+    [400, ProviderAPIError, { error: 'Bad Request', message: 'bad from' }],
+  ])('%i → %o, not retried', async (code, type, body) => {
+    const calls = sequence('/accounts', [status(code, body)]);
+    const error = (await client().listAccounts().catch((e: unknown) => e)) as ProviderAPIError;
+    expect(error).toBeInstanceOf(type);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error.status).toBe(code);
+    expect(error.path).toBe('/accounts');
+    expect(error.code).toBe(body.error);
+    expect(error.bodyExcerpt).toContain(body.message);
+    expect(error.message).toContain(body.message);
+    expect(calls.calls).toBe(1);
+  });
+
+  it('keeps the key out of every error, even when the body echoes it', async () => {
+    sequence('/accounts', [status(403, { error: 'Forbidden', message: `Invalid API key ${KEY}` })]);
+    const error = await client().listAccounts().catch((e: unknown) => e as Error);
+    const serialized = [JSON.stringify(error), inspect(error, { showHidden: true, depth: 20 }), error.stack, error.message].join('\n');
+    expect(serialized).not.toContain(KEY);
+    expect(serialized).toContain('[REDACTED]');
+  });
+});
+
+describe('retries', () => {
+  it('retries 5xx with backoff and succeeds', async () => {
+    const calls = sequence('/accounts', [status(503), status(502), ok]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client().listAccounts();
+    await vi.advanceTimersByTimeAsync(10_000);
+    await expect(result).resolves.toEqual([]);
+    expect(calls.calls).toBe(3);
+  });
+
+  it('gives up after maxRetries with a ServerError that counts the retries', async () => {
+    const calls = sequence('/accounts', [status(500, { error: 'Internal Server Error', message: 'An unexpected error occurred' })]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client({ maxRetries: 3 }).listAccounts().catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(30_000);
+    const error = (await result) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.retries).toBe(3);
+    expect(calls.calls).toBe(4);
+  });
+
+  it('waits out a Retry-After within the cap before retrying', async () => {
+    const calls = sequence('/accounts', [status(429, { error: 'Too Many Requests' }, { 'Retry-After': '20' }), ok]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client().listAccounts();
+    await vi.advanceTimersByTimeAsync(19_000);
+    expect(calls.calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_500);
+    await expect(result).resolves.toEqual([]);
+    expect(calls.calls).toBe(2);
+  });
+
+  it('hands a Retry-After beyond the cap to the caller at once', async () => {
+    const calls = sequence('/accounts', [status(429, { error: 'Too Many Requests' }, { 'Retry-After': '600' })]);
+    const error = (await client({ maxRetryAfterMs: 30_000 }).listAccounts().catch((e: unknown) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(600_000);
+    expect(calls.calls).toBe(1);
+  });
+
+  it('reads the rate limit the provider wraps in a 500, with the wait from its text', async () => {
+    const body = {
+      error: 'Internal Server Error',
+      message:
+        'API request failed for account 4711 (429 - Rate limit exceeded): The rate limit for this resource is 100/minute. Please try again in 37 seconds',
+    };
+    const calls = sequence('/accounts/4711/balance', [status(500, body), () => HttpResponse.json({ balance: { amount: 1, currency: 'GBP' } })]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client().getBalance(4711);
+    await vi.advanceTimersByTimeAsync(36_000);
+    expect(calls.calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await expect(result).resolves.toMatchObject({ amount: '1' });
+
+    const capped = sequence('/accounts/4711/balance', [status(500, body)]);
+    vi.useRealTimers();
+    const error = (await client({ maxRetryAfterMs: 5_000 }).getBalance(4711).catch((e: unknown) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.status).toBe(500);
+    expect(error.retryAfterMs).toBe(37_000);
+    expect(capped.calls).toBe(1);
+  });
+
+  it('retries network errors, then throws ConnectionError', async () => {
+    const calls = sequence('/accounts', [() => HttpResponse.error()]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client({ maxRetries: 1 }).listAccounts().catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const error = await result;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(ProviderAPIError);
+    expect(calls.calls).toBe(2);
+  });
+
+  it('throws TimeoutError when no response arrives in time, after retrying', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, async () => {
+        calls += 1;
+        await delay(1_000);
+        return ok();
+      }),
+    );
+    const error = (await client({ timeoutMs: 30, maxRetries: 1 }).listAccounts().catch((e: unknown) => e)) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.timeoutMs).toBe(30);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('cancellation', () => {
+  it('aborts an in-flight call with RequestAbortedError and does not retry it', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, async () => {
+        calls += 1;
+        await delay(5_000);
+        return ok();
+      }),
+    );
+    const controller = new AbortController();
+    const result = client().listAccounts({ signal: controller.signal }).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(new Error('user navigated away')), 20);
+    const error = await result;
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(error).not.toBeInstanceOf(ProviderAPIError);
+    expect(calls).toBe(1);
+  });
+
+  it('aborts during a retry wait', async () => {
+    const calls = sequence('/accounts', [status(503)]);
+    const controller = new AbortController();
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client({ maxRetries: 5 }).listAccounts({ signal: controller.signal }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort();
+    await expect(result).resolves.toBeInstanceOf(RequestAbortedError);
+    expect(calls.calls).toBe(1);
+  });
+
+  it('refuses to start with an already aborted signal', async () => {
+    const calls = sequence('/accounts', [ok]);
+    await expect(client().listAccounts({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(calls.calls).toBe(0);
+  });
+});
+
+describe('client-side throttle', () => {
+  it('holds calls beyond the limit until the interval has passed, shared by all calls of a client', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, () => {
+        calls += 1;
+        return ok();
+      }),
+      http.get(`${BASE}/accounts/:id/balance`, () => {
+        calls += 1;
+        return HttpResponse.json({ balance: { amount: 0, currency: 'GBP' } });
+      }),
+    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    const c = client({ rateLimit: { limit: 2, intervalMs: 60_000 } });
+    const all = Promise.all([c.listAccounts(), c.getBalance(1), c.listAccounts(), c.getBalance(2)]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(58_000);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(200_000);
+    await all;
+    expect(calls).toBe(4);
+  });
+});
+
+describe('redirects', () => {
+  it('follows the bare host to www, keeping the key within the host family', async () => {
+    const keys: Array<string | null> = [];
+    server.use(
+      http.get('https://lunchflow.app/api/v1/accounts', () =>
+        HttpResponse.json({ redirect: true }, { status: 308, headers: { Location: 'https://www.lunchflow.app/api/v1/accounts' } }),
+      ),
+      http.get(`${BASE}/accounts`, ({ request }) => {
+        keys.push(request.headers.get('x-api-key'));
+        return ok();
+      }),
+    );
+    await expect(client({ baseUrl: 'https://lunchflow.app/api/v1' }).listAccounts()).resolves.toEqual([]);
+    expect(keys).toEqual([KEY]);
+  });
+
+  it('refuses a redirect to another host and names the location', async () => {
+    let leaked = false;
+    server.use(
+      http.get(`${BASE}/accounts`, () =>
+        HttpResponse.json({}, { status: 302, headers: { Location: 'https://evil.example/collect' } }),
+      ),
+      http.get('https://evil.example/collect', () => {
+        leaked = true;
+        return ok();
+      }),
+    );
+    const error = await client().listAccounts().catch((e: unknown) => e as Error);
+    expect(error.name).toBe('RedirectError');
+    expect(error.message).toContain('https://evil.example/collect');
+    expect(leaked).toBe(false);
+  });
+});
+
+describe('logging', () => {
+  it('logs requests and retries without headers or the key', async () => {
+    sequence('/accounts', [status(503), ok]);
+    const lines: string[] = [];
+    const logger = {
+      debug: (m: string, f?: object) => lines.push(`${m} ${JSON.stringify(f)}`),
+      info: (m: string, f?: object) => lines.push(`${m} ${JSON.stringify(f)}`),
+      warn: (m: string, f?: object) => lines.push(`${m} ${JSON.stringify(f)}`),
+    };
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client({ logger }).listAccounts();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await result;
+    expect(lines.some((l) => l.includes('retrying') && l.includes('"status":503'))).toBe(true);
+    expect(lines.some((l) => l.includes('"status":200'))).toBe(true);
+    expect(lines.join('\n')).not.toContain(KEY);
+    expect(lines.join('\n').toLowerCase()).not.toContain('x-api-key');
+  });
+});
