@@ -2,6 +2,7 @@ import { defineProject } from 'vitest/config';
 
 export default defineProject({
   resolve: { conditions: ['@finsync/source'] },
+  ssr: { resolve: { conditions: ['@finsync/source'] } },
   test: {
     name: 'provider',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

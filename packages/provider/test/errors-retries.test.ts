@@ -63,7 +63,7 @@ describe('status codes map to one error hierarchy', () => {
 
   it('keeps the key out of every error, even when the body echoes it', async () => {
     sequence('/accounts', [status(403, { error: 'Forbidden', message: `Invalid API key ${KEY}` })]);
-    const error = await client().listAccounts().catch((e: unknown) => e as Error);
+    const error = (await client().listAccounts().catch((e: unknown) => e)) as Error;
     const serialized = [JSON.stringify(error), inspect(error, { showHidden: true, depth: 20 }), error.stack, error.message].join('\n');
     expect(serialized).not.toContain(KEY);
     expect(serialized).toContain('[REDACTED]');
@@ -251,7 +251,7 @@ describe('redirects', () => {
         return ok();
       }),
     );
-    const error = await client().listAccounts().catch((e: unknown) => e as Error);
+    const error = (await client().listAccounts().catch((e: unknown) => e)) as Error;
     expect(error.name).toBe('RedirectError');
     expect(error.message).toContain('https://evil.example/collect');
     expect(leaked).toBe(false);

@@ -1,0 +1,198 @@
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { InvalidResponseError, ProviderClient, addDays, type Transaction } from '../src/index.js';
+import { BASE, KEY, useMswServer } from './msw-server.js';
+
+const server = useMswServer();
+const client = (windowDays = 30) => new ProviderClient({ apiKey: KEY, rateLimit: false, windowDays });
+
+interface WireRow {
+  id: string | null;
+  accountId: number;
+  amount: number;
+  currency: string;
+  date: string;
+  merchant: string;
+  description: string;
+  isPending: boolean;
+}
+
+/** One row per day from `first` to `last`; every 10th row is pending with a null id. */
+function history(first: string, last: string): WireRow[] {
+  const rows: WireRow[] = [];
+  for (let day = first, n = 0; day <= last; day = addDays(day, 1), n += 1) {
+    const pending = n % 10 === 9;
+    rows.push({
+      id: pending ? null : `tx_${n}`,
+      accountId: 4711,
+      amount: -(n + 0.25),
+      currency: 'GBP',
+      date: day,
+      merchant: `Shop ${n}`,
+      description: `CARD PAYMENT ${n}`,
+      isPending: pending,
+    });
+  }
+  return rows;
+}
+
+interface Served {
+  requests: Array<{ from: string | null; to: string | null; includePending: string | null }>;
+}
+
+/**
+ * A provider double: answers a window with its rows; with `cap`, sends at most `cap` rows but the
+ * true `total`; with `leak`, also returns a row outside the window (as a sloppy server might).
+ */
+function serve(rows: WireRow[], { cap, leak = false }: { cap?: number; leak?: boolean } = {}): Served {
+  const served: Served = { requests: [] };
+  server.use(
+    http.get(`${BASE}/accounts/4711/transactions`, ({ request }) => {
+      const url = new URL(request.url);
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to');
+      const includePending = url.searchParams.get('include_pending');
+      served.requests.push({ from, to, includePending });
+      const matching = rows.filter(
+        (r) => (!from || r.date >= from) && (!to || r.date <= to) && (includePending === 'true' || !r.isPending),
+      );
+      const sent = cap === undefined ? matching : matching.slice(0, cap);
+      const extra = leak ? [{ ...rows[0]!, id: 'tx_outside', date: '1999-01-01' }] : [];
+      return HttpResponse.json({ transactions: [...sent, ...extra], total: matching.length });
+    }),
+  );
+  return served;
+}
+
+describe('listTransactions', () => {
+  it('walks a range in windows and yields every row once, normalized', async () => {
+    const rows = history('2026-01-01', '2026-03-31');
+    const served = serve(rows);
+    const list = client(30).listTransactions('4711', { from: '2026-01-01', to: '2026-03-31', includePending: true });
+    const got: Transaction[] = [];
+    for await (const tx of list) got.push(tx);
+
+    expect(served.requests.map((r) => [r.from, r.to])).toEqual([
+      ['2026-01-01', '2026-01-30'],
+      ['2026-01-31', '2026-03-01'],
+      ['2026-03-02', '2026-03-31'],
+    ]);
+    expect(served.requests.every((r) => r.includePending === 'true')).toBe(true);
+    expect(got).toHaveLength(rows.length);
+    expect(new Set(got.map((t) => t.date)).size).toBe(rows.length);
+    expect(got[0]).toEqual({
+      id: 'tx_0',
+      accountId: '4711',
+      amount: '-0.25',
+      currency: 'GBP',
+      date: '2026-01-01',
+      merchant: 'Shop 0',
+      description: 'CARD PAYMENT 0',
+      isPending: false,
+    });
+    expect(got.filter((t) => t.isPending).every((t) => t.id === null)).toBe(true);
+  });
+
+  it('leaves pending rows out unless asked, on the client too', async () => {
+    const rows = history('2026-01-01', '2026-01-20');
+    serve(rows.map((r) => ({ ...r })));
+    const posted = await client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-20' }).toArray({ limit: 100 });
+    expect(posted).toHaveLength(18);
+    expect(posted.some((t) => t.isPending)).toBe(false);
+  });
+
+  it('drops rows outside the asked window', async () => {
+    serve(history('2026-01-01', '2026-01-10'), { leak: true });
+    const got = await client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-10' }).toArray({ limit: 100 });
+    expect(got.map((t) => t.id)).not.toContain('tx_outside');
+    expect(got).toHaveLength(9);
+  });
+
+  it('asks for the whole history in one request when there is no `from`', async () => {
+    const rows = history('2024-01-01', '2026-03-31');
+    const served = serve(rows);
+    const pages = [];
+    for await (const page of client().listTransactions(4711, { includePending: true }).pages()) pages.push(page);
+    expect(served.requests).toEqual([{ from: null, to: null, includePending: 'true' }]);
+    expect(pages).toHaveLength(1);
+    expect(pages[0]!.transactions).toHaveLength(rows.length);
+    expect(pages[0]!.shortfall).toBe(0);
+  });
+
+  it('splits a window whose total is larger than the rows sent, down to what the provider can send', async () => {
+    const rows = history('2026-01-01', '2026-01-30');
+    const served = serve(rows, { cap: 4 });
+    const pages = [];
+    for await (const page of client(30).listTransactions(4711, { from: '2026-01-01', to: '2026-01-30', includePending: true }).pages()) {
+      pages.push(page);
+    }
+    const got = pages.flatMap((p) => p.transactions);
+    expect(got).toHaveLength(30);
+    expect(new Set(got.map((t) => t.date)).size).toBe(30);
+    expect(pages.every((p) => p.shortfall === 0)).toBe(true);
+    expect(pages.every((p) => p.transactions.length <= 4)).toBe(true);
+    expect(served.requests.length).toBeGreaterThan(pages.length);
+  });
+
+  it('reports what is still short when even a single day is cut', async () => {
+    const rows = history('2026-01-01', '2026-01-04');
+    rows.push({ ...rows[1]!, id: 'tx_same_day_a' }, { ...rows[1]!, id: 'tx_same_day_b' });
+    serve(rows, { cap: 1 });
+    const warnings: unknown[] = [];
+    const list = new ProviderClient({
+      apiKey: KEY,
+      rateLimit: false,
+      logger: { warn: (_m, f) => warnings.push(f) },
+    }).listTransactions(4711, { from: '2026-01-01', to: '2026-01-04' });
+    const pages = [];
+    for await (const page of list.pages()) pages.push(page);
+    const short = pages.filter((p) => p.shortfall > 0);
+    expect(short).toEqual([expect.objectContaining({ from: '2026-01-02', to: '2026-01-02', total: 3, shortfall: 2 })]);
+    expect(warnings).toEqual([expect.objectContaining({ accountId: '4711', missing: 2 })]);
+  });
+
+  it('re-walks an open-ended request the provider cut short, from the earliest day it sent', async () => {
+    const rows = history('2026-01-01', '2026-01-12').map((r) => ({ ...r, isPending: false, id: r.id ?? `tx_p_${r.date}` }));
+    // Newest first, as some servers answer: the cut keeps the latest rows.
+    rows.reverse();
+    const served = serve(rows, { cap: 8 });
+    const got = await client(4).listTransactions(4711, { to: '2026-01-12' }).toArray({ limit: 100 });
+    expect(served.requests[0]).toEqual({ from: null, to: '2026-01-12', includePending: 'false' });
+    // It reached back to 2026-01-05; the 4 days before that cannot be found without a `from`.
+    expect(got.map((t) => t.date).sort()[0]).toBe('2026-01-05');
+    expect(got).toHaveLength(8);
+    const pages = [];
+    served.requests.length = 0;
+    for await (const page of client(4).listTransactions(4711, { to: '2026-01-12' }).pages()) pages.push(page);
+    expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(4);
+  });
+
+  it('validates its arguments before sending anything', () => {
+    const c = client();
+    expect(() => c.listTransactions(1, { from: '2026-02-30' })).toThrow(RangeError);
+    expect(() => c.listTransactions(1, { from: '2026-03-01', to: '2026-02-01' })).toThrow(/after/);
+  });
+
+  it('toArray refuses to collect more than its limit', async () => {
+    serve(history('2026-01-01', '2026-01-30'));
+    await expect(client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-30' }).toArray({ limit: 5 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+
+  it('names the row and field it cannot read', async () => {
+    const rows = history('2026-01-01', '2026-01-03');
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, () =>
+        HttpResponse.json({ transactions: [rows[0], { ...rows[1], amount: '1,234.56' }], total: 2 }),
+      ),
+    );
+    const error = (await client()
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-01-03' })
+      .toArray({ limit: 10 })
+      .catch((e: unknown) => e)) as InvalidResponseError;
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.issues[0]?.path).toBe('transactions[1].amount');
+    expect(error.path).toBe('/accounts/4711/transactions?from=2026-01-01&to=2026-01-03&include_pending=false');
+  });
+});

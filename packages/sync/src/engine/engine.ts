@@ -1,0 +1,270 @@
+import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
+import { SyncAbortedError, UnknownConnectionError } from '../errors.js';
+import type { ConnectionState, FeedEntry } from '../model.js';
+import type { ReadChangesOptions, Storage } from '../storage/types.js';
+import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
+import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
+import type { ConnectionReport, SyncReport } from './report.js';
+import { runConnection } from './run.js';
+import { Scheduler, type ScheduleOptions } from './scheduler.js';
+
+export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<ScheduleOptions> {
+  storage: Storage;
+  logger?: SyncLogger;
+  /** Injectable time, for tests and for users whose "today" is not the machine's. */
+  clock?: Partial<EngineClock>;
+  /** Client options used for connections added with a bare `apiKey`. */
+  clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
+}
+
+export type ConnectionCredentials = { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
+
+export type AddConnectionOptions = { id: string } & ConnectionCredentials;
+
+export interface SyncCallOptions {
+  signal?: AbortSignal;
+}
+
+function localToday(now: Date): string {
+  const offset = now.getTimezoneOffset() * 60_000;
+  return new Date(now.getTime() - offset).toISOString().slice(0, 10);
+}
+
+/**
+ * Keeps a mirror of the provider's data for many connections in one storage, and publishes every
+ * change to it as a change feed.
+ *
+ * ```ts
+ * const engine = new SyncEngine({ storage: new SqliteStorage({ filename: 'finsync.db' }) });
+ * await engine.addConnection({ id: 'user-1', apiKey: process.env.LUNCHFLOW_API_KEY! });
+ * const report = await engine.sync('user-1');
+ * for await (const change of engine.changes({ after: savedCursor })) apply(change);
+ * ```
+ */
+export class SyncEngine {
+  readonly storage: Storage;
+  readonly #tuning: SyncTuning;
+  readonly #clock: EngineClock;
+  readonly #logger: SyncLogger | undefined;
+  readonly #clientOptions: Omit<ProviderClientOptions, 'apiKey'> | undefined;
+  readonly #clients = new Map<string, ProviderClient>();
+  readonly #running = new Map<string, { promise: Promise<ConnectionReport>; controller: AbortController }>();
+  readonly #events: SyncEventEmitter;
+  readonly #scheduler: Scheduler;
+  #initialized: Promise<void> | undefined;
+
+  constructor(options: SyncEngineOptions) {
+    if (!options?.storage) throw new TypeError('SyncEngine needs a storage');
+    this.storage = options.storage;
+    this.#logger = options.logger;
+    this.#clientOptions = options.clientOptions;
+    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+    this.#tuning = { ...DEFAULT_TUNING, ...(defined as Partial<SyncTuning>) };
+    const now = options.clock?.now ?? (() => new Date());
+    this.#clock = { now, today: options.clock?.today ?? (() => localToday(now())) };
+    this.#events = new SyncEventEmitter((error) => this.#logger?.warn?.('sync event listener threw', { error: String(error) }));
+    this.#scheduler = new Scheduler({
+      intervalMs: options.intervalMs ?? 6 * 3_600_000,
+      jitter: options.jitter ?? 0.1,
+      concurrency: options.concurrency ?? 2,
+      clock: this.#clock,
+      run: (id) => this.sync(id),
+      connections: () => this.storage.listConnections(),
+      isRegistered: (id) => this.#clients.has(id),
+      logger: this.#logger,
+    });
+  }
+
+  on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  #init(): Promise<void> {
+    this.#initialized ??= this.storage.init();
+    return this.#initialized;
+  }
+
+  #clientFor(credentials: ConnectionCredentials): ProviderClient {
+    if ('client' in credentials) return credentials.client;
+    return new ProviderClient({ ...this.#clientOptions, ...credentials.clientOptions, apiKey: credentials.apiKey });
+  }
+
+  /** Registers a connection (persisting its state on first sight). Adding a known id replaces its client. */
+  async addConnection(options: AddConnectionOptions): Promise<ConnectionState> {
+    await this.#init();
+    if (!options.id) throw new TypeError('a connection needs an id');
+    this.#clients.set(options.id, this.#clientFor(options));
+    const existing = await this.storage.getConnection(options.id);
+    if (existing) return existing;
+    const state: ConnectionState = {
+      id: options.id,
+      status: 'active',
+      pausedUntil: null,
+      statusReason: null,
+      lastRunAt: null,
+      lastSuccessAt: null,
+      createdAt: this.#clock.now().toISOString(),
+    };
+    await this.storage.apply({ changes: [], connections: [state] });
+    this.#scheduler.poke();
+    return state;
+  }
+
+  /** Gives a connection a new key (or client). A connection waiting for re-auth becomes active again. */
+  async updateCredentials(connectionId: string, credentials: ConnectionCredentials): Promise<ConnectionState> {
+    await this.#init();
+    const state = await this.storage.getConnection(connectionId);
+    if (!state) throw new UnknownConnectionError(connectionId);
+    this.#clients.set(connectionId, this.#clientFor(credentials));
+    const next: ConnectionState = { ...state, status: 'active', pausedUntil: null, statusReason: null };
+    await this.storage.apply({ changes: [], connections: [next] });
+    this.#scheduler.poke();
+    return next;
+  }
+
+  /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */
+  async removeConnection(connectionId: string, options: { purge?: boolean } = {}): Promise<void> {
+    await this.#init();
+    this.#running.get(connectionId)?.controller.abort(new SyncAbortedError('connection removed'));
+    await this.#running.get(connectionId)?.promise.catch(() => undefined);
+    this.#clients.delete(connectionId);
+    if (options.purge) await this.storage.removeConnection(connectionId);
+  }
+
+  async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
+    await this.#init();
+    return this.storage.getConnection(connectionId);
+  }
+
+  /**
+   * Syncs one connection, or every registered one. A call while that connection is already syncing
+   * joins the run in flight instead of starting another.
+   */
+  sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
+  sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
+  async sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
+    await this.#init();
+    if (connectionId === undefined) {
+      const reports: ConnectionReport[] = [];
+      for (const id of this.#clients.keys()) reports.push(await this.sync(id, options));
+      return { ok: reports.every((r) => r.ok), connections: reports };
+    }
+    const inFlight = this.#running.get(connectionId);
+    if (inFlight) return inFlight.promise;
+    const client = this.#clients.get(connectionId);
+    if (!client) throw new UnknownConnectionError(connectionId);
+
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const promise = this.#run(connectionId, client, controller.signal).finally(() => {
+      options.signal?.removeEventListener('abort', onAbort);
+      this.#running.delete(connectionId);
+    });
+    this.#running.set(connectionId, { promise, controller });
+    return promise;
+  }
+
+  async #run(connectionId: string, client: ProviderClient, signal: AbortSignal): Promise<ConnectionReport> {
+    const state = await this.storage.getConnection(connectionId);
+    if (!state) throw new UnknownConnectionError(connectionId);
+    const now = this.#clock.now();
+    const skip = this.#skipReason(state, now);
+    if (skip) {
+      const report: ConnectionReport = {
+        connectionId,
+        ok: false,
+        outcome: 'skipped',
+        status: state.status,
+        startedAt: now.toISOString(),
+        finishedAt: now.toISOString(),
+        durationMs: 0,
+        accounts: [],
+        issues: [{ stage: 'accounts', accountId: null, message: skip, error: new Error(skip) }],
+      };
+      this.#events.emit('run:done', { report });
+      return report;
+    }
+    this.#events.emit('run:start', { connectionId });
+    this.#logger?.info?.('sync started', { connectionId });
+    const report = await runConnection(
+      {
+        connectionId,
+        client,
+        storage: this.storage,
+        tuning: this.#tuning,
+        clock: this.#clock,
+        signal,
+        logger: this.#logger,
+        onProgress: (progress) => this.#events.emit('progress', progress),
+        onAccountDone: (accountReport) => this.#events.emit('account:done', { connectionId, report: accountReport }),
+      },
+      state,
+    );
+    this.#logger?.[report.ok ? 'info' : 'warn']?.('sync finished', {
+      connectionId,
+      outcome: report.outcome,
+      status: report.status,
+      durationMs: report.durationMs,
+      added: report.accounts.reduce((n, a) => n + a.added, 0),
+      modified: report.accounts.reduce((n, a) => n + a.modified, 0),
+      removed: report.accounts.reduce((n, a) => n + a.removed, 0),
+      issues: report.issues.map((i) => `${i.stage}${i.accountId ? ` ${i.accountId}` : ''}: ${i.message}`),
+    });
+    this.#events.emit('run:done', { report });
+    return report;
+  }
+
+  #skipReason(state: ConnectionState, now: Date): string | undefined {
+    if (state.status === 'reauth_required') {
+      return `connection ${state.id} needs a new API key: ${state.statusReason ?? 'the provider refused the key'}`;
+    }
+    if (state.status === 'paused' && state.pausedUntil !== null && Date.parse(state.pausedUntil) > now.getTime()) {
+      return `connection ${state.id} is rate-limited until ${state.pausedUntil}`;
+    }
+    return undefined;
+  }
+
+  /** Reads one batch of the change feed after a cursor (a `seq`). */
+  async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    await this.#init();
+    return this.storage.readChanges(options);
+  }
+
+  /** Streams the change feed from `after` until it is caught up. Save the last `seq` you applied as your cursor. */
+  async *changes(options: { after?: number; connectionId?: string; batchSize?: number } = {}): AsyncGenerator<FeedEntry> {
+    let after = options.after ?? 0;
+    for (;;) {
+      const batch = await this.readChanges({
+        after,
+        limit: options.batchSize ?? 500,
+        ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }),
+      });
+      if (batch.length === 0) return;
+      for (const entry of batch) {
+        after = entry.seq;
+        yield entry;
+      }
+    }
+  }
+
+  /** Starts scheduled refreshes: each registered connection every `intervalMs` (± jitter). */
+  start(): void {
+    this.#scheduler.start();
+  }
+
+  /**
+   * Stops scheduling. In-flight runs finish by default; with `abort: true` they are aborted between
+   * commits, leaving the store consistent. Resolves when no run is in flight.
+   */
+  async stop(options: { abort?: boolean } = {}): Promise<void> {
+    this.#scheduler.stop();
+    if (options.abort) for (const run of this.#running.values()) run.controller.abort(new SyncAbortedError('engine stopped'));
+    await Promise.allSettled([...this.#running.values()].map((r) => r.promise));
+  }
+
+  /** Whether a run of this connection is in flight. */
+  isSyncing(connectionId: string): boolean {
+    return this.#running.has(connectionId);
+  }
+}

@@ -1,0 +1,47 @@
+import type { AccountReport, ConnectionReport } from './report.js';
+
+export interface SyncProgress {
+  connectionId: string;
+  accountsDone: number;
+  accountsTotal: number;
+  /** Transactions received so far in this run, across its accounts. */
+  transactionsFetched: number;
+  currentAccountId: string | null;
+}
+
+export interface SyncEvents {
+  'run:start': { connectionId: string };
+  progress: SyncProgress;
+  'account:done': { connectionId: string; report: AccountReport };
+  'run:done': { report: ConnectionReport };
+}
+
+export type SyncEventName = keyof SyncEvents;
+export type SyncListener<E extends SyncEventName> = (payload: SyncEvents[E]) => void;
+
+/** A small typed emitter: a listener that throws is logged and ignored, never breaking a run. */
+export class SyncEventEmitter {
+  readonly #listeners = new Map<SyncEventName, Set<(payload: never) => void>>();
+  readonly #onListenerError: (error: unknown) => void;
+
+  constructor(onListenerError: (error: unknown) => void) {
+    this.#onListenerError = onListenerError;
+  }
+
+  on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as (payload: never) => void);
+    return () => set.delete(listener as (payload: never) => void);
+  }
+
+  emit<E extends SyncEventName>(event: E, payload: SyncEvents[E]): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        (listener as SyncListener<E>)(payload);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { Holding, Transaction } from '@finsync/provider';
+import type { MirrorHolding, MirrorTransaction } from '../model.js';
+
+function digest(parts: Array<string | null>): string {
+  // \u001f cannot occur in the fields, so distinct tuples never collide by concatenation.
+  return createHash('sha256').update(parts.map((p) => p ?? '\u0000').join('\u001f')).digest('hex').slice(0, 20);
+}
+
+/**
+ * Gives every row of one provider response a key. Rows with an id use it. Rows without one are
+ * keyed by their content plus their occurrence among identical rows in the same response, so two
+ * identical pending purchases stay two rows, and the same two come back as the same two keys.
+ */
+export function keyTransactions(
+  connectionId: string,
+  accountId: string,
+  rows: Iterable<Transaction>,
+): { records: MirrorTransaction[]; duplicateIds: number } {
+  const seenIds = new Set<string>();
+  const occurrences = new Map<string, number>();
+  const records: MirrorTransaction[] = [];
+  let duplicateIds = 0;
+  for (const row of rows) {
+    let key: string;
+    if (row.id !== null) {
+      if (seenIds.has(row.id)) {
+        duplicateIds += 1;
+        continue;
+      }
+      seenIds.add(row.id);
+      key = `id:${row.id}`;
+    } else {
+      const hash = digest([accountId, row.date, row.amount, row.currency, row.merchant, row.description, row.isPending ? 'p' : 'b']);
+      const n = occurrences.get(hash) ?? 0;
+      occurrences.set(hash, n + 1);
+      key = `h:${hash}:${n}`;
+    }
+    records.push({
+      connectionId,
+      accountId,
+      key,
+      providerId: row.id,
+      amount: row.amount,
+      currency: row.currency,
+      date: row.date,
+      merchant: row.merchant,
+      description: row.description,
+      isPending: row.isPending,
+    });
+  }
+  return { records, duplicateIds };
+}
+
+export function sameTransaction(a: MirrorTransaction, b: MirrorTransaction): boolean {
+  return (
+    a.amount === b.amount &&
+    a.currency === b.currency &&
+    a.date === b.date &&
+    a.merchant === b.merchant &&
+    a.description === b.description &&
+    a.isPending === b.isPending &&
+    a.providerId === b.providerId
+  );
+}
+
+export function holdingRecord(connectionId: string, accountId: string, holding: Holding): MirrorHolding {
+  const s = holding.security;
+  return {
+    connectionId,
+    accountId,
+    key: holding.providerId !== null ? `id:${holding.providerId}` : `s:${digest([s.isin, s.cusip, s.figi, s.tickerSymbol, s.name])}`,
+    name: s.name,
+    tickerSymbol: s.tickerSymbol,
+    isin: s.isin,
+    cusip: s.cusip,
+    figi: s.figi,
+    quantity: holding.quantity,
+    price: holding.price,
+    value: holding.value,
+    costBasis: holding.costBasis,
+    currency: holding.currency,
+  };
+}
+
+/** Structural equality for mirror records (plain objects of primitives, nested at most one level), key order aside. */
+export function sameRecord(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+  for (const key of keys) if (!sameRecord(left[key], right[key])) return false;
+  return true;
+}

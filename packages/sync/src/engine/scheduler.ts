@@ -1,0 +1,99 @@
+import type { ConnectionState } from '../model.js';
+import type { EngineClock, SyncLogger } from './options.js';
+
+export interface ScheduleOptions {
+  /** Time between runs of one connection. Default 6 hours (the provider refreshes from banks about daily). */
+  intervalMs: number;
+  /** Fraction of the interval by which each run is moved earlier or later at random. Default 0.1. */
+  jitter: number;
+  /** Connections synced at the same time by the scheduler. Default 2. */
+  concurrency: number;
+}
+
+interface SchedulerDeps extends ScheduleOptions {
+  clock: EngineClock;
+  run: (connectionId: string) => Promise<unknown>;
+  connections: () => Promise<ConnectionState[]>;
+  isRegistered: (connectionId: string) => boolean;
+  logger: SyncLogger | undefined;
+}
+
+/**
+ * Decides when each connection is due: `lastRunAt + interval ± jitter`, or `pausedUntil` for a
+ * rate-limited one; never for one waiting for re-auth. One timer wakes it for the earliest due time.
+ */
+export class Scheduler {
+  readonly #deps: SchedulerDeps;
+  readonly #jitterOf = new Map<string, number>();
+  readonly #active = new Set<string>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
+
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.poke();
+  }
+
+  stop(): void {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Re-plans now (a connection was added, its key changed, or a run ended). */
+  poke(): void {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), 0);
+    this.#timer.unref?.();
+  }
+
+  #dueAt(state: ConnectionState): number | undefined {
+    if (state.status === 'reauth_required') return undefined;
+    if (state.status === 'paused' && state.pausedUntil) return Date.parse(state.pausedUntil);
+    if (state.lastRunAt === null) return 0;
+    let jitter = this.#jitterOf.get(state.id);
+    if (jitter === undefined) {
+      jitter = (Math.random() * 2 - 1) * this.#deps.jitter * this.#deps.intervalMs;
+      this.#jitterOf.set(state.id, jitter);
+    }
+    return Date.parse(state.lastRunAt) + this.#deps.intervalMs + jitter;
+  }
+
+  async #tick(): Promise<void> {
+    if (!this.#running) return;
+    const now = this.#deps.clock.now().getTime();
+    let next = Number.POSITIVE_INFINITY;
+    try {
+      for (const state of await this.#deps.connections()) {
+        if (!this.#deps.isRegistered(state.id) || this.#active.has(state.id)) continue;
+        const due = this.#dueAt(state);
+        if (due === undefined) continue;
+        if (due <= now && this.#active.size < this.#deps.concurrency) {
+          this.#active.add(state.id);
+          this.#jitterOf.delete(state.id);
+          void this.#deps
+            .run(state.id)
+            .catch((error: unknown) => this.#deps.logger?.error?.('scheduled sync failed', { connectionId: state.id, error: String(error) }))
+            .finally(() => {
+              this.#active.delete(state.id);
+              this.poke();
+            });
+        } else if (due > now) {
+          next = Math.min(next, due);
+        }
+      }
+    } catch (error) {
+      this.#deps.logger?.error?.('scheduler could not read connections', { error: String(error) });
+      next = now + 60_000;
+    }
+    if (!this.#running || next === Number.POSITIVE_INFINITY) return;
+    this.#timer = setTimeout(() => void this.#tick(), Math.min(Math.max(0, next - now), 2 ** 31 - 1));
+    this.#timer.unref?.();
+  }
+}

@@ -1,0 +1,14 @@
+export { SyncEngine } from './engine/engine.js';
+export type { SyncEngineOptions, AddConnectionOptions, ConnectionCredentials, SyncCallOptions } from './engine/engine.js';
+export type { SyncTuning, EngineClock, SyncLogger } from './engine/options.js';
+export { DEFAULT_TUNING } from './engine/options.js';
+export type { ScheduleOptions } from './engine/scheduler.js';
+export type { SyncEvents, SyncEventName, SyncListener, SyncProgress } from './engine/events.js';
+export type { AccountReport, ConnectionReport, SyncIssue, SyncReport, SyncStage } from './engine/report.js';
+export { diffWindow, PENDING_MATCH_DAYS } from './engine/diff.js';
+export type { WindowDiffInput } from './engine/diff.js';
+export { keyTransactions } from './engine/keys.js';
+export { MemoryStorage } from './storage/memory.js';
+export type { Storage, WriteBatch, TransactionQuery, ReadChangesOptions } from './storage/types.js';
+export { SyncError, StorageConflictError, UnknownConnectionError, SyncAbortedError } from './errors.js';
+export type * from './model.js';

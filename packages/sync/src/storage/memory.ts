@@ -1,0 +1,191 @@
+import { StorageConflictError } from '../errors.js';
+import type {
+  AccountSyncState,
+  Change,
+  ConnectionState,
+  FeedEntry,
+  MirrorAccount,
+  MirrorHolding,
+  MirrorTransaction,
+} from '../model.js';
+import type { ReadChangesOptions, Storage, TransactionQuery, WriteBatch } from './types.js';
+
+type Table<R> = Map<string, R>;
+
+function entityKey(change: Pick<Change, 'entity' | 'connectionId' | 'accountId' | 'key'>): string {
+  return `${change.entity}\u0000${change.connectionId}\u0000${change.accountId}\u0000${change.key}`;
+}
+
+function compareTransactions(a: MirrorTransaction, b: MirrorTransaction): number {
+  return a.date < b.date ? -1 : a.date > b.date ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/**
+ * A storage that lives in process memory. For tests, demos and short-lived jobs: nothing survives
+ * the process. Records are copied in and out, so callers can never change stored state by accident.
+ */
+export class MemoryStorage implements Storage {
+  readonly #connections: Table<ConnectionState> = new Map();
+  readonly #accountStates: Table<AccountSyncState> = new Map();
+  /** Mirror rows of every entity, keyed by `entityKey`. */
+  readonly #mirror: Table<MirrorAccount | MirrorTransaction | MirrorHolding> = new Map();
+  /** Per connection and account, the transaction keys, so window queries need not scan everything. */
+  readonly #transactionIndex = new Map<string, Map<string, Set<string>>>();
+  readonly #feed: FeedEntry[] = [];
+  #seq = 0;
+  #closed = false;
+
+  async init(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  async apply(batch: WriteBatch): Promise<void> {
+    this.#assertOpen();
+    // Validate the whole batch against the current state plus the batch's own earlier changes
+    // before touching anything, so a rejected batch leaves no trace.
+    const staged = new Map<string, boolean>();
+    for (const change of batch.changes) {
+      const key = entityKey(change);
+      const exists = staged.get(key) ?? this.#mirror.has(key);
+      if (change.op === 'added' && exists) {
+        throw new StorageConflictError(`${change.entity} ${change.key} of connection ${change.connectionId} already exists`, change);
+      }
+      if (change.op !== 'added' && !exists) {
+        throw new StorageConflictError(`${change.entity} ${change.key} of connection ${change.connectionId} does not exist`, change);
+      }
+      if (change.op !== 'removed' && change.record === null) {
+        throw new StorageConflictError(`${change.op} ${change.entity} ${change.key} has no record`, change);
+      }
+      staged.set(key, change.op !== 'removed');
+    }
+
+    const at = new Date().toISOString();
+    for (const change of batch.changes) {
+      const key = entityKey(change);
+      if (change.op === 'removed') this.#mirror.delete(key);
+      else this.#mirror.set(key, structuredClone(change.record!));
+      if (change.entity === 'transaction') this.#index(change, change.op !== 'removed');
+      this.#seq += 1;
+      this.#feed.push(structuredClone({ ...change, seq: this.#seq, at }) as FeedEntry);
+    }
+    for (const connection of batch.connections ?? []) this.#connections.set(connection.id, { ...connection });
+    for (const state of batch.accountStates ?? []) {
+      this.#accountStates.set(`${state.connectionId}\u0000${state.accountId}`, { ...state });
+    }
+  }
+
+  #index(change: Pick<Change, 'connectionId' | 'accountId' | 'key'>, present: boolean): void {
+    let accounts = this.#transactionIndex.get(change.connectionId);
+    if (!accounts) this.#transactionIndex.set(change.connectionId, (accounts = new Map()));
+    let keys = accounts.get(change.accountId);
+    if (!keys) accounts.set(change.accountId, (keys = new Set()));
+    if (present) keys.add(change.key);
+    else keys.delete(change.key);
+  }
+
+  async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
+    const found = this.#connections.get(connectionId);
+    return found && { ...found };
+  }
+
+  async listConnections(): Promise<ConnectionState[]> {
+    return [...this.#connections.values()].map((c) => ({ ...c })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async removeConnection(connectionId: string): Promise<void> {
+    this.#connections.delete(connectionId);
+    for (const key of [...this.#accountStates.keys()]) if (key.startsWith(`${connectionId}\u0000`)) this.#accountStates.delete(key);
+    for (const [key, record] of [...this.#mirror]) if (record.connectionId === connectionId) this.#mirror.delete(key);
+    this.#transactionIndex.delete(connectionId);
+    for (let i = this.#feed.length - 1; i >= 0; i -= 1) if (this.#feed[i]!.connectionId === connectionId) this.#feed.splice(i, 1);
+  }
+
+  async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
+    const accounts: MirrorAccount[] = [];
+    for (const record of this.#mirror.values()) {
+      if ('state' in record && record.connectionId === connectionId) accounts.push(structuredClone(record));
+    }
+    return accounts.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
+    return [...this.#accountStates.values()]
+      .filter((s) => s.connectionId === connectionId)
+      .map((s) => ({ ...s }))
+      .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+  }
+
+  #transactionsOf(connectionId: string, accountId: string): MirrorTransaction[] {
+    const keys = this.#transactionIndex.get(connectionId)?.get(accountId) ?? new Set<string>();
+    const rows: MirrorTransaction[] = [];
+    for (const key of keys) {
+      rows.push(this.#mirror.get(entityKey({ entity: 'transaction', connectionId, accountId, key })) as MirrorTransaction);
+    }
+    return rows;
+  }
+
+  async findTransactions(connectionId: string, accountId: string, query: TransactionQuery = {}): Promise<MirrorTransaction[]> {
+    return this.#transactionsOf(connectionId, accountId)
+      .filter(
+        (t) =>
+          (query.from === undefined || t.date >= query.from) &&
+          (query.to === undefined || t.date <= query.to) &&
+          (query.pending === undefined || t.isPending === query.pending),
+      )
+      .sort(compareTransactions)
+      .map((t) => ({ ...t }));
+  }
+
+  async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
+    const accounts = [...(this.#transactionIndex.get(connectionId)?.keys() ?? [])].sort();
+    for (const account of accounts) {
+      if (accountId !== undefined && account !== accountId) continue;
+      const rows = this.#transactionsOf(connectionId, account).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const row of rows) yield { ...row };
+    }
+  }
+
+  async countTransactions(connectionId: string, accountId?: string): Promise<number> {
+    let count = 0;
+    for (const [account, keys] of this.#transactionIndex.get(connectionId) ?? []) {
+      if (accountId === undefined || account === accountId) count += keys.size;
+    }
+    return count;
+  }
+
+  async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
+    const holdings: MirrorHolding[] = [];
+    for (const [key, record] of this.#mirror) {
+      if (key.startsWith(`holding\u0000${connectionId}\u0000${accountId}\u0000`)) holdings.push({ ...(record as MirrorHolding) });
+    }
+    return holdings.sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    const after = options.after ?? 0;
+    const out: FeedEntry[] = [];
+    // The feed is sorted by seq, so start from the first entry past `after`.
+    let low = 0;
+    let high = this.#feed.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.#feed[mid]!.seq <= after) low = mid + 1;
+      else high = mid;
+    }
+    for (let i = low; i < this.#feed.length && out.length < options.limit; i += 1) {
+      const entry = this.#feed[i]!;
+      if (options.connectionId === undefined || entry.connectionId === options.connectionId) out.push(structuredClone(entry));
+    }
+    return out;
+  }
+
+  async lastSeq(): Promise<number> {
+    return this.#seq;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('MemoryStorage is closed');
+  }
+}

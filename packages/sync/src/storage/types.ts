@@ -1,0 +1,79 @@
+import type {
+  AccountSyncState,
+  Change,
+  ConnectionState,
+  FeedEntry,
+  MirrorAccount,
+  MirrorHolding,
+  MirrorTransaction,
+} from '../model.js';
+
+/**
+ * Everything one atomic commit writes: changes to the mirror (each also appended to the change
+ * feed, in order), plus bookkeeping that is not mirrored (connection and account sync state).
+ * A storage applies all of it or none of it.
+ */
+export interface WriteBatch {
+  changes: Change[];
+  connections?: ConnectionState[];
+  accountStates?: AccountSyncState[];
+}
+
+export interface TransactionQuery {
+  /** First date, inclusive. */
+  from?: string;
+  /** Last date, inclusive. */
+  to?: string;
+  /** Only pending (`true`) or only posted (`false`) rows. */
+  pending?: boolean;
+}
+
+export interface ReadChangesOptions {
+  /** Return entries with `seq` greater than this (0 or omitted: from the start). */
+  after?: number;
+  /** At most this many entries. */
+  limit: number;
+  /** Only this connection's entries. */
+  connectionId?: string;
+}
+
+/**
+ * Where the engine keeps its mirror, change feed and bookkeeping. Every method is async so one
+ * interface fits in-process, embedded and networked stores. Adapters prove themselves against
+ * `runStorageConformance` from `@finsync/sync/testing`.
+ *
+ * Consistency rules every adapter keeps:
+ * - `apply` is atomic: on any error nothing of the batch is visible and the error is thrown.
+ * - `apply` rejects (with `StorageConflictError`) an `added` change for a key that exists, and a
+ *   `modified`/`removed` change for a key that does not; this keeps a replayed feed equal to the mirror.
+ * - Feed `seq` values are unique and increase with commit order; a reader that has seen `seq` n and
+ *   later reads `after: n` misses nothing committed after it.
+ * - Everything is scoped by connection id; account ids and keys are unique only within it.
+ */
+export interface Storage {
+  /** Creates or migrates the schema. Safe to call more than once. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+
+  apply(batch: WriteBatch): Promise<void>;
+
+  getConnection(connectionId: string): Promise<ConnectionState | undefined>;
+  listConnections(): Promise<ConnectionState[]>;
+  /** Deletes a connection, its mirror, its feed entries and its bookkeeping. */
+  removeConnection(connectionId: string): Promise<void>;
+
+  listAccounts(connectionId: string): Promise<MirrorAccount[]>;
+  listAccountStates(connectionId: string): Promise<AccountSyncState[]>;
+
+  /** Transactions of one account, filtered; ordered by date then key. */
+  findTransactions(connectionId: string, accountId: string, query?: TransactionQuery): Promise<MirrorTransaction[]>;
+  /** Every transaction of a connection (optionally one account), streamed in key order with bounded memory. */
+  scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction>;
+  countTransactions(connectionId: string, accountId?: string): Promise<number>;
+
+  listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]>;
+
+  readChanges(options: ReadChangesOptions): Promise<FeedEntry[]>;
+  /** The highest `seq` committed so far (0 when the feed is empty). */
+  lastSeq(): Promise<number>;
+}

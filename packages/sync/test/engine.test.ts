@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { ConnectionReport, SyncProgress } from '../src/index.js';
+import { createHarness, expectFeedReplaysToMirror, expectMirrorMatchesProvider, transactionRequests, useMsw } from './harness.js';
+
+useMsw();
+
+describe('first sync', () => {
+  it('mirrors accounts, balances, transactions and holdings, and reports success', async () => {
+    const h = await createHarness();
+    const report = await h.engine.sync('c1');
+    expect(report.issues).toEqual([]);
+    expect(report).toMatchObject({ ok: true, outcome: 'success', status: 'active' });
+
+    const accounts = await h.storage.listAccounts('c1');
+    expect(accounts.map((a) => [a.id, a.state])).toEqual(
+      h.sandbox.listAccounts().map((a) => [a.id, a.status === 'ACTIVE' ? 'active' : 'inactive']).sort(),
+    );
+    await expectMirrorMatchesProvider(h);
+
+    const savings = accounts.find((a) => a.id === '4712')!;
+    expect(savings.currency).toBe('EUR'); // absent from /accounts; taken from /balance
+    const card = accounts.find((a) => a.id === '4713')!;
+    expect(card.balance!.amount.startsWith('-')).toBe(true);
+
+    // The disconnected account is kept but never fetched.
+    const inactive = h.sandbox.listAccounts().filter((a) => a.status !== 'ACTIVE');
+    expect(inactive.length).toBeGreaterThan(0);
+    for (const a of inactive) expect(h.sandbox.requests.filter((r) => r.path.includes(`/accounts/${a.id}/`))).toEqual([]);
+
+    expect((await h.storage.listHoldings('c1', '5001')).length).toBeGreaterThan(0);
+    const states = await h.storage.listAccountStates('c1');
+    expect(states.find((s) => s.accountId === '5002')?.holdingsSupported).toBe(false);
+    expect(states.find((s) => s.accountId === '5001')?.holdingsSupported).toBe(true);
+
+    const fetched = report.accounts.reduce((n, a) => n + a.fetched, 0);
+    const added = report.accounts.reduce((n, a) => n + a.added, 0);
+    expect(added).toBe(fetched);
+    expect(await h.storage.countTransactions('c1')).toBe(fetched);
+    await expectFeedReplaysToMirror(h.storage);
+  });
+
+  it('keeps two identical pending purchases as two rows', async () => {
+    const h = await createHarness({ sandbox: { historyDays: 120, transactionsPerDay: 4 } });
+    await h.engine.sync('c1');
+    let twins = 0;
+    for (const account of h.sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
+      const pending = await h.storage.findTransactions('c1', account.id, { pending: true });
+      const groups = new Map<string, number>();
+      for (const p of pending) {
+        const sig = `${p.date}|${p.amount}|${p.merchant}|${p.description}`;
+        groups.set(sig, (groups.get(sig) ?? 0) + 1);
+      }
+      twins += [...groups.values()].filter((n) => n >= 2).length;
+    }
+    expect(twins).toBeGreaterThan(0);
+    await expectMirrorMatchesProvider(h);
+  });
+
+  it('starts at the configured date and walks it in windows', async () => {
+    const h = await createHarness({ engine: { startDate: '2026-06-01', windowDays: 10 } });
+    await h.engine.sync('c1');
+    const requests = transactionRequests(h.sandbox, '4711');
+    expect(requests.map((r) => r.query.from)).toEqual(['2026-06-01', '2026-06-11', '2026-06-21']);
+    const rows = await h.storage.findTransactions('c1', '4711');
+    expect(rows.every((r) => r.date >= '2026-06-01')).toBe(true);
+  });
+
+  it('reports progress a caller can drive a progress bar with', async () => {
+    const h = await createHarness();
+    const events: SyncProgress[] = [];
+    h.engine.on('progress', (p) => events.push(p));
+    const done: string[] = [];
+    h.engine.on('account:done', ({ report }) => done.push(report.accountId));
+    await h.engine.sync('c1');
+    const last = events.at(-1)!;
+    expect(last.accountsDone).toBe(last.accountsTotal);
+    expect(last.transactionsFetched).toBe(await h.storage.countTransactions('c1'));
+    expect(events.every((e, i) => i === 0 || e.transactionsFetched >= events[i - 1]!.transactionsFetched)).toBe(true);
+    expect(done).toHaveLength(last.accountsTotal);
+  });
+});
+
+describe('later syncs', () => {
+  it('a re-sync with nothing new makes one transactions request per account and writes nothing to the feed', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    const seq = await h.storage.lastSeq();
+    h.sandbox.resetRequestLog();
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    expect(await h.storage.lastSeq()).toBe(seq);
+    const active = h.sandbox.listAccounts().filter((a) => a.status === 'ACTIVE');
+    for (const a of active) expect(transactionRequests(h.sandbox, a.id)).toHaveLength(1);
+    // The overlap window is re-read: 31 days back from the watermark with pending rows.
+    expect(transactionRequests(h.sandbox, '4711')[0]!.query.from).toBe('2026-05-30');
+    // Holdings are not asked again where the provider said it has none.
+    expect(h.sandbox.requests.filter((r) => r.path.endsWith('/5002/holdings'))).toEqual([]);
+  });
+
+  it('a new day posts pending rows in place of their pending twins, and the feed links them', async () => {
+    const h = await createHarness({ sandbox: { historyDays: 60, transactionsPerDay: 4 } });
+    await h.engine.sync('c1');
+    const seq = await h.storage.lastSeq();
+    h.sandbox.advanceDays(4);
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    await expectMirrorMatchesProvider(h);
+    const feed = await h.storage.readChanges({ after: seq, limit: 10_000 });
+    const replacing = feed.filter((e) => e.entity === 'transaction' && e.op === 'added' && 'replaces' in e && e.replaces);
+    expect(replacing.length).toBeGreaterThan(0);
+    for (const entry of replacing) {
+      const removal = feed.find((e) => e.op === 'removed' && e.key === (entry as { replaces: string }).replaces);
+      expect(removal).toMatchObject({ replacedBy: entry.key });
+      expect(removal!.seq).toBeGreaterThan(entry.seq);
+    }
+    expect(feed.some((e) => e.entity === 'transaction' && e.op === 'added' && !('replaces' in e))).toBe(true);
+    await expectFeedReplaysToMirror(h.storage);
+  });
+
+  it('converges over many days and re-syncs', async () => {
+    const h = await createHarness();
+    for (let day = 0; day < 12; day += 1) {
+      h.sandbox.advanceDays(day % 3);
+      const report = await h.engine.sync('c1');
+      expect(report.ok).toBe(true);
+    }
+    await expectMirrorMatchesProvider(h);
+    await expectFeedReplaysToMirror(h.storage);
+  });
+
+  it('a sync during a run joins it instead of starting another', async () => {
+    const h = await createHarness();
+    const [a, b] = [h.engine.sync('c1'), h.engine.sync('c1')];
+    expect(await a).toBe(await b);
+    expect(h.sandbox.requests.filter((r) => r.path.endsWith('/accounts'))).toHaveLength(1);
+  });
+
+  it('syncs every connection when no id is given', async () => {
+    const h = await createHarness();
+    const all = await h.engine.sync();
+    expect(all.ok).toBe(true);
+    expect(all.connections.map((c: ConnectionReport) => c.connectionId)).toEqual(['c1']);
+  });
+});

@@ -1,0 +1,102 @@
+import { ProviderClient, toDecimalString, type ProviderClientOptions } from '@finsync/provider';
+import { SandboxProvider, type SandboxOptions } from '@finsync/provider/sandbox';
+import { http } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { MemoryStorage, SyncEngine, type FeedEntry, type MirrorTransaction, type Storage, type SyncEngineOptions } from '../src/index.js';
+
+export const BASE = 'https://www.lunchflow.app/api/v1';
+export const server = setupServer();
+
+export function useMsw(): void {
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
+}
+
+export interface Harness {
+  sandbox: SandboxProvider;
+  storage: Storage;
+  engine: SyncEngine;
+  /** Makes a fresh engine over the same storage, as a restarted process would. */
+  restart(storage?: Storage): Promise<SyncEngine>;
+}
+
+export async function createHarness(
+  options: {
+    sandbox?: SandboxOptions;
+    engine?: Partial<SyncEngineOptions>;
+    client?: Partial<ProviderClientOptions>;
+    storage?: Storage;
+    connectionId?: string;
+  } = {},
+): Promise<Harness> {
+  const sandbox = new SandboxProvider({ historyDays: 60, transactionsPerDay: 2, ...options.sandbox });
+  server.use(http.all(`${BASE}/*`, ({ request }) => sandbox.handle(request)));
+  const makeEngine = async (storage: Storage) => {
+    const engine = new SyncEngine({
+      storage,
+      clock: { now: () => new Date(`${sandbox.today}T12:00:00Z`), today: () => sandbox.today },
+      ...options.engine,
+    });
+    await engine.addConnection({
+      id: options.connectionId ?? 'c1',
+      client: new ProviderClient({ apiKey: 'sandbox-key', rateLimit: false, maxRetries: 0, ...options.client }),
+    });
+    return engine;
+  };
+  const storage = options.storage ?? new MemoryStorage();
+  const engine = await makeEngine(storage);
+  return { sandbox, storage, engine, restart: (s = storage) => makeEngine(s) };
+}
+
+/** What a transaction is, without the engine's key: used to compare the mirror with the sandbox's ground truth. */
+function signature(t: { id?: string | null; providerId?: string | null; amount: string; currency: string | null; date: string; merchant: string | null; description: string | null; isPending: boolean }): string {
+  return JSON.stringify([t.providerId ?? t.id ?? null, toDecimalString(t.amount), t.currency, t.date, t.merchant?.trim() || null, t.description?.trim() || null, t.isPending]);
+}
+
+/** Asserts the mirror holds exactly the provider's current rows for every active account (as a multiset). */
+export async function expectMirrorMatchesProvider(h: Harness, connectionId = 'c1'): Promise<void> {
+  const accounts = await h.storage.listAccounts(connectionId);
+  for (const account of h.sandbox.listAccounts()) {
+    const mirrored = accounts.find((a) => a.id === account.id);
+    expect(mirrored, `account ${account.id} is mirrored`).toBeDefined();
+    if (account.status !== 'ACTIVE') continue;
+    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true })].map(signature).sort();
+    const actual = (await h.storage.findTransactions(connectionId, account.id)).map(signature).sort();
+    expect(actual, `transactions of account ${account.id}`).toEqual(expected);
+    expect(mirrored!.balance?.amount).toBe(toDecimalString(h.sandbox.balanceOf(account.id).amount));
+  }
+}
+
+/** Replays the whole feed of a connection into maps and asserts it equals the stored mirror. */
+export async function expectFeedReplaysToMirror(storage: Storage, connectionId = 'c1'): Promise<FeedEntry[]> {
+  const transactions = new Map<string, MirrorTransaction>();
+  const accounts = new Map<string, unknown>();
+  const all: FeedEntry[] = [];
+  for (let after = 0; ; ) {
+    const page = await storage.readChanges({ after, limit: 1_000, connectionId });
+    if (page.length === 0) break;
+    all.push(...page);
+    after = page.at(-1)!.seq;
+  }
+  for (const entry of all) {
+    if (entry.entity === 'transaction') {
+      const key = `${entry.accountId}/${entry.key}`;
+      if (entry.op === 'removed') transactions.delete(key);
+      else transactions.set(key, entry.record!);
+    } else if (entry.entity === 'account') {
+      accounts.set(entry.key, entry.record);
+    }
+  }
+  const mirror: MirrorTransaction[] = [];
+  for await (const row of storage.scanTransactions(connectionId)) mirror.push(row);
+  const byKey = (a: MirrorTransaction, b: MirrorTransaction) => (`${a.accountId}/${a.key}` < `${b.accountId}/${b.key}` ? -1 : 1);
+  expect([...transactions.values()].sort(byKey)).toEqual(mirror.sort(byKey));
+  expect(new Map([...accounts].sort())).toEqual(new Map((await storage.listAccounts(connectionId)).map((a) => [a.id, a])));
+  return all;
+}
+
+export function transactionRequests(sandbox: SandboxProvider, accountId?: string) {
+  return sandbox.requests.filter((r) => r.path.endsWith('/transactions') && (accountId === undefined || r.path.includes(`/accounts/${accountId}/`)));
+}
