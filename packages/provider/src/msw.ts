@@ -1,0 +1,78 @@
+// The `@finsync/provider/msw` entry. It imports msw's core only (never 'msw/node'), so the same
+// handlers work under setupServer and setupWorker, and msw stays an optional peer dependency.
+import { http } from 'msw';
+import type { HttpHandler } from 'msw';
+import type { SandboxProvider } from './sandbox/provider.js';
+
+export { SandboxProvider } from './sandbox/provider.js';
+export type {
+  SandboxBalance,
+  SandboxOptions,
+  SandboxRequestRecord,
+  SandboxTransaction,
+  TransactionQuery,
+} from './sandbox/provider.js';
+export type {
+  SandboxAccount,
+  SandboxAccountProfile,
+  SandboxAccountSpec,
+  SandboxAccountStatus,
+} from './sandbox/accounts.js';
+export type { SandboxHolding, SandboxHoldings, SandboxSecurity } from './sandbox/holdings.js';
+export type {
+  FaultController,
+  FaultHandle,
+  FaultMatch,
+  SandboxEndpoint,
+  SandboxFault,
+} from './sandbox/faults.js';
+
+export const LUNCH_FLOW_BASE_URL = 'https://www.lunchflow.app/api/v1';
+export const LUNCH_FLOW_BARE_BASE_URL = 'https://lunchflow.app/api/v1';
+
+export interface ProviderHandlersOptions {
+  /** Default 'https://www.lunchflow.app/api/v1'. */
+  baseUrl?: string;
+}
+
+export interface BareHostRedirectOptions {
+  /** Default 'https://lunchflow.app/api/v1'. */
+  from?: string;
+  /** Default 'https://www.lunchflow.app/api/v1'. */
+  to?: string;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** Every request under `baseUrl` is answered by `provider.handle` (faults and auth included). */
+export function createProviderHandlers(
+  provider: SandboxProvider,
+  { baseUrl = LUNCH_FLOW_BASE_URL }: ProviderHandlersOptions = {},
+): HttpHandler[] {
+  return [http.all(`${trimSlash(baseUrl)}/*`, ({ request }) => provider.handle(request))];
+}
+
+/**
+ * The bare host answers with a 308 to the www host, keeping path and query, like the real one.
+ * Clients that refuse redirects see a failure here, which is the point.
+ */
+export function createBareHostRedirectHandlers({
+  from = LUNCH_FLOW_BARE_BASE_URL,
+  to = LUNCH_FLOW_BASE_URL,
+}: BareHostRedirectOptions = {}): HttpHandler[] {
+  const source = trimSlash(from);
+  const target = trimSlash(to);
+  const sourcePath = new URL(source).pathname;
+  const redirect = ({ request }: { request: Request }): Response => {
+    const url = new URL(request.url);
+    const rest = url.pathname.slice(sourcePath.length);
+    const location = `${target}${rest}${url.search}`;
+    return new Response(JSON.stringify({ redirect: location, status: 308 }), {
+      status: 308,
+      headers: { location, 'content-type': 'application/json; charset=utf-8' },
+    });
+  };
+  return [http.all(source, redirect), http.all(`${source}/*`, redirect)];
+}

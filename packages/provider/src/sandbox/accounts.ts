@@ -1,0 +1,247 @@
+import { requireDay } from './dates.js';
+import { currencyDecimals, currencyMagnitude, formatMinor, parseMinor } from './money.js';
+import { hashInts, hashString } from './random.js';
+
+export type SandboxAccountStatus = 'ACTIVE' | 'DISCONNECTED' | 'ERROR';
+
+/**
+ * Drives what an account's history looks like. `current` and `credit-card` are the "ordinary"
+ * accounts that get `transactionsPerDay`; the others have a handful of rows a month.
+ */
+export type SandboxAccountProfile = 'current' | 'savings' | 'credit-card' | 'brokerage' | 'isa';
+
+export interface SandboxAccountSpec {
+  /** Integer id, sent as a JSON number like the real API. */
+  id: number;
+  name: string;
+  institutionName: string;
+  /** Omitted → the `/accounts` entry has no `institution_logo` key; null → `"institution_logo": null`. */
+  institutionLogo?: string | null;
+  provider: string;
+  /** Authoritative currency, always present in `/balance` and on every transaction. */
+  currency: string;
+  /** Default true; false → the `/accounts` entry has no `currency` key (common on the real API). */
+  listCurrency?: boolean;
+  /** Default 'ACTIVE'. */
+  status?: SandboxAccountStatus;
+  /** Omitted → no `connection_id` key. */
+  connectionId?: number;
+  /** Default 'current'. */
+  profile?: SandboxAccountProfile;
+  /** Mean rows per day; defaults to the provider option for ordinary profiles, a small rate otherwise. */
+  transactionsPerDay?: number;
+  /** Decimal string in the account currency; default depends on the profile. */
+  openingBalance?: string;
+  /** Default: profile === 'brokerage'. Unsupported accounts answer `/holdings` with HTTP 501. */
+  holdings?: boolean;
+  /** Last day the bank delivered data (YYYY-MM-DD); the account's state is frozen from then on. */
+  dataUntil?: string;
+}
+
+/** Ground-truth view of an account, normalised (ids as strings, absent fields as null). */
+export interface SandboxAccount {
+  id: string;
+  connectionId: string | null;
+  name: string;
+  institutionName: string;
+  institutionLogo: string | null;
+  provider: string;
+  /** Authoritative currency (what `/balance` reports). */
+  currency: string;
+  /** What `/accounts` shows: null when the entry has no `currency` key. */
+  listedCurrency: string | null;
+  status: SandboxAccountStatus;
+  profile: SandboxAccountProfile;
+  holdingsSupported: boolean;
+  /** Balance before the first generated transaction, fixed currency decimals. */
+  openingBalance: string;
+  /** Null unless the account's data stops at a fixed day. */
+  dataUntil: string | null;
+}
+
+/** Resolved, precomputed form used on the hot path. */
+export interface AccountModel {
+  spec: SandboxAccountSpec;
+  id: string;
+  ordinal: number;
+  key: number;
+  profile: SandboxAccountProfile;
+  status: SandboxAccountStatus;
+  decimals: number;
+  magnitude: number;
+  meanPerDay: number;
+  openingMinor: number;
+  dataUntilDay: number | undefined;
+  holdingsSupported: boolean;
+  /** Twin pending purchases fall on days where (day + twinPhase) % 3 === 0. */
+  twinPhase: number;
+}
+
+const FEW_ROWS_PER_DAY: Record<SandboxAccountProfile, number> = {
+  current: 0,
+  'credit-card': 0,
+  savings: 0.03,
+  brokerage: 0.02,
+  isa: 0.01,
+};
+
+const OPENING_MAJOR: Record<SandboxAccountProfile, number> = {
+  current: 1250,
+  'credit-card': -350,
+  savings: 5000,
+  brokerage: 2000,
+  isa: 3000,
+};
+
+export function isOrdinary(profile: SandboxAccountProfile): boolean {
+  return profile === 'current' || profile === 'credit-card';
+}
+
+const DAY = 86_400_000;
+
+function shiftIso(iso: string, days: number): string {
+  return new Date(requireDay(iso, 'today') * DAY + days * DAY).toISOString().slice(0, 10);
+}
+
+/** The documented default set; the disconnected account's data stops 150 days before `today`. */
+export function defaultAccountSpecs(today: string): SandboxAccountSpec[] {
+  return [
+    {
+      id: 4711,
+      connectionId: 88,
+      name: 'Current Account',
+      institutionName: 'Example Bank',
+      institutionLogo: 'https://cdn.example.com/logos/example-bank.png',
+      provider: 'gocardless',
+      currency: 'GBP',
+      profile: 'current',
+    },
+    {
+      id: 4712,
+      connectionId: 88,
+      name: 'Savings',
+      institutionName: 'Example Bank',
+      institutionLogo: 'https://cdn.example.com/logos/example-bank.png',
+      provider: 'gocardless',
+      currency: 'EUR',
+      listCurrency: false,
+      profile: 'savings',
+    },
+    {
+      id: 4713,
+      connectionId: 88,
+      name: 'Credit Card',
+      institutionName: 'Example Bank',
+      provider: 'gocardless',
+      currency: 'GBP',
+      profile: 'credit-card',
+    },
+    {
+      id: 5001,
+      connectionId: 91,
+      name: 'Brokerage',
+      institutionName: 'Invest Co',
+      institutionLogo: 'https://cdn.example.com/logos/invest-co.png',
+      provider: 'snaptrade',
+      currency: 'USD',
+      profile: 'brokerage',
+      holdings: true,
+    },
+    {
+      id: 5002,
+      connectionId: 88,
+      name: 'Stocks ISA',
+      institutionName: 'Example Bank',
+      institutionLogo: 'https://cdn.example.com/logos/example-bank.png',
+      provider: 'gocardless',
+      currency: 'GBP',
+      profile: 'isa',
+      holdings: false,
+    },
+    {
+      id: 6001,
+      connectionId: 95,
+      name: 'Old Joint Account',
+      institutionName: 'Other Bank',
+      institutionLogo: null,
+      provider: 'gocardless',
+      currency: 'EUR',
+      status: 'DISCONNECTED',
+      profile: 'current',
+      dataUntil: shiftIso(today, -150),
+    },
+    {
+      id: 7001,
+      connectionId: 97,
+      name: 'Travel Card',
+      institutionName: 'Sakura Bank',
+      provider: 'finverse',
+      currency: 'JPY',
+      profile: 'credit-card',
+    },
+  ];
+}
+
+export function resolveAccounts(
+  specs: readonly SandboxAccountSpec[],
+  seedKey: number,
+  defaultPerDay: number,
+): AccountModel[] {
+  if (specs.length > 4096) throw new RangeError('At most 4096 sandbox accounts are supported');
+  const seen = new Set<number>();
+  return specs.map((spec, ordinal) => {
+    if (!Number.isSafeInteger(spec.id) || spec.id < 0) {
+      throw new RangeError(`Account id must be a non-negative integer, got ${spec.id}`);
+    }
+    if (seen.has(spec.id)) throw new RangeError(`Duplicate account id ${spec.id}`);
+    seen.add(spec.id);
+    const profile = spec.profile ?? 'current';
+    const decimals = currencyDecimals(spec.currency);
+    const magnitude = currencyMagnitude(spec.currency);
+    const meanPerDay =
+      spec.transactionsPerDay ?? (isOrdinary(profile) ? defaultPerDay : FEW_ROWS_PER_DAY[profile]);
+    if (!(meanPerDay >= 0 && meanPerDay <= 10_000)) {
+      throw new RangeError(`transactionsPerDay must be within 0..10000, got ${meanPerDay}`);
+    }
+    const key = hashInts(seedKey, hashString(String(spec.id)));
+    const openingMinor =
+      spec.openingBalance !== undefined
+        ? parseMinor(spec.openingBalance, decimals)
+        : Math.round(OPENING_MAJOR[profile] * magnitude * (0.8 + (key % 400) / 1000)) * 10 ** decimals +
+          (key % 10 ** decimals);
+    return {
+      spec,
+      id: String(spec.id),
+      ordinal,
+      key,
+      profile,
+      status: spec.status ?? 'ACTIVE',
+      decimals,
+      magnitude,
+      meanPerDay,
+      openingMinor: profile === 'credit-card' ? -Math.abs(openingMinor) : openingMinor,
+      dataUntilDay: spec.dataUntil === undefined ? undefined : requireDay(spec.dataUntil, 'dataUntil'),
+      holdingsSupported: spec.holdings ?? profile === 'brokerage',
+      twinPhase: key % 3,
+    };
+  });
+}
+
+export function describeAccount(model: AccountModel): SandboxAccount {
+  const { spec } = model;
+  return {
+    id: model.id,
+    connectionId: spec.connectionId === undefined ? null : String(spec.connectionId),
+    name: spec.name,
+    institutionName: spec.institutionName,
+    institutionLogo: spec.institutionLogo ?? null,
+    provider: spec.provider,
+    currency: spec.currency,
+    listedCurrency: spec.listCurrency === false ? null : spec.currency,
+    status: model.status,
+    profile: model.profile,
+    holdingsSupported: model.holdingsSupported,
+    openingBalance: formatMinor(model.openingMinor, model.decimals),
+    dataUntil: spec.dataUntil ?? null,
+  };
+}

@@ -1,0 +1,139 @@
+import { Rng } from './random.js';
+
+export type SandboxEndpoint = 'accounts' | 'balance' | 'transactions' | 'holdings';
+
+export interface FaultMatch {
+  endpoint?: SandboxEndpoint;
+  accountId?: string | number;
+  /** A string matches a pathname equal to it or ending with it; a RegExp is tested on the pathname. */
+  path?: string | RegExp;
+}
+
+interface FaultCommon {
+  match?: FaultMatch;
+  /** Fires at most this many times, then stays inert. Default: unlimited. */
+  times?: number;
+  /** Chance (0..1) of firing on each matching request, drawn from the provider's seeded PRNG. */
+  probability?: number;
+}
+
+export type SandboxFault = FaultCommon &
+  (
+    | { kind: 'status'; status: number; body?: unknown }
+    | { kind: 'rate-limit'; retryAfterSeconds?: number }
+    | { kind: 'rate-limit-500'; retryAfterSeconds: number }
+    | { kind: 'latency'; ms: number }
+    | { kind: 'malformed-json' }
+    | { kind: 'network-error' }
+  );
+
+export interface FaultHandle {
+  remove(): void;
+  /** How many times this fault has fired so far. */
+  readonly hits: number;
+}
+
+export interface FaultRequestInfo {
+  endpoint: SandboxEndpoint | undefined;
+  accountId: string | undefined;
+  pathname: string;
+}
+
+export interface FaultDecision {
+  /** Latency faults are not terminal: every firing one adds its delay, in insertion order. */
+  delaysMs: number[];
+  /** The first firing non-latency fault, which replaces the normal answer. */
+  fault: Exclude<SandboxFault, { kind: 'latency' }> | undefined;
+}
+
+interface Entry {
+  fault: SandboxFault;
+  hits: number;
+  removed: boolean;
+}
+
+function matches(match: FaultMatch | undefined, info: FaultRequestInfo): boolean {
+  if (!match) return true;
+  if (match.endpoint !== undefined && match.endpoint !== info.endpoint) return false;
+  if (match.accountId !== undefined && String(match.accountId) !== info.accountId) return false;
+  if (match.path !== undefined) {
+    if (typeof match.path === 'string') {
+      if (!info.pathname.endsWith(match.path)) return false;
+    } else {
+      match.path.lastIndex = 0;
+      if (!match.path.test(info.pathname)) return false;
+    }
+  }
+  return true;
+}
+
+function validate(fault: SandboxFault): void {
+  if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 0)) {
+    throw new RangeError(`times must be a non-negative integer, got ${fault.times}`);
+  }
+  if (fault.probability !== undefined && !(fault.probability >= 0 && fault.probability <= 1)) {
+    throw new RangeError(`probability must be within 0..1, got ${fault.probability}`);
+  }
+  if (fault.kind === 'latency' && !(fault.ms >= 0)) throw new RangeError(`latency ms must be >= 0`);
+  if (
+    fault.kind === 'status' &&
+    !(Number.isInteger(fault.status) && fault.status >= 200 && fault.status <= 599)
+  ) {
+    throw new RangeError(`status must be an HTTP status code, got ${fault.status}`);
+  }
+}
+
+/** Injected failures for one provider instance (and hence one handler set or server). */
+export class FaultController {
+  private entries: Entry[] = [];
+  private readonly rng: Rng;
+
+  constructor(seed: number) {
+    this.rng = new Rng(seed);
+  }
+
+  add(fault: SandboxFault): FaultHandle {
+    validate(fault);
+    const entry: Entry = { fault, hits: 0, removed: false };
+    this.entries.push(entry);
+    return {
+      remove: () => {
+        entry.removed = true;
+        this.entries = this.entries.filter((e) => e !== entry);
+      },
+      get hits() {
+        return entry.hits;
+      },
+    };
+  }
+
+  clear(): void {
+    for (const entry of this.entries) entry.removed = true;
+    this.entries = [];
+  }
+
+  /** Number of faults that can still fire. */
+  get active(): number {
+    return this.entries.filter((e) => e.fault.times === undefined || e.hits < e.fault.times).length;
+  }
+
+  /** Decides (and counts) which faults fire for one request. */
+  decide(info: FaultRequestInfo): FaultDecision {
+    const decision: FaultDecision = { delaysMs: [], fault: undefined };
+    for (const entry of [...this.entries]) {
+      const { fault } = entry;
+      if (fault.times !== undefined && entry.hits >= fault.times) continue;
+      if (!matches(fault.match, info)) continue;
+      // Draw only for matching probabilistic faults, so unrelated traffic cannot shift the sequence.
+      if (fault.probability !== undefined && !(this.rng.next() < fault.probability)) continue;
+      entry.hits++;
+      if (fault.kind === 'latency') {
+        decision.delaysMs.push(fault.ms);
+        continue;
+      }
+      decision.fault = fault;
+      break;
+    }
+    return decision;
+  }
+}
