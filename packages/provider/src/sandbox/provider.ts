@@ -308,7 +308,13 @@ export class SandboxProvider {
       accountId: route?.accountId,
       pathname: url.pathname,
     });
-    for (const ms of decision.delaysMs) await sleep(ms, request.signal);
+    try {
+      for (const ms of decision.delaysMs) await sleep(ms, request.signal);
+    } catch {
+      // The client went away while we were being slow: answer like a dropped connection, not a throw
+      // (MSW reports a throwing handler as a test error).
+      return Response.error();
+    }
     const fault = decision.fault;
     const headers = this.headers();
     switch (fault?.kind) {
