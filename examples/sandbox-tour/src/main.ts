@@ -10,7 +10,8 @@ const realKey = process.env.LUNCHFLOW_API_KEY;
 const logger: ProviderLogger = { warn: (message, fields) => console.warn(`! ${message}`, fields ?? '') };
 
 async function main(): Promise<void> {
-  const sandbox = realKey ? undefined : new SandboxProvider({ seed: 42 });
+  const today = new Date().toISOString().slice(0, 10);
+  const sandbox = realKey ? undefined : new SandboxProvider({ seed: 42, today });
   const server = sandbox ? await startSandboxServer(sandbox) : undefined;
   const client = new ProviderClient({
     apiKey: realKey ?? 'sandbox-key',
@@ -38,17 +39,24 @@ async function main(): Promise<void> {
     console.log(`\nTransactions of ${first.name} since ${from}, streamed window by window:`);
     let count = 0;
     let pending = 0;
-    for await (const page of client.listTransactions(first.id, { from, includePending: true, windowDays: 30 }).pages()) {
+    for await (const page of client
+      .listTransactions(first.id, { from, includePending: true, windowDays: 30 })
+      .pages()) {
       console.log(`  window ${page.from} … ${page.to}: ${page.transactions.length} rows`);
       for (const tx of page.transactions) {
         count += 1;
         if (tx.isPending) pending += 1;
-        if (count <= 5) console.log(`    ${tx.date} ${tx.amount.padStart(10)} ${tx.currency ?? ''} ${tx.merchant ?? '(no merchant)'}${tx.isPending ? ' [pending]' : ''}`);
+        if (count <= 5)
+          console.log(
+            `    ${tx.date} ${tx.amount.padStart(10)} ${tx.currency ?? ''} ${tx.merchant ?? '(no merchant)'}${tx.isPending ? ' [pending]' : ''}`,
+          );
       }
     }
     console.log(`  … ${count} transactions, ${pending} pending.`);
 
-    const holdings = await client.getHoldings(accounts.find((a) => a.provider === 'snaptrade')?.id ?? first.id);
+    const holdings = await client.getHoldings(
+      accounts.find((a) => a.provider === 'snaptrade')?.id ?? first.id,
+    );
     console.log(
       holdings.supported
         ? `\nHoldings: ${holdings.holdings.length} positions worth ${holdings.totalValue} ${holdings.currency}`

@@ -83,7 +83,8 @@ export interface TransactionList extends AsyncIterable<Transaction> {
 function issuesOf(error: z.ZodError): ResponseIssue[] {
   return error.issues.slice(0, 10).map((issue) => ({
     path: issue.path.reduce<string>(
-      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      (acc, part) =>
+        typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part),
       '',
     ),
     message: issue.message,
@@ -158,9 +159,12 @@ export class ProviderClient {
    */
   async getHoldings(accountId: string | number, options: CallOptions = {}): Promise<HoldingsResult> {
     try {
-      const response = await this.#http.getJson(`accounts/${encodeURIComponent(String(accountId))}/holdings`, {
-        signal: options.signal,
-      });
+      const response = await this.#http.getJson(
+        `accounts/${encodeURIComponent(String(accountId))}/holdings`,
+        {
+          signal: options.signal,
+        },
+      );
       return { supported: true, ...this.#parse(HoldingsSchema, response) };
     } catch (error) {
       if (error instanceof NotFoundError || (error instanceof ProviderAPIError && error.status === 501)) {
@@ -230,7 +234,10 @@ export class ProviderClient {
     };
   }
 
-  #parse<S extends z.ZodType>(schema: S, response: { body: unknown; status: number; path: string }): z.output<S> {
+  #parse<S extends z.ZodType>(
+    schema: S,
+    response: { body: unknown; status: number; path: string },
+  ): z.output<S> {
     const result = schema.safeParse(response.body);
     if (result.success) return result.data;
     const issues = issuesOf(result.error);

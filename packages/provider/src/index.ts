@@ -23,8 +23,17 @@ export {
   RedirectError,
   InvalidResponseError,
 } from './core/errors.js';
-export type { ResponseIssue } from './core/errors.js';
+export type { ResponseIssue, ErrorContext, APIErrorContext, RateLimitErrorContext } from './core/errors.js';
 export type { Account, AccountStatus, Balance, Holding, Transaction } from './wire/schemas.js';
+export {
+  AccountSchema,
+  AccountListSchema,
+  BalanceSchema,
+  HoldingSchema,
+  HoldingsSchema,
+  createTransactionSchema,
+  createTransactionListSchema,
+} from './wire/schemas.js';
 export {
   toDecimalString,
   negateDecimal,
@@ -32,4 +41,10 @@ export {
   minorUnitsToDecimal,
   type DecimalString,
 } from './wire/decimal.js';
-export { toCalendarDate, isValidCalendarDate, addDays, daysBetween, type CalendarDate } from './wire/dates.js';
+export {
+  toCalendarDate,
+  isValidCalendarDate,
+  addDays,
+  daysBetween,
+  type CalendarDate,
+} from './wire/dates.js';

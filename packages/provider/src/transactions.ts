@@ -49,7 +49,12 @@ function keepRow(row: Transaction, window: TransactionWindow, includePending: bo
   return true;
 }
 
-function pageFor(window: TransactionWindow, result: RawWindowResult, includePending: boolean, shortfall: number): TransactionPage {
+function pageFor(
+  window: TransactionWindow,
+  result: RawWindowResult,
+  includePending: boolean,
+  shortfall: number,
+): TransactionPage {
   return {
     ...window,
     transactions: result.rows.filter((row) => keepRow(row, window, includePending)),
@@ -95,7 +100,10 @@ async function* walkRange(
 }
 
 /** Yields the pages for a request, in ascending date order of windows. */
-export async function* walkTransactionPages(fetchWindow: FetchWindow, options: WalkOptions): AsyncGenerator<TransactionPage> {
+export async function* walkTransactionPages(
+  fetchWindow: FetchWindow,
+  options: WalkOptions,
+): AsyncGenerator<TransactionPage> {
   const report = function* (pages: TransactionPage[]) {
     for (const page of pages) {
       if (page.shortfall > 0) options.onShortfall?.(page);
@@ -113,7 +121,9 @@ export async function* walkTransactionPages(fetchWindow: FetchWindow, options: W
   const window: TransactionWindow = { from: null, to: options.to ?? null };
   const result = await fetchWindow(window);
   if (!isShort(result) || result.rows.length === 0) {
-    yield* report([pageFor(window, result, options.includePending, isShort(result) ? (result.total ?? 0) : 0)]);
+    yield* report([
+      pageFor(window, result, options.includePending, isShort(result) ? (result.total ?? 0) : 0),
+    ]);
     return;
   }
   // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies

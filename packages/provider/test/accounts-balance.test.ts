@@ -25,7 +25,13 @@ describe('listAccounts', () => {
               currency: 'GBP',
               status: 'ACTIVE',
             },
-            { id: '4712', name: ' Credit Card ', institution_name: 'Example Bank', provider: 'GoCardless', status: 'disconnected' },
+            {
+              id: '4712',
+              name: ' Credit Card ',
+              institution_name: 'Example Bank',
+              provider: 'GoCardless',
+              status: 'disconnected',
+            },
           ],
           total: 2,
         });
@@ -63,7 +69,9 @@ describe('listAccounts', () => {
         HttpResponse.json({ accounts: [{ id: 1, name: 'ok' }, { name: 'no id' }], total: 2 }),
       ),
     );
-    const error = await client().listAccounts().catch((e: unknown) => e);
+    const error = await client()
+      .listAccounts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResponseError);
     const invalid = error as InvalidResponseError;
     expect(invalid.issues[0]?.path).toBe('accounts[1].id');
@@ -74,7 +82,10 @@ describe('listAccounts', () => {
 
   it('refuses a body that is not JSON with a typed error', async () => {
     server.use(
-      http.get(`${BASE}/accounts`, () => new HttpResponse('{"accounts": [', { headers: { 'content-type': 'application/json' } })),
+      http.get(
+        `${BASE}/accounts`,
+        () => new HttpResponse('{"accounts": [', { headers: { 'content-type': 'application/json' } }),
+      ),
     );
     await expect(client().listAccounts()).rejects.toBeInstanceOf(InvalidResponseError);
   });
@@ -82,21 +93,34 @@ describe('listAccounts', () => {
 
 describe('getBalance', () => {
   it.each([
-    [{ balance: { amount: -412.07, currency: 'GBP' } }, { amount: '-412.07', available: null, currency: 'GBP' }],
-    [{ balance: { amount: '-412.070', currency: 'gbp' } }, { amount: '-412.07', available: null, currency: 'GBP' }],
+    [
+      { balance: { amount: -412.07, currency: 'GBP' } },
+      { amount: '-412.07', available: null, currency: 'GBP' },
+    ],
+    [
+      { balance: { amount: '-412.070', currency: 'gbp' } },
+      { amount: '-412.07', available: null, currency: 'GBP' },
+    ],
     [
       { balance: { current: 100.5, available: 90, currency: 'EUR' } },
       { amount: '100.5', available: '90', currency: 'EUR' },
     ],
-    [{ balance: 100.0, currency: 'USD' }, { amount: '100', available: null, currency: 'USD' }],
+    [
+      { balance: 100.0, currency: 'USD' },
+      { amount: '100', available: null, currency: 'USD' },
+    ],
   ])('normalizes %j', async (body, expected) => {
     server.use(http.get(`${BASE}/accounts/4711/balance`, () => HttpResponse.json(body)));
     await expect(client().getBalance(4711)).resolves.toEqual(expected);
   });
 
   it('requires an amount', async () => {
-    server.use(http.get(`${BASE}/accounts/4711/balance`, () => HttpResponse.json({ balance: { currency: 'GBP' } })));
-    const error = (await client().getBalance('4711').catch((e: unknown) => e)) as InvalidResponseError;
+    server.use(
+      http.get(`${BASE}/accounts/4711/balance`, () => HttpResponse.json({ balance: { currency: 'GBP' } })),
+    );
+    const error = (await client()
+      .getBalance('4711')
+      .catch((e: unknown) => e)) as InvalidResponseError;
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.issues[0]?.path).toBe('balance.amount');
   });
@@ -109,7 +133,14 @@ describe('getHoldings', () => {
         HttpResponse.json({
           holdings: [
             {
-              security: { name: 'World Index ETF', tickerSymbol: 'WIDX', currency: 'USD', figi: null, cusp: '123456789', isin: null },
+              security: {
+                name: 'World Index ETF',
+                tickerSymbol: 'WIDX',
+                currency: 'USD',
+                figi: null,
+                cusp: '123456789',
+                isin: null,
+              },
               quantity: '12.5',
               price: 101.5,
               value: 1268.75,
@@ -134,7 +165,12 @@ describe('getHoldings', () => {
       costBasis: null,
       security: { tickerSymbol: 'WIDX', cusip: '123456789' },
     });
-    expect(result.holdings[1]).toMatchObject({ providerId: null, quantity: '0', price: null, currency: 'USD' });
+    expect(result.holdings[1]).toMatchObject({
+      providerId: null,
+      quantity: '0',
+      price: null,
+      currency: 'USD',
+    });
   });
 
   it.each([501, 404])('answers %i with supported: false instead of throwing', async (status) => {

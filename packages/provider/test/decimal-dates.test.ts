@@ -25,9 +25,12 @@ describe('toDecimalString', () => {
     expect(toDecimalString(input)).toBe(expected);
   });
 
-  it.each([['1,234.56'], ['abc'], [''], [NaN], [Infinity], [null], [{}], ['1.2.3']])('refuses %j', (input) => {
-    expect(toDecimalString(input)).toBeUndefined();
-  });
+  it.each([['1,234.56'], ['abc'], [''], [NaN], [Infinity], [null], [{}], ['1.2.3']])(
+    'refuses %j',
+    (input) => {
+      expect(toDecimalString(input)).toBeUndefined();
+    },
+  );
 
   it('converts to and from minor units without floats', () => {
     expect(decimalToMinorUnits('-412.07', 2)).toBe(-41207n);

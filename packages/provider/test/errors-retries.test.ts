@@ -35,8 +35,10 @@ function sequence(path: string, responses: Array<() => Response>) {
 }
 
 const ok = () => HttpResponse.json({ accounts: [], total: 0 });
-const status = (code: number, body: object = { error: 'x', message: 'y' }, headers: Record<string, string> = {}) => () =>
-  HttpResponse.json(body, { status: code, headers });
+const status =
+  (code: number, body: object = { error: 'x', message: 'y' }, headers: Record<string, string> = {}) =>
+  () =>
+    HttpResponse.json(body, { status: code, headers });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -44,13 +46,19 @@ afterEach(() => {
 
 describe('status codes map to one error hierarchy', () => {
   it.each([
-    [401, AuthenticationError, { error: 'Unauthorized', message: 'Authentication required. Provide x-api-key header.' }],
+    [
+      401,
+      AuthenticationError,
+      { error: 'Unauthorized', message: 'Authentication required. Provide x-api-key header.' },
+    ],
     [403, PermissionDeniedError, { error: 'Forbidden', message: 'Invalid API key.' }],
     [404, NotFoundError, { error: 'Not Found', message: 'Account not found.' }],
     [400, ProviderAPIError, { error: 'Bad Request', message: 'bad from' }],
   ])('%i → %o, not retried', async (code, type, body) => {
     const calls = sequence('/accounts', [status(code, body)]);
-    const error = (await client().listAccounts().catch((e: unknown) => e)) as ProviderAPIError;
+    const error = (await client()
+      .listAccounts()
+      .catch((e: unknown) => e)) as ProviderAPIError;
     expect(error).toBeInstanceOf(type);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.status).toBe(code);
@@ -63,8 +71,15 @@ describe('status codes map to one error hierarchy', () => {
 
   it('keeps the key out of every error, even when the body echoes it', async () => {
     sequence('/accounts', [status(403, { error: 'Forbidden', message: `Invalid API key ${KEY}` })]);
-    const error = (await client().listAccounts().catch((e: unknown) => e)) as Error;
-    const serialized = [JSON.stringify(error), inspect(error, { showHidden: true, depth: 20 }), error.stack, error.message].join('\n');
+    const error = (await client()
+      .listAccounts()
+      .catch((e: unknown) => e)) as Error;
+    const serialized = [
+      JSON.stringify(error),
+      inspect(error, { showHidden: true, depth: 20 }),
+      error.stack,
+      error.message,
+    ].join('\n');
     expect(serialized).not.toContain(KEY);
     expect(serialized).toContain('[REDACTED]');
   });
@@ -81,9 +96,13 @@ describe('retries', () => {
   });
 
   it('gives up after maxRetries with a ServerError that counts the retries', async () => {
-    const calls = sequence('/accounts', [status(500, { error: 'Internal Server Error', message: 'An unexpected error occurred' })]);
+    const calls = sequence('/accounts', [
+      status(500, { error: 'Internal Server Error', message: 'An unexpected error occurred' }),
+    ]);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
-    const result = client({ maxRetries: 3 }).listAccounts().catch((e: unknown) => e);
+    const result = client({ maxRetries: 3 })
+      .listAccounts()
+      .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(30_000);
     const error = (await result) as ServerError;
     expect(error).toBeInstanceOf(ServerError);
@@ -92,7 +111,10 @@ describe('retries', () => {
   });
 
   it('waits out a Retry-After within the cap before retrying', async () => {
-    const calls = sequence('/accounts', [status(429, { error: 'Too Many Requests' }, { 'Retry-After': '20' }), ok]);
+    const calls = sequence('/accounts', [
+      status(429, { error: 'Too Many Requests' }, { 'Retry-After': '20' }),
+      ok,
+    ]);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const result = client().listAccounts();
     await vi.advanceTimersByTimeAsync(19_000);
@@ -103,8 +125,12 @@ describe('retries', () => {
   });
 
   it('hands a Retry-After beyond the cap to the caller at once', async () => {
-    const calls = sequence('/accounts', [status(429, { error: 'Too Many Requests' }, { 'Retry-After': '600' })]);
-    const error = (await client({ maxRetryAfterMs: 30_000 }).listAccounts().catch((e: unknown) => e)) as RateLimitError;
+    const calls = sequence('/accounts', [
+      status(429, { error: 'Too Many Requests' }, { 'Retry-After': '600' }),
+    ]);
+    const error = (await client({ maxRetryAfterMs: 30_000 })
+      .listAccounts()
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfterMs).toBe(600_000);
     expect(calls.calls).toBe(1);
@@ -116,7 +142,10 @@ describe('retries', () => {
       message:
         'API request failed for account 4711 (429 - Rate limit exceeded): The rate limit for this resource is 100/minute. Please try again in 37 seconds',
     };
-    const calls = sequence('/accounts/4711/balance', [status(500, body), () => HttpResponse.json({ balance: { amount: 1, currency: 'GBP' } })]);
+    const calls = sequence('/accounts/4711/balance', [
+      status(500, body),
+      () => HttpResponse.json({ balance: { amount: 1, currency: 'GBP' } }),
+    ]);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const result = client().getBalance(4711);
     await vi.advanceTimersByTimeAsync(36_000);
@@ -126,7 +155,9 @@ describe('retries', () => {
 
     const capped = sequence('/accounts/4711/balance', [status(500, body)]);
     vi.useRealTimers();
-    const error = (await client({ maxRetryAfterMs: 5_000 }).getBalance(4711).catch((e: unknown) => e)) as RateLimitError;
+    const error = (await client({ maxRetryAfterMs: 5_000 })
+      .getBalance(4711)
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.status).toBe(500);
     expect(error.retryAfterMs).toBe(37_000);
@@ -136,7 +167,9 @@ describe('retries', () => {
   it('retries network errors, then throws ConnectionError', async () => {
     const calls = sequence('/accounts', [() => HttpResponse.error()]);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
-    const result = client({ maxRetries: 1 }).listAccounts().catch((e: unknown) => e);
+    const result = client({ maxRetries: 1 })
+      .listAccounts()
+      .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(10_000);
     const error = await result;
     expect(error).toBeInstanceOf(ConnectionError);
@@ -153,7 +186,9 @@ describe('retries', () => {
         return ok();
       }),
     );
-    const error = (await client({ timeoutMs: 30, maxRetries: 1 }).listAccounts().catch((e: unknown) => e)) as TimeoutError;
+    const error = (await client({ timeoutMs: 30, maxRetries: 1 })
+      .listAccounts()
+      .catch((e: unknown) => e)) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.timeoutMs).toBe(30);
@@ -172,7 +207,9 @@ describe('cancellation', () => {
       }),
     );
     const controller = new AbortController();
-    const result = client().listAccounts({ signal: controller.signal }).catch((e: unknown) => e);
+    const result = client()
+      .listAccounts({ signal: controller.signal })
+      .catch((e: unknown) => e);
     setTimeout(() => controller.abort(new Error('user navigated away')), 20);
     const error = await result;
     expect(error).toBeInstanceOf(RequestAbortedError);
@@ -184,7 +221,9 @@ describe('cancellation', () => {
     const calls = sequence('/accounts', [status(503)]);
     const controller = new AbortController();
     vi.useFakeTimers({ toFake: ['setTimeout'] });
-    const result = client({ maxRetries: 5 }).listAccounts({ signal: controller.signal }).catch((e: unknown) => e);
+    const result = client({ maxRetries: 5 })
+      .listAccounts({ signal: controller.signal })
+      .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(100);
     controller.abort();
     await expect(result).resolves.toBeInstanceOf(RequestAbortedError);
@@ -193,7 +232,9 @@ describe('cancellation', () => {
 
   it('refuses to start with an already aborted signal', async () => {
     const calls = sequence('/accounts', [ok]);
-    await expect(client().listAccounts({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(RequestAbortedError);
+    await expect(client().listAccounts({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      RequestAbortedError,
+    );
     expect(calls.calls).toBe(0);
   });
 });
@@ -229,7 +270,10 @@ describe('redirects', () => {
     const keys: Array<string | null> = [];
     server.use(
       http.get('https://lunchflow.app/api/v1/accounts', () =>
-        HttpResponse.json({ redirect: true }, { status: 308, headers: { Location: 'https://www.lunchflow.app/api/v1/accounts' } }),
+        HttpResponse.json(
+          { redirect: true },
+          { status: 308, headers: { Location: 'https://www.lunchflow.app/api/v1/accounts' } },
+        ),
       ),
       http.get(`${BASE}/accounts`, ({ request }) => {
         keys.push(request.headers.get('x-api-key'));
@@ -251,7 +295,9 @@ describe('redirects', () => {
         return ok();
       }),
     );
-    const error = (await client().listAccounts().catch((e: unknown) => e)) as Error;
+    const error = (await client()
+      .listAccounts()
+      .catch((e: unknown) => e)) as Error;
     expect(error.name).toBe('RedirectError');
     expect(error.message).toContain('https://evil.example/collect');
     expect(leaked).toBe(false);

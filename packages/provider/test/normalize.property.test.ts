@@ -8,9 +8,13 @@ const canonicalTransaction = fc.record({
   accountId: fc.integer({ min: 1, max: 10_000_000 }).map(String),
   cents: fc.integer({ min: -10_000_000_00, max: 10_000_000_00 }),
   currency: fc.constantFrom('GBP', 'EUR', 'USD'),
-  date: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) =>
-    d.toISOString().slice(0, 10),
-  ),
+  date: fc
+    .date({
+      min: new Date('2000-01-01T00:00:00Z'),
+      max: new Date('2030-12-31T00:00:00Z'),
+      noInvalidDate: true,
+    })
+    .map((d) => d.toISOString().slice(0, 10)),
   merchant: fc.option(fc.stringMatching(/^[A-Za-z][A-Za-z0-9 &.-]{0,30}[A-Za-z0-9]$/), { nil: null }),
   description: fc.option(fc.stringMatching(/^[A-Z][A-Z0-9 ]{0,40}[A-Z0-9]$/), { nil: null }),
   isPending: fc.boolean(),
@@ -44,7 +48,8 @@ const variantEncoding = (tx: Canonical) =>
     .map((v) => {
       const wire: Record<string, unknown> = {};
       wire[v.idKey] = tx.id ?? (v.idAsEmptyString ? '' : null);
-      if (v.accountKey !== 'none') wire[v.accountKey] = v.accountAsNumber ? Number(tx.accountId) : tx.accountId;
+      if (v.accountKey !== 'none')
+        wire[v.accountKey] = v.accountAsNumber ? Number(tx.accountId) : tx.accountId;
       const decimal = decimalOf(tx.cents);
       wire.amount =
         v.amountAs === 'number'
@@ -75,7 +80,9 @@ describe('normalization is independent of the wire variant', () => {
     const schema = createTransactionSchema();
     fc.assert(
       fc.property(
-        canonicalTransaction.chain((tx) => fc.tuple(fc.constant(tx), variantEncoding(tx), variantEncoding(tx))),
+        canonicalTransaction.chain((tx) =>
+          fc.tuple(fc.constant(tx), variantEncoding(tx), variantEncoding(tx)),
+        ),
         ([tx, first, second]) => {
           const a = schema.parse(first);
           const b = schema.parse(second);
@@ -106,7 +113,9 @@ describe('normalization is independent of the wire variant', () => {
         const asString = AccountSchema.parse({ id: String(id), name: 'A', status: 'ACTIVE' });
         expect(asNumber).toEqual(asString);
         const fromNumber = BalanceSchema.parse({ balance: { amount: cents / 100, currency: 'gbp' } });
-        const fromString = BalanceSchema.parse({ balance: { amount: (cents / 100).toFixed(2), currency: 'GBP' } });
+        const fromString = BalanceSchema.parse({
+          balance: { amount: (cents / 100).toFixed(2), currency: 'GBP' },
+        });
         const fromCurrent = BalanceSchema.parse({ balance: { current: decimalOf(cents), currency: 'GBP' } });
         expect(fromNumber).toEqual(fromString);
         expect(fromCurrent).toEqual(fromString);

@@ -54,7 +54,8 @@ function serve(rows: WireRow[], { cap, leak = false }: { cap?: number; leak?: bo
       const includePending = url.searchParams.get('include_pending');
       served.requests.push({ from, to, includePending });
       const matching = rows.filter(
-        (r) => (!from || r.date >= from) && (!to || r.date <= to) && (includePending === 'true' || !r.isPending),
+        (r) =>
+          (!from || r.date >= from) && (!to || r.date <= to) && (includePending === 'true' || !r.isPending),
       );
       const sent = cap === undefined ? matching : matching.slice(0, cap);
       const extra = leak ? [{ ...rows[0]!, id: 'tx_outside', date: '1999-01-01' }] : [];
@@ -68,7 +69,11 @@ describe('listTransactions', () => {
   it('walks a range in windows and yields every row once, normalized', async () => {
     const rows = history('2026-01-01', '2026-03-31');
     const served = serve(rows);
-    const list = client(30).listTransactions('4711', { from: '2026-01-01', to: '2026-03-31', includePending: true });
+    const list = client(30).listTransactions('4711', {
+      from: '2026-01-01',
+      to: '2026-03-31',
+      includePending: true,
+    });
     const got: Transaction[] = [];
     for await (const tx of list) got.push(tx);
 
@@ -96,14 +101,18 @@ describe('listTransactions', () => {
   it('leaves pending rows out unless asked, on the client too', async () => {
     const rows = history('2026-01-01', '2026-01-20');
     serve(rows.map((r) => ({ ...r })));
-    const posted = await client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-20' }).toArray({ limit: 100 });
+    const posted = await client()
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-01-20' })
+      .toArray({ limit: 100 });
     expect(posted).toHaveLength(18);
     expect(posted.some((t) => t.isPending)).toBe(false);
   });
 
   it('drops rows outside the asked window', async () => {
     serve(history('2026-01-01', '2026-01-10'), { leak: true });
-    const got = await client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-10' }).toArray({ limit: 100 });
+    const got = await client()
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-01-10' })
+      .toArray({ limit: 100 });
     expect(got.map((t) => t.id)).not.toContain('tx_outside');
     expect(got).toHaveLength(9);
   });
@@ -112,7 +121,8 @@ describe('listTransactions', () => {
     const rows = history('2024-01-01', '2026-03-31');
     const served = serve(rows);
     const pages = [];
-    for await (const page of client().listTransactions(4711, { includePending: true }).pages()) pages.push(page);
+    for await (const page of client().listTransactions(4711, { includePending: true }).pages())
+      pages.push(page);
     expect(served.requests).toEqual([{ from: null, to: null, includePending: 'true' }]);
     expect(pages).toHaveLength(1);
     expect(pages[0]!.transactions).toHaveLength(rows.length);
@@ -123,7 +133,9 @@ describe('listTransactions', () => {
     const rows = history('2026-01-01', '2026-01-30');
     const served = serve(rows, { cap: 4 });
     const pages = [];
-    for await (const page of client(30).listTransactions(4711, { from: '2026-01-01', to: '2026-01-30', includePending: true }).pages()) {
+    for await (const page of client(30)
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-01-30', includePending: true })
+      .pages()) {
       pages.push(page);
     }
     const got = pages.flatMap((p) => p.transactions);
@@ -147,12 +159,18 @@ describe('listTransactions', () => {
     const pages = [];
     for await (const page of list.pages()) pages.push(page);
     const short = pages.filter((p) => p.shortfall > 0);
-    expect(short).toEqual([expect.objectContaining({ from: '2026-01-02', to: '2026-01-02', total: 3, shortfall: 2 })]);
+    expect(short).toEqual([
+      expect.objectContaining({ from: '2026-01-02', to: '2026-01-02', total: 3, shortfall: 2 }),
+    ]);
     expect(warnings).toEqual([expect.objectContaining({ accountId: '4711', missing: 2 })]);
   });
 
   it('re-walks an open-ended request the provider cut short, from the earliest day it sent', async () => {
-    const rows = history('2026-01-01', '2026-01-12').map((r) => ({ ...r, isPending: false, id: r.id ?? `tx_p_${r.date}` }));
+    const rows = history('2026-01-01', '2026-01-12').map((r) => ({
+      ...r,
+      isPending: false,
+      id: r.id ?? `tx_p_${r.date}`,
+    }));
     // Newest first, as some servers answer: the cut keeps the latest rows.
     rows.reverse();
     const served = serve(rows, { cap: 8 });
@@ -175,9 +193,9 @@ describe('listTransactions', () => {
 
   it('toArray refuses to collect more than its limit', async () => {
     serve(history('2026-01-01', '2026-01-30'));
-    await expect(client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-30' }).toArray({ limit: 5 })).rejects.toThrow(
-      RangeError,
-    );
+    await expect(
+      client().listTransactions(4711, { from: '2026-01-01', to: '2026-01-30' }).toArray({ limit: 5 }),
+    ).rejects.toThrow(RangeError);
   });
 
   it('names the row and field it cannot read', async () => {
@@ -193,6 +211,8 @@ describe('listTransactions', () => {
       .catch((e: unknown) => e)) as InvalidResponseError;
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.issues[0]?.path).toBe('transactions[1].amount');
-    expect(error.path).toBe('/accounts/4711/transactions?from=2026-01-01&to=2026-01-03&include_pending=false');
+    expect(error.path).toBe(
+      '/accounts/4711/transactions?from=2026-01-01&to=2026-01-03&include_pending=false',
+    );
   });
 });

@@ -1,5 +1,10 @@
 export { SyncEngine } from './engine/engine.js';
-export type { SyncEngineOptions, AddConnectionOptions, ConnectionCredentials, SyncCallOptions } from './engine/engine.js';
+export type {
+  SyncEngineOptions,
+  AddConnectionOptions,
+  ConnectionCredentials,
+  SyncCallOptions,
+} from './engine/engine.js';
 export type { SyncTuning, EngineClock, SyncLogger } from './engine/options.js';
 export { DEFAULT_TUNING } from './engine/options.js';
 export type { ScheduleOptions } from './engine/scheduler.js';

@@ -92,7 +92,8 @@ export interface AccountSyncState {
 
 export type ChangeOp = 'added' | 'modified' | 'removed';
 
-interface ChangeBase<E extends string, R> {
+/** What every change has; `record` is the record after the change. */
+export interface ChangeBase<E extends string, R> {
   entity: E;
   op: ChangeOp;
   connectionId: string;

@@ -1,14 +1,26 @@
 import { ProviderClient, RateLimitError, ServerError } from '@finsync/provider';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { BASE, createHarness, expectFeedReplaysToMirror, expectMirrorMatchesProvider, server, transactionRequests, useMsw } from './harness.js';
+import {
+  BASE,
+  createHarness,
+  expectFeedReplaysToMirror,
+  expectMirrorMatchesProvider,
+  server,
+  transactionRequests,
+  useMsw,
+} from './harness.js';
 
 useMsw();
 
 describe('one failure never stops the others', () => {
   it('a failing account is reported; the other accounts sync; the report is not a success', async () => {
     const h = await createHarness();
-    h.sandbox.faults.add({ kind: 'status', status: 500, match: { endpoint: 'transactions', accountId: '4713' } });
+    h.sandbox.faults.add({
+      kind: 'status',
+      status: 500,
+      match: { endpoint: 'transactions', accountId: '4713' },
+    });
     const report = await h.engine.sync('c1');
     expect(report.ok).toBe(false);
     expect(report.outcome).toBe('partial');
@@ -43,7 +55,9 @@ describe('one failure never stops the others', () => {
     const h = await createHarness();
     h.sandbox.faults.add({ kind: 'malformed-json', match: { endpoint: 'transactions', accountId: '4711' } });
     const report = await h.engine.sync('c1');
-    expect(report.issues.map((i) => [i.stage, i.accountId, i.error.name])).toEqual([['transactions', '4711', 'InvalidResponseError']]);
+    expect(report.issues.map((i) => [i.stage, i.accountId, i.error.name])).toEqual([
+      ['transactions', '4711', 'InvalidResponseError'],
+    ]);
     expect(await h.storage.countTransactions('c1', '4711')).toBe(0);
   });
 });
@@ -62,7 +76,9 @@ describe('connection-wide failures', () => {
     expect(skipped).toMatchObject({ ok: false, outcome: 'skipped' });
     expect(h.sandbox.requestCount).toBe(0);
 
-    await h.engine.updateCredentials('c1', { client: new ProviderClient({ apiKey: 'rotated-key', rateLimit: false, maxRetries: 0 }) });
+    await h.engine.updateCredentials('c1', {
+      client: new ProviderClient({ apiKey: 'rotated-key', rateLimit: false, maxRetries: 0 }),
+    });
     const healed = await h.engine.sync('c1');
     expect(healed).toMatchObject({ ok: true, status: 'active' });
     await expectMirrorMatchesProvider(h);
@@ -78,7 +94,11 @@ describe('connection-wide failures', () => {
 
   it('a rate limit wrapped in a 500 pauses the connection until the stated time', async () => {
     const h = await createHarness({ client: { maxRetryAfterMs: 1_000 } });
-    h.sandbox.faults.add({ kind: 'rate-limit-500', retryAfterSeconds: 90, match: { endpoint: 'transactions', accountId: '4712' } });
+    h.sandbox.faults.add({
+      kind: 'rate-limit-500',
+      retryAfterSeconds: 90,
+      match: { endpoint: 'transactions', accountId: '4712' },
+    });
     const report = await h.engine.sync('c1');
     expect(report).toMatchObject({ ok: false, status: 'paused' });
     const cause = report.issues[0]!.error as RateLimitError;
@@ -95,7 +115,9 @@ describe('connection-wide failures', () => {
 
   it('a 429 without a stated wait pauses for the default', async () => {
     const h = await createHarness({ engine: { defaultRateLimitPauseMs: 5_000 } });
-    server.use(http.get(`${BASE}/accounts`, () => HttpResponse.json({ error: 'Too Many Requests' }, { status: 429 })));
+    server.use(
+      http.get(`${BASE}/accounts`, () => HttpResponse.json({ error: 'Too Many Requests' }, { status: 429 })),
+    );
     const report = await h.engine.sync('c1');
     expect(report.status).toBe('paused');
     const state = await h.engine.getConnection('c1');
@@ -108,7 +130,11 @@ describe('accounts that go away', () => {
     const h = await createHarness();
     await h.engine.sync('c1');
     const rows = await h.storage.countTransactions('c1', '4713');
-    h.sandbox.faults.add({ kind: 'status', status: 404, match: { endpoint: 'transactions', accountId: '4713' } });
+    h.sandbox.faults.add({
+      kind: 'status',
+      status: 404,
+      match: { endpoint: 'transactions', accountId: '4713' },
+    });
     const report = await h.engine.sync('c1');
     expect(report.accounts.find((a) => a.accountId === '4713')?.state).toBe('gone');
     expect((await h.storage.listAccounts('c1')).find((a) => a.id === '4713')?.state).toBe('gone');
@@ -120,7 +146,13 @@ describe('accounts that go away', () => {
     const h = await createHarness();
     await h.engine.sync('c1');
     const listed = h.sandbox.listAccounts();
-    const wire = (id: string) => ({ id: Number(id), name: 'x', institution_name: 'Example Bank', provider: 'gocardless', status: 'ACTIVE' });
+    const wire = (id: string) => ({
+      id: Number(id),
+      name: 'x',
+      institution_name: 'Example Bank',
+      provider: 'gocardless',
+      status: 'ACTIVE',
+    });
 
     server.use(http.get(`${BASE}/accounts`, () => HttpResponse.json({ accounts: [], total: 0 })));
     await h.engine.sync('c1');
@@ -129,14 +161,22 @@ describe('accounts that go away', () => {
     server.use(http.get(`${BASE}/accounts`, () => HttpResponse.json({ accounts: [wire('4711')], total: 1 })));
     await h.engine.sync('c1');
     const gone = (await h.storage.listAccounts('c1')).filter((a) => a.state === 'gone').map((a) => a.id);
-    expect(gone.sort()).toEqual(listed.map((a) => a.id).filter((id) => id !== '4711').sort());
+    expect(gone.sort()).toEqual(
+      listed
+        .map((a) => a.id)
+        .filter((id) => id !== '4711')
+        .sort(),
+    );
     expect(await h.storage.countTransactions('c1', '4713')).toBeGreaterThan(0);
   });
 });
 
 describe('cancellation', () => {
   it('aborting a run mid-way leaves a consistent store that the next run completes', async () => {
-    const h = await createHarness({ sandbox: { historyDays: 150 }, engine: { startDate: '2026-01-01', windowDays: 15 } });
+    const h = await createHarness({
+      sandbox: { historyDays: 150 },
+      engine: { startDate: '2026-01-01', windowDays: 15 },
+    });
     h.sandbox.faults.add({ kind: 'latency', ms: 20 });
     const controller = new AbortController();
     let pages = 0;

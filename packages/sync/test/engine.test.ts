@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionReport, SyncProgress } from '../src/index.js';
-import { createHarness, expectFeedReplaysToMirror, expectMirrorMatchesProvider, transactionRequests, useMsw } from './harness.js';
+import {
+  createHarness,
+  expectFeedReplaysToMirror,
+  expectMirrorMatchesProvider,
+  transactionRequests,
+  useMsw,
+} from './harness.js';
 
 useMsw();
 
@@ -13,7 +19,10 @@ describe('first sync', () => {
 
     const accounts = await h.storage.listAccounts('c1');
     expect(accounts.map((a) => [a.id, a.state])).toEqual(
-      h.sandbox.listAccounts().map((a) => [a.id, a.status === 'ACTIVE' ? 'active' : 'inactive']).sort(),
+      h.sandbox
+        .listAccounts()
+        .map((a) => [a.id, a.status === 'ACTIVE' ? 'active' : 'inactive'])
+        .sort(),
     );
     await expectMirrorMatchesProvider(h);
 
@@ -25,7 +34,8 @@ describe('first sync', () => {
     // The disconnected account is kept but never fetched.
     const inactive = h.sandbox.listAccounts().filter((a) => a.status !== 'ACTIVE');
     expect(inactive.length).toBeGreaterThan(0);
-    for (const a of inactive) expect(h.sandbox.requests.filter((r) => r.path.includes(`/accounts/${a.id}/`))).toEqual([]);
+    for (const a of inactive)
+      expect(h.sandbox.requests.filter((r) => r.path.includes(`/accounts/${a.id}/`))).toEqual([]);
 
     expect((await h.storage.listHoldings('c1', '5001')).length).toBeGreaterThan(0);
     const states = await h.storage.listAccountStates('c1');
@@ -75,7 +85,9 @@ describe('first sync', () => {
     const last = events.at(-1)!;
     expect(last.accountsDone).toBe(last.accountsTotal);
     expect(last.transactionsFetched).toBe(await h.storage.countTransactions('c1'));
-    expect(events.every((e, i) => i === 0 || e.transactionsFetched >= events[i - 1]!.transactionsFetched)).toBe(true);
+    expect(
+      events.every((e, i) => i === 0 || e.transactionsFetched >= events[i - 1]!.transactionsFetched),
+    ).toBe(true);
     expect(done).toHaveLength(last.accountsTotal);
   });
 });
@@ -106,10 +118,14 @@ describe('later syncs', () => {
     expect(report.ok).toBe(true);
     await expectMirrorMatchesProvider(h);
     const feed = await h.storage.readChanges({ after: seq, limit: 10_000 });
-    const replacing = feed.filter((e) => e.entity === 'transaction' && e.op === 'added' && 'replaces' in e && e.replaces);
+    const replacing = feed.filter(
+      (e) => e.entity === 'transaction' && e.op === 'added' && 'replaces' in e && e.replaces,
+    );
     expect(replacing.length).toBeGreaterThan(0);
     for (const entry of replacing) {
-      const removal = feed.find((e) => e.op === 'removed' && e.key === (entry as { replaces: string }).replaces);
+      const removal = feed.find(
+        (e) => e.op === 'removed' && e.key === (entry as { replaces: string }).replaces,
+      );
       expect(removal).toMatchObject({ replacedBy: entry.key });
       expect(removal!.seq).toBeGreaterThan(entry.seq);
     }

@@ -3,7 +3,14 @@ import { SandboxProvider, type SandboxOptions } from '@finsync/provider/sandbox'
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { MemoryStorage, SyncEngine, type FeedEntry, type MirrorTransaction, type Storage, type SyncEngineOptions } from '../src/index.js';
+import {
+  MemoryStorage,
+  SyncEngine,
+  type FeedEntry,
+  type MirrorTransaction,
+  type Storage,
+  type SyncEngineOptions,
+} from '../src/index.js';
 
 export const BASE = 'https://www.lunchflow.app/api/v1';
 export const server = setupServer();
@@ -41,7 +48,12 @@ export async function createHarness(
     });
     await engine.addConnection({
       id: options.connectionId ?? 'c1',
-      client: new ProviderClient({ apiKey: 'sandbox-key', rateLimit: false, maxRetries: 0, ...options.client }),
+      client: new ProviderClient({
+        apiKey: 'sandbox-key',
+        rateLimit: false,
+        maxRetries: 0,
+        ...options.client,
+      }),
     });
     return engine;
   };
@@ -51,8 +63,25 @@ export async function createHarness(
 }
 
 /** What a transaction is, without the engine's key: used to compare the mirror with the sandbox's ground truth. */
-function signature(t: { id?: string | null; providerId?: string | null; amount: string; currency: string | null; date: string; merchant: string | null; description: string | null; isPending: boolean }): string {
-  return JSON.stringify([t.providerId ?? t.id ?? null, toDecimalString(t.amount), t.currency, t.date, t.merchant?.trim() || null, t.description?.trim() || null, t.isPending]);
+function signature(t: {
+  id?: string | null;
+  providerId?: string | null;
+  amount: string;
+  currency: string | null;
+  date: string;
+  merchant: string | null;
+  description: string | null;
+  isPending: boolean;
+}): string {
+  return JSON.stringify([
+    t.providerId ?? t.id ?? null,
+    toDecimalString(t.amount),
+    t.currency,
+    t.date,
+    t.merchant?.trim() || null,
+    t.description?.trim() || null,
+    t.isPending,
+  ]);
 }
 
 /** Asserts the mirror holds exactly the provider's current rows for every active account (as a multiset). */
@@ -62,7 +91,9 @@ export async function expectMirrorMatchesProvider(h: Harness, connectionId = 'c1
     const mirrored = accounts.find((a) => a.id === account.id);
     expect(mirrored, `account ${account.id} is mirrored`).toBeDefined();
     if (account.status !== 'ACTIVE') continue;
-    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true })].map(signature).sort();
+    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true })]
+      .map(signature)
+      .sort();
     const actual = (await h.storage.findTransactions(connectionId, account.id)).map(signature).sort();
     expect(actual, `transactions of account ${account.id}`).toEqual(expected);
     expect(mirrored!.balance?.amount).toBe(toDecimalString(h.sandbox.balanceOf(account.id).amount));
@@ -74,7 +105,7 @@ export async function expectFeedReplaysToMirror(storage: Storage, connectionId =
   const transactions = new Map<string, MirrorTransaction>();
   const accounts = new Map<string, unknown>();
   const all: FeedEntry[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await storage.readChanges({ after, limit: 1_000, connectionId });
     if (page.length === 0) break;
     all.push(...page);
@@ -91,12 +122,19 @@ export async function expectFeedReplaysToMirror(storage: Storage, connectionId =
   }
   const mirror: MirrorTransaction[] = [];
   for await (const row of storage.scanTransactions(connectionId)) mirror.push(row);
-  const byKey = (a: MirrorTransaction, b: MirrorTransaction) => (`${a.accountId}/${a.key}` < `${b.accountId}/${b.key}` ? -1 : 1);
+  const byKey = (a: MirrorTransaction, b: MirrorTransaction) =>
+    `${a.accountId}/${a.key}` < `${b.accountId}/${b.key}` ? -1 : 1;
   expect([...transactions.values()].sort(byKey)).toEqual(mirror.sort(byKey));
-  expect(new Map([...accounts].sort())).toEqual(new Map((await storage.listAccounts(connectionId)).map((a) => [a.id, a])));
+  expect(new Map([...accounts].sort())).toEqual(
+    new Map((await storage.listAccounts(connectionId)).map((a) => [a.id, a])),
+  );
   return all;
 }
 
 export function transactionRequests(sandbox: SandboxProvider, accountId?: string) {
-  return sandbox.requests.filter((r) => r.path.endsWith('/transactions') && (accountId === undefined || r.path.includes(`/accounts/${accountId}/`)));
+  return sandbox.requests.filter(
+    (r) =>
+      r.path.endsWith('/transactions') &&
+      (accountId === undefined || r.path.includes(`/accounts/${accountId}/`)),
+  );
 }

@@ -65,7 +65,10 @@ describe('a run cut off at any commit loses nothing and duplicates nothing', () 
       // A new process over what was committed.
       const survivor = await h.restart(inner);
       const report = await survivor.sync('c1');
-      expect(report.ok, `recovery after crash at ${crashAt}: ${report.issues.map((i) => i.message).join('; ')}`).toBe(true);
+      expect(
+        report.ok,
+        `recovery after crash at ${crashAt}: ${report.issues.map((i) => i.message).join('; ')}`,
+      ).toBe(true);
       if (h.sandbox.today === '2026-06-30') {
         h.sandbox.advanceDays(3);
         await survivor.sync('c1');
@@ -78,11 +81,17 @@ describe('a run cut off at any commit loses nothing and duplicates nothing', () 
 });
 
 describe('idempotence property', () => {
-  type Step = { kind: 'advance'; days: number } | { kind: 'sync'; crashAt: number | null } | { kind: 'fault'; accountId: string; status: number };
+  type Step =
+    | { kind: 'advance'; days: number }
+    | { kind: 'sync'; crashAt: number | null }
+    | { kind: 'fault'; accountId: string; status: number };
 
   const step: fc.Arbitrary<Step> = fc.oneof(
     fc.record({ kind: fc.constant('advance' as const), days: fc.integer({ min: 0, max: 4 }) }),
-    fc.record({ kind: fc.constant('sync' as const), crashAt: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }) }),
+    fc.record({
+      kind: fc.constant('sync' as const),
+      crashAt: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
+    }),
     fc.record({
       kind: fc.constant('fault' as const),
       accountId: fc.constantFrom('4711', '4712', '4713', '5001'),
@@ -92,28 +101,43 @@ describe('idempotence property', () => {
 
   it('any sequence of provider states and syncs, interrupted or not, ends with the provider state mirrored and a feed that replays to it', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 1_000 }), async (steps, seed) => {
-        const h = await createHarness({ sandbox: { seed, historyDays: 25, transactionsPerDay: 3 }, engine: { batchSize: 7 } });
-        const inner = h.storage;
-        for (const s of steps) {
-          if (s.kind === 'advance') h.sandbox.advanceDays(s.days);
-          else if (s.kind === 'fault') h.sandbox.faults.add({ kind: 'status', status: s.status, times: 1, match: { accountId: s.accountId } });
-          else {
-            const engine = await h.restart(s.crashAt === null ? inner : new CrashingStorage(inner, s.crashAt));
-            await engine.sync('c1').catch((error: unknown) => {
-              if (!(error instanceof SimulatedCrash)) throw error;
-            });
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 1_000 }),
+        async (steps, seed) => {
+          const h = await createHarness({
+            sandbox: { seed, historyDays: 25, transactionsPerDay: 3 },
+            engine: { batchSize: 7 },
+          });
+          const inner = h.storage;
+          for (const s of steps) {
+            if (s.kind === 'advance') h.sandbox.advanceDays(s.days);
+            else if (s.kind === 'fault')
+              h.sandbox.faults.add({
+                kind: 'status',
+                status: s.status,
+                times: 1,
+                match: { accountId: s.accountId },
+              });
+            else {
+              const engine = await h.restart(
+                s.crashAt === null ? inner : new CrashingStorage(inner, s.crashAt),
+              );
+              await engine.sync('c1').catch((error: unknown) => {
+                if (!(error instanceof SimulatedCrash)) throw error;
+              });
+            }
           }
-        }
-        h.sandbox.faults.clear();
-        const engine = await h.restart(inner);
-        await engine.sync('c1');
-        // A 404 may have marked an account gone: the provider still lists it, so the next run revives it.
-        const report = await engine.sync('c1');
-        expect(report.ok).toBe(true);
-        await expectMirrorMatchesProvider(h);
-        await expectFeedReplaysToMirror(inner);
-      }),
+          h.sandbox.faults.clear();
+          const engine = await h.restart(inner);
+          await engine.sync('c1');
+          // A 404 may have marked an account gone: the provider still lists it, so the next run revives it.
+          const report = await engine.sync('c1');
+          expect(report.ok).toBe(true);
+          await expectMirrorMatchesProvider(h);
+          await expectFeedReplaysToMirror(inner);
+        },
+      ),
       { numRuns: 25 },
     );
   }, 120_000);

@@ -23,8 +23,17 @@ describe('scheduled refresh', () => {
   it('runs each connection at start, then every interval with jitter, never two at once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     vi.setSystemTime(new Date('2026-06-30T12:00:00Z'));
-    const h = await createHarness({ engine: { intervalMs: 60 * 60_000, jitter: 0.1, clock: { now: () => new Date(), today: () => '2026-06-30' } } });
-    await h.engine.addConnection({ id: 'c2', client: new ProviderClient({ apiKey: 'sandbox-key', rateLimit: false, maxRetries: 0 }) });
+    const h = await createHarness({
+      engine: {
+        intervalMs: 60 * 60_000,
+        jitter: 0.1,
+        clock: { now: () => new Date(), today: () => '2026-06-30' },
+      },
+    });
+    await h.engine.addConnection({
+      id: 'c2',
+      client: new ProviderClient({ apiKey: 'sandbox-key', rateLimit: false, maxRetries: 0 }),
+    });
     const runs: string[] = [];
     let concurrent = 0;
     let maxConcurrentSameConnection = 0;
@@ -60,7 +69,9 @@ describe('scheduled refresh', () => {
   it('does not schedule a connection that needs re-auth, and resumes once its key changes', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     vi.setSystemTime(new Date('2026-06-30T12:00:00Z'));
-    const h = await createHarness({ engine: { intervalMs: 60_000, clock: { now: () => new Date(), today: () => '2026-06-30' } } });
+    const h = await createHarness({
+      engine: { intervalMs: 60_000, clock: { now: () => new Date(), today: () => '2026-06-30' } },
+    });
     h.sandbox.setApiKey('new-key');
     const runs: string[] = [];
     h.engine.on('run:start', ({ connectionId }) => runs.push(connectionId));
@@ -70,14 +81,19 @@ describe('scheduled refresh', () => {
     expect(runs).toHaveLength(1);
     expect((await h.engine.getConnection('c1'))?.status).toBe('reauth_required');
 
-    await h.engine.updateCredentials('c1', { client: new ProviderClient({ apiKey: 'new-key', rateLimit: false, maxRetries: 0 }) });
+    await h.engine.updateCredentials('c1', {
+      client: new ProviderClient({ apiKey: 'new-key', rateLimit: false, maxRetries: 0 }),
+    });
     await waitFor(() => runs.length === 2 && !h.engine.isSyncing('c1'), 'runs again after the key changed');
     expect((await h.engine.getConnection('c1'))?.status).toBe('active');
     await h.engine.stop();
   });
 
   it('stop({ abort: true }) aborts in-flight work and resolves with the store consistent', async () => {
-    const h = await createHarness({ sandbox: { historyDays: 300 }, engine: { startDate: '2025-09-10', windowDays: 10 } });
+    const h = await createHarness({
+      sandbox: { historyDays: 300 },
+      engine: { startDate: '2025-09-10', windowDays: 10 },
+    });
     h.sandbox.faults.add({ kind: 'latency', ms: 30 });
     let reports = 0;
     h.engine.on('run:done', () => (reports += 1));
@@ -88,6 +104,11 @@ describe('scheduled refresh', () => {
     expect(h.engine.isSyncing('c1')).toBe(false);
     expect(reports).toBe(1);
     const total = await h.storage.countTransactions('c1');
-    expect(total).toBeLessThan([...h.sandbox.listAccounts()].reduce((n, a) => n + h.sandbox.countTransactions(a.id, { includePending: true }), 0));
+    expect(total).toBeLessThan(
+      [...h.sandbox.listAccounts()].reduce(
+        (n, a) => n + h.sandbox.countTransactions(a.id, { includePending: true }),
+        0,
+      ),
+    );
   });
 });

@@ -42,7 +42,13 @@ export class ProviderError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, method: this.method, path: this.path, retries: this.retries };
+    return {
+      name: this.name,
+      message: this.message,
+      method: this.method,
+      path: this.path,
+      retries: this.retries,
+    };
   }
 }
 

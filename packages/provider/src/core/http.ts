@@ -94,7 +94,9 @@ export class HttpClient {
         delay: (attempt) => backoffDelay(attempt),
         // Our own errors were already judged in afterResponse; aborts are never retried.
         shouldRetry: ({ error }) =>
-          error instanceof ProviderError || (error as { name?: string }).name === 'AbortError' ? false : undefined,
+          error instanceof ProviderError || (error as { name?: string }).name === 'AbortError'
+            ? false
+            : undefined,
       },
       hooks: {
         beforeRequest: [
@@ -148,7 +150,8 @@ export class HttpClient {
     } catch (error) {
       throw this.#wrap(error, context, options.signal);
     }
-    const requestId = response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined;
+    const requestId =
+      response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined;
     logTo(this.#settings.logger, 'debug', 'provider request done', {
       ...context,
       status: response.status,
@@ -176,7 +179,9 @@ export class HttpClient {
     const base = new URL(this.#settings.baseUrl);
     const target = new URL(url);
     const basePath = base.pathname.replace(/\/+$/, '');
-    const path = target.pathname.startsWith(basePath) ? target.pathname.slice(basePath.length) : target.pathname;
+    const path = target.pathname.startsWith(basePath)
+      ? target.pathname.slice(basePath.length)
+      : target.pathname;
     return `${path}${target.search}`;
   }
 
@@ -206,10 +211,12 @@ export class HttpClient {
 
     if (status === 429 || (status >= 500 && looksLikeRateLimit(text))) {
       const retryAfterMs =
-        parseRetryAfterHeader(response.headers.get('retry-after')) ?? (detail ? parseWaitFromText(detail) : undefined);
+        parseRetryAfterHeader(response.headers.get('retry-after')) ??
+        (detail ? parseWaitFromText(detail) : undefined);
       return new RateLimitError(`rate limited: ${what}${suffix}`, { ...context, retryAfterMs });
     }
-    if (status === 401) return new AuthenticationError(`API key missing or not accepted: ${what}${suffix}`, context);
+    if (status === 401)
+      return new AuthenticationError(`API key missing or not accepted: ${what}${suffix}`, context);
     if (status === 403) {
       return new PermissionDeniedError(`API key invalid or subscription inactive: ${what}${suffix}`, context);
     }
@@ -269,7 +276,11 @@ export class HttpClient {
     }
   }
 
-  #wrap(error: unknown, context: { method: string; path: string }, signal: AbortSignal | undefined): ProviderError {
+  #wrap(
+    error: unknown,
+    context: { method: string; path: string },
+    signal: AbortSignal | undefined,
+  ): ProviderError {
     if (error instanceof ProviderError) return error;
     if (signal?.aborted) {
       return new RequestAbortedError(`GET ${context.path} aborted`, { ...context, cause: signal.reason });
@@ -280,11 +291,15 @@ export class HttpClient {
         timeoutMs: this.#settings.timeoutMs,
       });
     }
-    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    return new ConnectionError(`GET ${context.path} failed to connect: ${redact(reason, this.#settings.apiKey)}`, {
-      ...context,
-      cause: error instanceof Error ? error : undefined,
-    });
+    const reason =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    return new ConnectionError(
+      `GET ${context.path} failed to connect: ${redact(reason, this.#settings.apiKey)}`,
+      {
+        ...context,
+        cause: error instanceof Error ? error : undefined,
+      },
+    );
   }
 }
 

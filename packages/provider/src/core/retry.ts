@@ -1,6 +1,7 @@
 /** Reading how long the provider wants us to wait, and how long we wait on our own. */
 
-const WAIT_IN_TEXT = /try again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?/i;
+const WAIT_IN_TEXT =
+  /try again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?/i;
 const RATE_LIMIT_TEXT = /rate[ -]?limit|too many requests|\b429\b/i;
 
 /** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */

@@ -9,7 +9,7 @@ export interface FaultMatch {
   path?: string | RegExp;
 }
 
-interface FaultCommon {
+export interface FaultCommon {
   match?: FaultMatch;
   /** Fires at most this many times, then stays inert. Default: unlimited. */
   times?: number;

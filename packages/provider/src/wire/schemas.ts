@@ -29,7 +29,9 @@ const optionalId = z
 
 const decimal = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const parsed = toDecimalString(value);
-  return parsed === undefined ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`) : parsed;
+  return parsed === undefined
+    ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`)
+    : parsed;
 });
 
 const optionalDecimal = z
@@ -38,7 +40,9 @@ const optionalDecimal = z
   .transform((value, ctx) => {
     if (value === null || value === undefined || value === '') return null;
     const parsed = toDecimalString(value);
-    return parsed === undefined ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`) : parsed;
+    return parsed === undefined
+      ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`)
+      : parsed;
   });
 
 /** Blank and whitespace-only text carries no information; it becomes `null`. */
@@ -126,7 +130,12 @@ export const BalanceSchema = z
     }
     const amount = wire.balance.amount ?? wire.balance.current;
     if (amount === null) {
-      ctx.issues.push({ code: 'custom', message: 'balance has neither amount nor current', input: wire.balance, path: ['balance', 'amount'] });
+      ctx.issues.push({
+        code: 'custom',
+        message: 'balance has neither amount nor current',
+        input: wire.balance,
+        path: ['balance', 'amount'],
+      });
       return z.NEVER;
     }
     return { amount, available: wire.balance.available, currency: wire.balance.currency ?? wire.currency };
@@ -162,7 +171,12 @@ export function createTransactionSchema(timeZone?: string) {
     .transform((wire, ctx) => {
       const date = toCalendarDate(wire.date, timeZone);
       if (date === undefined) {
-        ctx.issues.push({ code: 'custom', message: `expected a date, got ${JSON.stringify(wire.date)}`, input: wire.date, path: ['date'] });
+        ctx.issues.push({
+          code: 'custom',
+          message: `expected a date, got ${JSON.stringify(wire.date)}`,
+          input: wire.date,
+          path: ['date'],
+        });
         return z.NEVER;
       }
       return {
@@ -242,7 +256,14 @@ export const HoldingSchema = z
   .transform((wire) => ({
     /** The upstream aggregator's holding id from `raw`, when it has one. */
     providerId: firstNestedId(wire.raw),
-    security: wire.security ?? { name: null, tickerSymbol: null, currency: null, figi: null, cusip: null, isin: null },
+    security: wire.security ?? {
+      name: null,
+      tickerSymbol: null,
+      currency: null,
+      figi: null,
+      cusip: null,
+      isin: null,
+    },
     quantity: wire.quantity,
     price: wire.price,
     value: wire.value,

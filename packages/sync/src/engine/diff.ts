@@ -64,17 +64,23 @@ export function diffWindow(input: WindowDiffInput): TransactionChange[] {
   const vanishedPending = vanished.filter((row) => row.isPending && row.providerId === null);
   const replacements = new Map<string, string>();
   if (vanishedPending.length > 0) {
-    const earliest = vanishedPending.reduce((min, row) => (row.date < min ? row.date : min), vanishedPending[0]!.date);
+    const earliest = vanishedPending.reduce(
+      (min, row) => (row.date < min ? row.date : min),
+      vanishedPending[0]!.date,
+    );
     const postedCandidates = [
       ...added.filter((row) => !row.isPending),
-      ...input.storedInWindow.filter((row) => !row.isPending && incomingKeys.has(row.key) && row.date >= earliest),
+      ...input.storedInWindow.filter(
+        (row) => !row.isPending && incomingKeys.has(row.key) && row.date >= earliest,
+      ),
     ];
     for (const pending of vanishedPending) {
       const matches = postedCandidates.filter((posted) => isTwin(pending, posted));
       if (matches.length !== 1) continue;
       const posted = matches[0]!;
       const reverse = vanishedPending.filter((other) => isTwin(other, posted));
-      if (reverse.length === 1 && ![...replacements.values()].includes(posted.key)) replacements.set(pending.key, posted.key);
+      if (reverse.length === 1 && ![...replacements.values()].includes(posted.key))
+        replacements.set(pending.key, posted.key);
     }
   }
   const replacedBy = new Map([...replacements].map(([pendingKey, postedKey]) => [postedKey, pendingKey]));
@@ -92,5 +98,12 @@ export function diffWindow(input: WindowDiffInput): TransactionChange[] {
 }
 
 function change(op: TransactionChange['op'], row: MirrorTransaction): TransactionChange {
-  return { entity: 'transaction', op, connectionId: row.connectionId, accountId: row.accountId, key: row.key, record: row };
+  return {
+    entity: 'transaction',
+    op,
+    connectionId: row.connectionId,
+    accountId: row.accountId,
+    key: row.key,
+    record: row,
+  };
 }

@@ -17,7 +17,8 @@ export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<Schedule
   clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
 }
 
-export type ConnectionCredentials = { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
+export type ConnectionCredentials =
+  { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
 
 export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
@@ -62,7 +63,9 @@ export class SyncEngine {
     this.#tuning = { ...DEFAULT_TUNING, ...(defined as Partial<SyncTuning>) };
     const now = options.clock?.now ?? (() => new Date());
     this.#clock = { now, today: options.clock?.today ?? (() => localToday(now())) };
-    this.#events = new SyncEventEmitter((error) => this.#logger?.warn?.('sync event listener threw', { error: String(error) }));
+    this.#events = new SyncEventEmitter((error) =>
+      this.#logger?.warn?.('sync event listener threw', { error: String(error) }),
+    );
     this.#scheduler = new Scheduler({
       intervalMs: options.intervalMs ?? 6 * 3_600_000,
       jitter: options.jitter ?? 0.1,
@@ -86,7 +89,11 @@ export class SyncEngine {
 
   #clientFor(credentials: ConnectionCredentials): ProviderClient {
     if ('client' in credentials) return credentials.client;
-    return new ProviderClient({ ...this.#clientOptions, ...credentials.clientOptions, apiKey: credentials.apiKey });
+    return new ProviderClient({
+      ...this.#clientOptions,
+      ...credentials.clientOptions,
+      apiKey: credentials.apiKey,
+    });
   }
 
   /** Registers a connection (persisting its state on first sight). Adding a known id replaces its client. */
@@ -111,7 +118,10 @@ export class SyncEngine {
   }
 
   /** Gives a connection a new key (or client). A connection waiting for re-auth becomes active again. */
-  async updateCredentials(connectionId: string, credentials: ConnectionCredentials): Promise<ConnectionState> {
+  async updateCredentials(
+    connectionId: string,
+    credentials: ConnectionCredentials,
+  ): Promise<ConnectionState> {
     await this.#init();
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
@@ -197,7 +207,8 @@ export class SyncEngine {
         signal,
         logger: this.#logger,
         onProgress: (progress) => this.#events.emit('progress', progress),
-        onAccountDone: (accountReport) => this.#events.emit('account:done', { connectionId, report: accountReport }),
+        onAccountDone: (accountReport) =>
+          this.#events.emit('account:done', { connectionId, report: accountReport }),
       },
       state,
     );
@@ -219,7 +230,11 @@ export class SyncEngine {
     if (state.status === 'reauth_required') {
       return `connection ${state.id} needs a new API key: ${state.statusReason ?? 'the provider refused the key'}`;
     }
-    if (state.status === 'paused' && state.pausedUntil !== null && Date.parse(state.pausedUntil) > now.getTime()) {
+    if (
+      state.status === 'paused' &&
+      state.pausedUntil !== null &&
+      Date.parse(state.pausedUntil) > now.getTime()
+    ) {
       return `connection ${state.id} is rate-limited until ${state.pausedUntil}`;
     }
     return undefined;
@@ -232,7 +247,9 @@ export class SyncEngine {
   }
 
   /** Streams the change feed from `after` until it is caught up. Save the last `seq` you applied as your cursor. */
-  async *changes(options: { after?: number; connectionId?: string; batchSize?: number } = {}): AsyncGenerator<FeedEntry> {
+  async *changes(
+    options: { after?: number; connectionId?: string; batchSize?: number } = {},
+  ): AsyncGenerator<FeedEntry> {
     let after = options.after ?? 0;
     for (;;) {
       const batch = await this.readChanges({
@@ -259,7 +276,8 @@ export class SyncEngine {
    */
   async stop(options: { abort?: boolean } = {}): Promise<void> {
     this.#scheduler.stop();
-    if (options.abort) for (const run of this.#running.values()) run.controller.abort(new SyncAbortedError('engine stopped'));
+    if (options.abort)
+      for (const run of this.#running.values()) run.controller.abort(new SyncAbortedError('engine stopped'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.promise));
   }
 

@@ -4,7 +4,10 @@ import type { MirrorHolding, MirrorTransaction } from '../model.js';
 
 function digest(parts: Array<string | null>): string {
   // \u001f cannot occur in the fields, so distinct tuples never collide by concatenation.
-  return createHash('sha256').update(parts.map((p) => p ?? '\u0000').join('\u001f')).digest('hex').slice(0, 20);
+  return createHash('sha256')
+    .update(parts.map((p) => p ?? '\u0000').join('\u001f'))
+    .digest('hex')
+    .slice(0, 20);
 }
 
 /**
@@ -31,7 +34,15 @@ export function keyTransactions(
       seenIds.add(row.id);
       key = `id:${row.id}`;
     } else {
-      const hash = digest([accountId, row.date, row.amount, row.currency, row.merchant, row.description, row.isPending ? 'p' : 'b']);
+      const hash = digest([
+        accountId,
+        row.date,
+        row.amount,
+        row.currency,
+        row.merchant,
+        row.description,
+        row.isPending ? 'p' : 'b',
+      ]);
       const n = occurrences.get(hash) ?? 0;
       occurrences.set(hash, n + 1);
       key = `h:${hash}:${n}`;
@@ -69,7 +80,10 @@ export function holdingRecord(connectionId: string, accountId: string, holding: 
   return {
     connectionId,
     accountId,
-    key: holding.providerId !== null ? `id:${holding.providerId}` : `s:${digest([s.isin, s.cusip, s.figi, s.tickerSymbol, s.name])}`,
+    key:
+      holding.providerId !== null
+        ? `id:${holding.providerId}`
+        : `s:${digest([s.isin, s.cusip, s.figi, s.tickerSymbol, s.name])}`,
     name: s.name,
     tickerSymbol: s.tickerSymbol,
     isin: s.isin,

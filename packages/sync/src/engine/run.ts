@@ -10,7 +10,13 @@ import {
   type Account,
   type ProviderClient,
 } from '@finsync/provider';
-import type { AccountChange, AccountSyncState, ConnectionState, HoldingChange, MirrorAccount } from '../model.js';
+import type {
+  AccountChange,
+  AccountSyncState,
+  ConnectionState,
+  HoldingChange,
+  MirrorAccount,
+} from '../model.js';
 import type { Storage } from '../storage/types.js';
 import { diffWindow } from './diff.js';
 import type { SyncProgress } from './events.js';
@@ -46,7 +52,11 @@ function isAuthFailure(error: unknown): boolean {
   return error instanceof AuthenticationError || error instanceof PermissionDeniedError;
 }
 
-function mirrorAccount(connectionId: string, account: Account, previous: MirrorAccount | undefined): MirrorAccount {
+function mirrorAccount(
+  connectionId: string,
+  account: Account,
+  previous: MirrorAccount | undefined,
+): MirrorAccount {
   const active = account.status === null || account.status === 'ACTIVE';
   return {
     connectionId,
@@ -64,7 +74,14 @@ function mirrorAccount(connectionId: string, account: Account, previous: MirrorA
 }
 
 function accountChange(op: AccountChange['op'], record: MirrorAccount): AccountChange {
-  return { entity: 'account', op, connectionId: record.connectionId, accountId: record.id, key: record.id, record };
+  return {
+    entity: 'account',
+    op,
+    connectionId: record.connectionId,
+    accountId: record.id,
+    key: record.id,
+    record,
+  };
 }
 
 export async function runConnection(ctx: RunContext, connection: ConnectionState): Promise<ConnectionReport> {
@@ -77,7 +94,9 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   try {
     const mirror = await discoverAccounts(ctx);
     const active = mirror.filter((a) => a.state === 'active');
-    const syncStates = new Map((await ctx.storage.listAccountStates(ctx.connectionId)).map((s) => [s.accountId, s]));
+    const syncStates = new Map(
+      (await ctx.storage.listAccountStates(ctx.connectionId)).map((s) => [s.accountId, s]),
+    );
     let transactionsFetched = 0;
     for (const [index, account] of active.entries()) {
       ctx.onProgress({
@@ -128,8 +147,16 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
 
   const finishedAt = ctx.clock.now();
   const ok = issues.length === 0;
-  if (ok) state = { ...state, status: 'active', pausedUntil: null, statusReason: null, lastSuccessAt: finishedAt.toISOString() };
-  else if (!stopped && state.status === 'paused') state = { ...state, status: 'active', pausedUntil: null, statusReason: null };
+  if (ok)
+    state = {
+      ...state,
+      status: 'active',
+      pausedUntil: null,
+      statusReason: null,
+      lastSuccessAt: finishedAt.toISOString(),
+    };
+  else if (!stopped && state.status === 'paused')
+    state = { ...state, status: 'active', pausedUntil: null, statusReason: null };
   await ctx.storage.apply({ changes: [], connections: [state] });
 
   const anyWork = accounts.length > 0;
@@ -147,9 +174,16 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
 }
 
 /** Translates a provider failure into a run stop where it concerns the whole connection. */
-function stopIfConnectionWide(stage: SyncStage, accountId: string | null, error: unknown, signal: AbortSignal): void {
-  if (signal.aborted || error instanceof RequestAbortedError) throw new StopRun(issue(stage, accountId, error));
-  if (isAuthFailure(error) || error instanceof RateLimitError) throw new StopRun(issue(stage, accountId, error));
+function stopIfConnectionWide(
+  stage: SyncStage,
+  accountId: string | null,
+  error: unknown,
+  signal: AbortSignal,
+): void {
+  if (signal.aborted || error instanceof RequestAbortedError)
+    throw new StopRun(issue(stage, accountId, error));
+  if (isAuthFailure(error) || error instanceof RateLimitError)
+    throw new StopRun(issue(stage, accountId, error));
 }
 
 async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
@@ -244,13 +278,19 @@ async function syncAccount(
   try {
     const balance = await ctx.client.getBalance(account.id, { signal: ctx.signal });
     const unchanged =
-      current.balance !== null && current.balance.amount === balance.amount && current.balance.currency === balance.currency;
+      current.balance !== null &&
+      current.balance.amount === balance.amount &&
+      current.balance.currency === balance.currency;
     if (unchanged) report.balance = 'unchanged';
     else {
       current = {
         ...current,
         currency: balance.currency ?? current.currency,
-        balance: { amount: balance.amount, currency: balance.currency, fetchedAt: ctx.clock.now().toISOString() },
+        balance: {
+          amount: balance.amount,
+          currency: balance.currency,
+          fetchedAt: ctx.clock.now().toISOString(),
+        },
       };
       await ctx.storage.apply({ changes: [accountChange('modified', current)] });
       report.balance = 'updated';
@@ -268,7 +308,8 @@ async function syncAccount(
   // Holdings, for accounts that have them; "not supported" is remembered and asked again rarely.
   const checkedAt = syncState.holdingsCheckedAt;
   const recheckDue =
-    checkedAt === null || ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000;
+    checkedAt === null ||
+    ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000;
   if (syncState.holdingsSupported !== false || recheckDue) {
     try {
       report.holdings = await syncHoldings(ctx, account.id);
@@ -306,12 +347,19 @@ async function syncTransactions(
   const from = syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : tuning.startDate;
   // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
   const span = from === undefined ? 0 : daysBetween(from, to) + 1;
-  const windowDays = syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
+  const windowDays =
+    syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
   report.window = { from: from ?? null, to };
 
   let state = syncState;
   const pages = ctx.client
-    .listTransactions(accountId, { from, to, includePending: tuning.includePending, windowDays, signal: ctx.signal })
+    .listTransactions(accountId, {
+      from,
+      to,
+      includePending: tuning.includePending,
+      windowDays,
+      signal: ctx.signal,
+    })
     .pages();
   for await (const page of pages) {
     report.fetched += page.transactions.length;
@@ -323,13 +371,21 @@ async function syncTransactions(
       ctx.storage.findTransactions(ctx.connectionId, accountId, window),
       ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
     ]);
-    const changes = diffWindow({ incoming: records, storedInWindow, storedPending, complete: page.shortfall === 0 });
+    const changes = diffWindow({
+      incoming: records,
+      storedInWindow,
+      storedPending,
+      complete: page.shortfall === 0,
+    });
     for (const change of changes) report[change.op] += 1;
 
     // The watermark moves only with the last commit of a window: a crash before it means the window
     // is read again, and the diff against what was already committed adds nothing twice.
     const windowEnd = page.to ?? to;
-    state = { ...state, watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd };
+    state = {
+      ...state,
+      watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
+    };
     for (let start = 0; start < changes.length || start === 0; start += tuning.batchSize) {
       const slice = changes.slice(start, start + tuning.batchSize);
       const last = start + tuning.batchSize >= changes.length;
@@ -342,7 +398,9 @@ async function syncTransactions(
 
 async function syncHoldings(ctx: RunContext, accountId: string): Promise<AccountReport['holdings']> {
   const result = await ctx.client.getHoldings(accountId, { signal: ctx.signal });
-  const stored = new Map((await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]));
+  const stored = new Map(
+    (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
+  );
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
   if (result.supported) {
@@ -351,15 +409,37 @@ async function syncHoldings(ctx: RunContext, accountId: string): Promise<Account
       if (seen.has(record.key)) continue;
       seen.add(record.key);
       const previous = stored.get(record.key);
-      if (!previous) changes.push({ entity: 'holding', op: 'added', connectionId: ctx.connectionId, accountId, key: record.key, record });
+      if (!previous)
+        changes.push({
+          entity: 'holding',
+          op: 'added',
+          connectionId: ctx.connectionId,
+          accountId,
+          key: record.key,
+          record,
+        });
       else if (!sameRecord(previous, record)) {
-        changes.push({ entity: 'holding', op: 'modified', connectionId: ctx.connectionId, accountId, key: record.key, record });
+        changes.push({
+          entity: 'holding',
+          op: 'modified',
+          connectionId: ctx.connectionId,
+          accountId,
+          key: record.key,
+          record,
+        });
       }
     }
   }
   for (const previous of stored.values()) {
     if (!seen.has(previous.key)) {
-      changes.push({ entity: 'holding', op: 'removed', connectionId: ctx.connectionId, accountId, key: previous.key, record: null });
+      changes.push({
+        entity: 'holding',
+        op: 'removed',
+        connectionId: ctx.connectionId,
+        accountId,
+        key: previous.key,
+        record: null,
+      });
     }
   }
   if (changes.length > 0) await ctx.storage.apply({ changes });

@@ -79,7 +79,12 @@ export class Scheduler {
           this.#jitterOf.delete(state.id);
           void this.#deps
             .run(state.id)
-            .catch((error: unknown) => this.#deps.logger?.error?.('scheduled sync failed', { connectionId: state.id, error: String(error) }))
+            .catch((error: unknown) =>
+              this.#deps.logger?.error?.('scheduled sync failed', {
+                connectionId: state.id,
+                error: String(error),
+              }),
+            )
             .finally(() => {
               this.#active.delete(state.id);
               this.poke();

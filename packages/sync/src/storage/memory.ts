@@ -50,10 +50,16 @@ export class MemoryStorage implements Storage {
       const key = entityKey(change);
       const exists = staged.get(key) ?? this.#mirror.has(key);
       if (change.op === 'added' && exists) {
-        throw new StorageConflictError(`${change.entity} ${change.key} of connection ${change.connectionId} already exists`, change);
+        throw new StorageConflictError(
+          `${change.entity} ${change.key} of connection ${change.connectionId} already exists`,
+          change,
+        );
       }
       if (change.op !== 'added' && !exists) {
-        throw new StorageConflictError(`${change.entity} ${change.key} of connection ${change.connectionId} does not exist`, change);
+        throw new StorageConflictError(
+          `${change.entity} ${change.key} of connection ${change.connectionId} does not exist`,
+          change,
+        );
       }
       if (change.op !== 'removed' && change.record === null) {
         throw new StorageConflictError(`${change.op} ${change.entity} ${change.key} has no record`, change);
@@ -96,10 +102,13 @@ export class MemoryStorage implements Storage {
 
   async removeConnection(connectionId: string): Promise<void> {
     this.#connections.delete(connectionId);
-    for (const key of [...this.#accountStates.keys()]) if (key.startsWith(`${connectionId}\u0000`)) this.#accountStates.delete(key);
-    for (const [key, record] of [...this.#mirror]) if (record.connectionId === connectionId) this.#mirror.delete(key);
+    for (const key of [...this.#accountStates.keys()])
+      if (key.startsWith(`${connectionId}\u0000`)) this.#accountStates.delete(key);
+    for (const [key, record] of [...this.#mirror])
+      if (record.connectionId === connectionId) this.#mirror.delete(key);
     this.#transactionIndex.delete(connectionId);
-    for (let i = this.#feed.length - 1; i >= 0; i -= 1) if (this.#feed[i]!.connectionId === connectionId) this.#feed.splice(i, 1);
+    for (let i = this.#feed.length - 1; i >= 0; i -= 1)
+      if (this.#feed[i]!.connectionId === connectionId) this.#feed.splice(i, 1);
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
@@ -121,12 +130,20 @@ export class MemoryStorage implements Storage {
     const keys = this.#transactionIndex.get(connectionId)?.get(accountId) ?? new Set<string>();
     const rows: MirrorTransaction[] = [];
     for (const key of keys) {
-      rows.push(this.#mirror.get(entityKey({ entity: 'transaction', connectionId, accountId, key })) as MirrorTransaction);
+      rows.push(
+        this.#mirror.get(
+          entityKey({ entity: 'transaction', connectionId, accountId, key }),
+        ) as MirrorTransaction,
+      );
     }
     return rows;
   }
 
-  async findTransactions(connectionId: string, accountId: string, query: TransactionQuery = {}): Promise<MirrorTransaction[]> {
+  async findTransactions(
+    connectionId: string,
+    accountId: string,
+    query: TransactionQuery = {},
+  ): Promise<MirrorTransaction[]> {
     return this.#transactionsOf(connectionId, accountId)
       .filter(
         (t) =>
@@ -142,7 +159,9 @@ export class MemoryStorage implements Storage {
     const accounts = [...(this.#transactionIndex.get(connectionId)?.keys() ?? [])].sort();
     for (const account of accounts) {
       if (accountId !== undefined && account !== accountId) continue;
-      const rows = this.#transactionsOf(connectionId, account).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const rows = this.#transactionsOf(connectionId, account).sort((a, b) =>
+        a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+      );
       for (const row of rows) yield { ...row };
     }
   }
@@ -158,7 +177,8 @@ export class MemoryStorage implements Storage {
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
     const holdings: MirrorHolding[] = [];
     for (const [key, record] of this.#mirror) {
-      if (key.startsWith(`holding\u0000${connectionId}\u0000${accountId}\u0000`)) holdings.push({ ...(record as MirrorHolding) });
+      if (key.startsWith(`holding\u0000${connectionId}\u0000${accountId}\u0000`))
+        holdings.push({ ...(record as MirrorHolding) });
     }
     return holdings.sort((a, b) => (a.key < b.key ? -1 : 1));
   }
@@ -176,7 +196,8 @@ export class MemoryStorage implements Storage {
     }
     for (let i = low; i < this.#feed.length && out.length < options.limit; i += 1) {
       const entry = this.#feed[i]!;
-      if (options.connectionId === undefined || entry.connectionId === options.connectionId) out.push(structuredClone(entry));
+      if (options.connectionId === undefined || entry.connectionId === options.connectionId)
+        out.push(structuredClone(entry));
     }
     return out;
   }

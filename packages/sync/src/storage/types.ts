@@ -66,7 +66,11 @@ export interface Storage {
   listAccountStates(connectionId: string): Promise<AccountSyncState[]>;
 
   /** Transactions of one account, filtered; ordered by date then key. */
-  findTransactions(connectionId: string, accountId: string, query?: TransactionQuery): Promise<MirrorTransaction[]>;
+  findTransactions(
+    connectionId: string,
+    accountId: string,
+    query?: TransactionQuery,
+  ): Promise<MirrorTransaction[]>;
   /** Every transaction of a connection (optionally one account), streamed in key order with bounded memory. */
   scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction>;
   countTransactions(connectionId: string, accountId?: string): Promise<number>;

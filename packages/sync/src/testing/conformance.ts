@@ -11,7 +11,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageConflictError } from '../errors.js';
 import type { Change, FeedEntry, MirrorTransaction } from '../model.js';
 import type { Storage } from '../storage/types.js';
-import { account, accountState, added, connectionState, holding, modified, removed, transaction } from './fixtures.js';
+import {
+  account,
+  accountState,
+  added,
+  connectionState,
+  holding,
+  modified,
+  removed,
+  transaction,
+} from './fixtures.js';
 
 export interface ConformanceSubject {
   storage: Storage;
@@ -45,11 +54,21 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
     });
 
     it('stores connection and account sync state without feed entries', async () => {
-      const state = connectionState('c1', { status: 'paused', pausedUntil: '2026-01-01T01:00:00.000Z', statusReason: 'rate limited' });
-      await storage.apply({ changes: [], connections: [state], accountStates: [accountState('c1', 'a1', { watermark: '2026-03-01', holdingsSupported: false })] });
+      const state = connectionState('c1', {
+        status: 'paused',
+        pausedUntil: '2026-01-01T01:00:00.000Z',
+        statusReason: 'rate limited',
+      });
+      await storage.apply({
+        changes: [],
+        connections: [state],
+        accountStates: [accountState('c1', 'a1', { watermark: '2026-03-01', holdingsSupported: false })],
+      });
       expect(await storage.getConnection('c1')).toEqual(state);
       expect(await storage.getConnection('nope')).toBeUndefined();
-      expect(await storage.listAccountStates('c1')).toEqual([accountState('c1', 'a1', { watermark: '2026-03-01', holdingsSupported: false })]);
+      expect(await storage.listAccountStates('c1')).toEqual([
+        accountState('c1', 'a1', { watermark: '2026-03-01', holdingsSupported: false }),
+      ]);
       await storage.apply({ changes: [], connections: [{ ...state, status: 'active', pausedUntil: null }] });
       expect((await storage.getConnection('c1'))?.status).toBe('active');
       expect(await storage.lastSeq()).toBe(0);
@@ -58,7 +77,12 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
     it('applies mirror changes and appends each to the feed in order', async () => {
       const a = account('c1', 'a1');
       const t1 = transaction('c1', 'a1', 'id:tx_1');
-      const t2 = transaction('c1', 'a1', 'h:abc:0', { isPending: true, providerId: null, date: '2026-03-15', amount: '-6.15' });
+      const t2 = transaction('c1', 'a1', 'h:abc:0', {
+        isPending: true,
+        providerId: null,
+        date: '2026-03-15',
+        amount: '-6.15',
+      });
       const h = holding('c1', 'a1', 'id:hld_1');
       await storage.apply({
         changes: [
@@ -85,7 +109,12 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
     });
 
     it('keeps exact decimal strings and nulls', async () => {
-      const t = transaction('c1', 'a1', 'id:big', { amount: '-12345678901234.56789', merchant: null, description: null, currency: null });
+      const t = transaction('c1', 'a1', 'id:big', {
+        amount: '-12345678901234.56789',
+        merchant: null,
+        description: null,
+        currency: null,
+      });
       await storage.apply({ changes: [added(t)] });
       expect(await storage.findTransactions('c1', 'a1')).toEqual([t]);
     });
@@ -108,7 +137,12 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       const pending = transaction('c1', 'a1', 'h:p:0', { isPending: true, providerId: null });
       await storage.apply({ changes: [added(pending)] });
       const posted = transaction('c1', 'a1', 'id:tx_9', { date: '2026-03-16' });
-      await storage.apply({ changes: [{ ...added(posted), replaces: pending.key }, { ...removed(pending), replacedBy: posted.key }] });
+      await storage.apply({
+        changes: [
+          { ...added(posted), replaces: pending.key },
+          { ...removed(pending), replacedBy: posted.key },
+        ],
+      });
       const feed = await storage.readChanges({ after: 1, limit: 10 });
       expect(feed[0]).toMatchObject({ op: 'added', key: 'id:tx_9', replaces: 'h:p:0' });
       expect(feed[1]).toMatchObject({ op: 'removed', key: 'h:p:0', replacedBy: 'id:tx_9' });
@@ -127,7 +161,11 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       ];
       for (const changes of attempts) {
         await expect(
-          storage.apply({ changes, connections: [connectionState('c-should-not-exist')], accountStates: [accountState('c1', 'zz')] }),
+          storage.apply({
+            changes,
+            connections: [connectionState('c-should-not-exist')],
+            accountStates: [accountState('c1', 'zz')],
+          }),
         ).rejects.toBeInstanceOf(StorageConflictError);
       }
       expect(await storage.findTransactions('c1', 'a1')).toEqual([t]);
@@ -155,9 +193,13 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       ];
       await storage.apply({ changes: rows.map(added) });
       const keys = (list: MirrorTransaction[]) => list.map((t) => t.key);
-      expect(keys(await storage.findTransactions('c1', 'a1', { from: '2026-03-02', to: '2026-03-03' }))).toEqual(['id:a', 'id:b', 'h:p:0']);
+      expect(
+        keys(await storage.findTransactions('c1', 'a1', { from: '2026-03-02', to: '2026-03-03' })),
+      ).toEqual(['id:a', 'id:b', 'h:p:0']);
       expect(keys(await storage.findTransactions('c1', 'a1', { pending: true }))).toEqual(['h:p:0']);
-      expect(keys(await storage.findTransactions('c1', 'a1', { pending: false, from: '2026-03-03' }))).toEqual(['id:d']);
+      expect(
+        keys(await storage.findTransactions('c1', 'a1', { pending: false, from: '2026-03-03' })),
+      ).toEqual(['id:d']);
       expect(keys(await storage.findTransactions('c1', 'a1', { to: '2026-03-01' }))).toEqual(['id:c']);
       expect(await storage.countTransactions('c1')).toBe(6);
       expect(await storage.countTransactions('c1', 'a1')).toBe(5);
@@ -168,11 +210,16 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
 
     it('keeps connections apart: same account ids and keys in two connections', async () => {
       await storage.apply({
-        changes: [added(transaction('c1', 'a1', 'id:x')), added(transaction('c2', 'a1', 'id:x', { amount: '-99' }))],
+        changes: [
+          added(transaction('c1', 'a1', 'id:x')),
+          added(transaction('c2', 'a1', 'id:x', { amount: '-99' })),
+        ],
         connections: [connectionState('c1'), connectionState('c2')],
       });
       expect((await storage.findTransactions('c2', 'a1'))[0]?.amount).toBe('-99');
-      expect((await storage.readChanges({ limit: 10, connectionId: 'c2' })).map((e) => e.connectionId)).toEqual(['c2']);
+      expect(
+        (await storage.readChanges({ limit: 10, connectionId: 'c2' })).map((e) => e.connectionId),
+      ).toEqual(['c2']);
       await storage.removeConnection('c1');
       expect(await storage.getConnection('c1')).toBeUndefined();
       expect(await storage.countTransactions('c1')).toBe(0);
@@ -182,8 +229,11 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
     });
 
     it('pages the feed with a cursor and misses nothing', async () => {
-      const rows = Array.from({ length: 25 }, (_, i) => transaction('c1', 'a1', `id:${String(i).padStart(3, '0')}`));
-      for (let i = 0; i < rows.length; i += 5) await storage.apply({ changes: rows.slice(i, i + 5).map(added) });
+      const rows = Array.from({ length: 25 }, (_, i) =>
+        transaction('c1', 'a1', `id:${String(i).padStart(3, '0')}`),
+      );
+      for (let i = 0; i < rows.length; i += 5)
+        await storage.apply({ changes: rows.slice(i, i + 5).map(added) });
       const seen: FeedEntry[] = [];
       let after = 0;
       for (;;) {

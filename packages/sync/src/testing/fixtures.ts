@@ -1,4 +1,11 @@
-import type { AccountSyncState, ConnectionState, MirrorAccount, MirrorHolding, MirrorTransaction, TransactionChange } from '../model.js';
+import type {
+  AccountSyncState,
+  ConnectionState,
+  MirrorAccount,
+  MirrorHolding,
+  MirrorTransaction,
+  TransactionChange,
+} from '../model.js';
 
 export function connectionState(id: string, overrides: Partial<ConnectionState> = {}): ConnectionState {
   return {
@@ -13,7 +20,11 @@ export function connectionState(id: string, overrides: Partial<ConnectionState> 
   };
 }
 
-export function account(connectionId: string, id: string, overrides: Partial<MirrorAccount> = {}): MirrorAccount {
+export function account(
+  connectionId: string,
+  id: string,
+  overrides: Partial<MirrorAccount> = {},
+): MirrorAccount {
   return {
     connectionId,
     id,
@@ -50,7 +61,12 @@ export function transaction(
   };
 }
 
-export function holding(connectionId: string, accountId: string, key: string, overrides: Partial<MirrorHolding> = {}): MirrorHolding {
+export function holding(
+  connectionId: string,
+  accountId: string,
+  key: string,
+  overrides: Partial<MirrorHolding> = {},
+): MirrorHolding {
   return {
     connectionId,
     accountId,
@@ -69,7 +85,11 @@ export function holding(connectionId: string, accountId: string, key: string, ov
   };
 }
 
-export function accountState(connectionId: string, accountId: string, overrides: Partial<AccountSyncState> = {}): AccountSyncState {
+export function accountState(
+  connectionId: string,
+  accountId: string,
+  overrides: Partial<AccountSyncState> = {},
+): AccountSyncState {
   return {
     connectionId,
     accountId,
@@ -83,11 +103,27 @@ export function accountState(connectionId: string, accountId: string, overrides:
 }
 
 export function added(record: MirrorTransaction): TransactionChange {
-  return { entity: 'transaction', op: 'added', connectionId: record.connectionId, accountId: record.accountId, key: record.key, record };
+  return {
+    entity: 'transaction',
+    op: 'added',
+    connectionId: record.connectionId,
+    accountId: record.accountId,
+    key: record.key,
+    record,
+  };
 }
 export function modified(record: MirrorTransaction): TransactionChange {
   return { ...added(record), op: 'modified' };
 }
-export function removed(record: Pick<MirrorTransaction, 'connectionId' | 'accountId' | 'key'>): TransactionChange {
-  return { entity: 'transaction', op: 'removed', connectionId: record.connectionId, accountId: record.accountId, key: record.key, record: null };
+export function removed(
+  record: Pick<MirrorTransaction, 'connectionId' | 'accountId' | 'key'>,
+): TransactionChange {
+  return {
+    entity: 'transaction',
+    op: 'removed',
+    connectionId: record.connectionId,
+    accountId: record.accountId,
+    key: record.key,
+    record: null,
+  };
 }
