@@ -65,7 +65,7 @@ async function writeResponse(response: Response, res: ServerResponse, signal: Ab
       }
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(value)) await drainOrClose(res);
     }
     res.end();
   } finally {
@@ -120,4 +120,17 @@ export async function startSandboxServer(
         server.closeAllConnections();
       }),
   };
+}
+
+/** Waits for the socket to take more, or to go away, without leaving a listener behind per chunk. */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -1,0 +1,41 @@
+import { SyncError } from '@finsync/sync';
+
+/**
+ * The database was migrated by a newer release of this package. Opening it anyway would mean
+ * writing rows this code does not understand, so `init()` refuses; upgrade `@finsync/sqlite`.
+ */
+export class SchemaTooNewError extends SyncError {
+  override readonly name: string = 'SchemaTooNewError';
+  /** The highest migration version recorded in the database. */
+  readonly databaseVersion: number;
+  /** The highest migration version this code knows (`SCHEMA_VERSION`). */
+  readonly supportedVersion: number;
+
+  constructor(databaseVersion: number, supportedVersion: number) {
+    super(
+      `the database is at schema version ${databaseVersion}, newer than the ${supportedVersion} this version of ` +
+        '@finsync/sqlite knows; upgrade @finsync/sqlite to open it',
+    );
+    this.databaseVersion = databaseVersion;
+    this.supportedVersion = supportedVersion;
+  }
+}
+
+/**
+ * A read-only storage was opened on a database whose schema is older than this code's: it cannot
+ * migrate it. Open it once read-write (which migrates), then read-only again.
+ */
+export class SchemaOutdatedError extends SyncError {
+  override readonly name: string = 'SchemaOutdatedError';
+  readonly databaseVersion: number;
+  readonly supportedVersion: number;
+
+  constructor(databaseVersion: number, supportedVersion: number) {
+    super(
+      `the database is at schema version ${databaseVersion} but this code needs ${supportedVersion}, and a ` +
+        'read-only storage cannot migrate it; open it read-write once first',
+    );
+    this.databaseVersion = databaseVersion;
+    this.supportedVersion = supportedVersion;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Every statement the storage runs, prepared once per open database (after migrations, since a
+ * statement can only be prepared against tables that exist). Preparing is far slower than running,
+ * so nothing on the write path prepares per row or per batch.
+ */
+import type Database from 'better-sqlite3';
+import type {
+  Change,
+  MirrorAccount,
+  MirrorHolding,
+  MirrorTransaction,
+  TransactionQuery,
+} from '@finsync/sync';
+import {
+  accountFieldColumns,
+  accountFields,
+  accountStateColumns,
+  connectionColumns,
+  feedColumns,
+  holdingFieldColumns,
+  holdingFields,
+  identityParams,
+  transactionColumns,
+  transactionFieldColumns,
+  transactionFields,
+  type AccountRow,
+  type AccountStateRow,
+  type ConnectionRow,
+  type FeedRow,
+  type HoldingRow,
+  type SqlValue,
+  type TransactionRow,
+} from './rows.js';
+
+type Params = [SqlValue[]];
+type Statement<Result = unknown> = Database.Statement<Params, Result>;
+
+/** The write side of one mirror table; each call reports how many rows it touched (0 or 1). */
+export interface MirrorTable {
+  insert(change: Change): number;
+  update(change: Change): number;
+  remove(change: Change): number;
+  exists(change: Change): boolean;
+}
+
+function mirrorTable<R>(
+  db: Database.Database,
+  table: string,
+  idColumns: readonly string[],
+  fieldColumns: readonly string[],
+  fields: (record: R) => SqlValue[],
+): MirrorTable {
+  const where = idColumns.map((c) => `${c} = ?`).join(' AND ');
+  const all = [...idColumns, ...fieldColumns];
+  // DO NOTHING only swallows the primary-key conflict (what `added` must not hit); NOT NULL and
+  // CHECK violations still throw, unlike INSERT OR IGNORE.
+  const insert: Statement = db.prepare<Params>(
+    `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
+  );
+  const update: Statement = db.prepare<Params>(
+    `UPDATE ${table} SET ${fieldColumns.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
+  );
+  const remove: Statement = db.prepare<Params>(`DELETE FROM ${table} WHERE ${where}`);
+  const exists: Statement = db.prepare<Params>(`SELECT 1 FROM ${table} WHERE ${where}`);
+  return {
+    insert: (change) => insert.run([...identityParams(change), ...fields(change.record as R)]).changes,
+    update: (change) => update.run([...fields(change.record as R), ...identityParams(change)]).changes,
+    remove: (change) => remove.run(identityParams(change)).changes,
+    exists: (change) => exists.get(identityParams(change)) !== undefined,
+  };
+}
+
+function upsert(table: string, columns: string, keyColumns: readonly string[]): string {
+  const names = columns.split(', ');
+  const updates = names.filter((c) => !keyColumns.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return (
+    `INSERT INTO ${table} (${columns}) VALUES (${names.map(() => '?').join(', ')}) ` +
+    `ON CONFLICT (${keyColumns.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
+}
+
+export class Statements {
+  readonly tables: Record<Change['entity'], MirrorTable>;
+  readonly appendFeed: Statement;
+  readonly upsertConnection: Statement;
+  readonly upsertAccountState: Statement;
+
+  readonly getConnection: Statement<ConnectionRow>;
+  readonly listConnections: Statement<ConnectionRow>;
+  readonly listAccounts: Statement<AccountRow>;
+  readonly listAccountStates: Statement<AccountStateRow>;
+  readonly listHoldings: Statement<HoldingRow>;
+  readonly countConnection: Statement<number>;
+  readonly countAccount: Statement<number>;
+
+  // Keyset pagination over the primary key; the "first" variants exist because no cursor value
+  // sorts before every possible key (even '' is a valid key).
+  readonly scanFirst: Statement<TransactionRow>;
+  readonly scanNext: Statement<TransactionRow>;
+  readonly scanAccountFirst: Statement<TransactionRow>;
+  readonly scanAccountNext: Statement<TransactionRow>;
+
+  readonly feedAfter: Statement<FeedRow>;
+  readonly feedAfterOfConnection: Statement<FeedRow>;
+  readonly lastSeq: Statement<number>;
+  readonly removeConnection: Statement[];
+
+  readonly #db: Database.Database;
+  readonly #find = new Map<string, Statement<TransactionRow>>();
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.tables = {
+      account: mirrorTable<MirrorAccount>(
+        db,
+        'accounts',
+        ['connection_id', 'id'],
+        accountFieldColumns,
+        accountFields,
+      ),
+      transaction: mirrorTable<MirrorTransaction>(
+        db,
+        'transactions',
+        ['connection_id', 'account_id', 'key'],
+        transactionFieldColumns,
+        transactionFields,
+      ),
+      holding: mirrorTable<MirrorHolding>(
+        db,
+        'holdings',
+        ['connection_id', 'account_id', 'key'],
+        holdingFieldColumns,
+        holdingFields,
+      ),
+    };
+    this.appendFeed = db.prepare<Params>(
+      'INSERT INTO feed (connection_id, account_id, entity, op, key, record, replaces, replaced_by, link_flags, at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.upsertConnection = db.prepare<Params>(upsert('connections', connectionColumns, ['id']));
+    this.upsertAccountState = db.prepare<Params>(
+      upsert('account_states', accountStateColumns, ['connection_id', 'account_id']),
+    );
+
+    this.getConnection = db.prepare<Params, ConnectionRow>(
+      `SELECT ${connectionColumns} FROM connections WHERE id = ?`,
+    );
+    this.listConnections = db.prepare<Params, ConnectionRow>(
+      `SELECT ${connectionColumns} FROM connections ORDER BY id`,
+    );
+    this.listAccounts = db.prepare<Params, AccountRow>(
+      'SELECT * FROM accounts WHERE connection_id = ? ORDER BY id',
+    );
+    this.listAccountStates = db.prepare<Params, AccountStateRow>(
+      `SELECT ${accountStateColumns} FROM account_states WHERE connection_id = ? ORDER BY account_id`,
+    );
+    this.listHoldings = db.prepare<Params, HoldingRow>(
+      'SELECT * FROM holdings WHERE connection_id = ? AND account_id = ? ORDER BY key',
+    );
+    this.countConnection = db
+      .prepare<Params, number>('SELECT count(*) FROM transactions WHERE connection_id = ?')
+      .pluck();
+    this.countAccount = db
+      .prepare<Params, number>('SELECT count(*) FROM transactions WHERE connection_id = ? AND account_id = ?')
+      .pluck();
+
+    const scan = `SELECT ${transactionColumns} FROM transactions WHERE connection_id = ?`;
+    this.scanFirst = db.prepare<Params, TransactionRow>(`${scan} ORDER BY account_id, key LIMIT ?`);
+    this.scanNext = db.prepare<Params, TransactionRow>(
+      `${scan} AND (account_id, key) > (?, ?) ORDER BY account_id, key LIMIT ?`,
+    );
+    this.scanAccountFirst = db.prepare<Params, TransactionRow>(
+      `${scan} AND account_id = ? ORDER BY key LIMIT ?`,
+    );
+    this.scanAccountNext = db.prepare<Params, TransactionRow>(
+      `${scan} AND account_id = ? AND key > ? ORDER BY key LIMIT ?`,
+    );
+
+    this.feedAfter = db.prepare<Params, FeedRow>(
+      `SELECT ${feedColumns} FROM feed WHERE seq > ? ORDER BY seq LIMIT ?`,
+    );
+    this.feedAfterOfConnection = db.prepare<Params, FeedRow>(
+      `SELECT ${feedColumns} FROM feed WHERE connection_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    );
+    // sqlite_sequence keeps the highest seq ever handed out, even once those entries are deleted,
+    // which is what lastSeq promises (max(seq) would go backwards after removeConnection).
+    this.lastSeq = db.prepare<Params, number>("SELECT seq FROM sqlite_sequence WHERE name = 'feed'").pluck();
+    this.removeConnection = [
+      'DELETE FROM feed WHERE connection_id = ?',
+      'DELETE FROM transactions WHERE connection_id = ?',
+      'DELETE FROM holdings WHERE connection_id = ?',
+      'DELETE FROM accounts WHERE connection_id = ?',
+      'DELETE FROM account_states WHERE connection_id = ?',
+      'DELETE FROM connections WHERE id = ?',
+    ].map((sql) => db.prepare<Params>(sql));
+  }
+
+  /**
+   * The window query for this combination of filters, prepared on first use. Each combination gets
+   * its own SQL (at most 12) rather than `? IS NULL OR …` terms, so the planner can use the date
+   * range and, for `pending: true`, the partial index, which only matches a literal `is_pending = 1`.
+   */
+  findTransactions(query: TransactionQuery): Statement<TransactionRow> {
+    const pending =
+      query.pending === undefined ? '' : query.pending ? ' AND is_pending = 1' : ' AND is_pending = 0';
+    const from = query.from === undefined ? '' : ' AND date >= ?';
+    const to = query.to === undefined ? '' : ' AND date <= ?';
+    const sql =
+      `SELECT ${transactionColumns} FROM transactions WHERE connection_id = ? AND account_id = ?` +
+      `${from}${to}${pending} ORDER BY date, key`;
+    let statement = this.#find.get(sql);
+    if (!statement) this.#find.set(sql, (statement = this.#db.prepare<Params, TransactionRow>(sql)));
+    return statement;
+  }
+}

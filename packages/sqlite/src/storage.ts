@@ -1,0 +1,312 @@
+import Database from 'better-sqlite3';
+import {
+  StorageConflictError,
+  type AccountSyncState,
+  type Change,
+  type ConnectionState,
+  type FeedEntry,
+  type MirrorAccount,
+  type MirrorHolding,
+  type MirrorTransaction,
+  type ReadChangesOptions,
+  type Storage,
+  type TransactionQuery,
+  type WriteBatch,
+} from '@finsync/sync';
+import { assertSchemaCurrent, migrate } from './migrations.js';
+import {
+  accountFromRow,
+  accountStateFromRow,
+  accountStateParams,
+  connectionFromRow,
+  connectionParams,
+  feedEntryFromRow,
+  feedParams,
+  holdingFromRow,
+  transactionFromRow,
+} from './rows.js';
+import { Statements } from './statements.js';
+
+/** Open (and own) a database file. */
+export interface SqliteFileOptions {
+  /** Path of the database file, created if missing; `':memory:'` for a private in-memory database. */
+  filename: string;
+  /** Open read-only: reads work, `apply`/`removeConnection` throw, and `init` checks the schema instead of migrating. */
+  readonly?: boolean;
+  /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Use a database the caller opened and keeps owning: its pragmas are left as they are and
+ * `close()` does not close it.
+ */
+export interface SqliteHandleOptions {
+  database: Database.Database;
+}
+
+export type SqliteStorageOptions = SqliteFileOptions | SqliteHandleOptions;
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+/** Rows per page of `scanTransactions`: bounds its memory while keeping per-query overhead small. */
+const SCAN_CHUNK = 1_000;
+
+function openDatabase(options: SqliteFileOptions): Database.Database {
+  if (typeof options.filename !== 'string')
+    throw new TypeError('SqliteStorage needs a filename (or a database)');
+  const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isInteger(timeout) || timeout < 0) {
+    throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${timeout}`);
+  }
+  const db = new Database(options.filename, { readonly: options.readonly ?? false, timeout });
+  try {
+    // WAL lets readers (scans, feed consumers, a backup) run while a sync writes, and with
+    // synchronous = NORMAL a commit costs no fsync; a power cut may lose the last commits but
+    // never corrupts. The mode is stored in the file, so a read-only handle inherits it.
+    if (!db.memory && !db.readonly) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${timeout}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+interface Prepared {
+  statements: Statements;
+  applyBatch: Database.Transaction<(batch: WriteBatch) => void>;
+  removeConnection: Database.Transaction<(connectionId: string) => void>;
+}
+
+function conflict(change: Change, problem: string): StorageConflictError {
+  return new StorageConflictError(
+    `${change.entity} ${change.key} of connection ${change.connectionId} ${problem}`,
+    change,
+  );
+}
+
+/** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`). */
+function sqlLimit(limit: number): number {
+  return limit === Infinity ? -1 : Math.ceil(limit);
+}
+
+/**
+ * The embedded default storage: a single SQLite file (or `:memory:`), via better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so every method does all of its database work in one go before
+ * its promise settles. Nothing ever awaits inside a transaction, which is what makes concurrent
+ * `apply` calls commit one after another, whole, in call order.
+ */
+export class SqliteStorage implements Storage {
+  readonly #db: Database.Database;
+  readonly #owned: boolean;
+  #prepared: Prepared | undefined;
+  #closed = false;
+
+  constructor(options: SqliteStorageOptions) {
+    if (options === null || typeof options !== 'object') throw new TypeError('SqliteStorage needs options');
+    if ('database' in options) {
+      if (!options.database?.open) throw new TypeError('SqliteStorage needs an open better-sqlite3 database');
+      this.#db = options.database;
+      this.#owned = false;
+    } else {
+      this.#db = openDatabase(options);
+      this.#owned = true;
+    }
+  }
+
+  /** The underlying better-sqlite3 handle, e.g. for `.backup()` or ad-hoc read queries. */
+  get database(): Database.Database {
+    this.#assertOpen();
+    return this.#db;
+  }
+
+  async init(): Promise<void> {
+    this.#ready();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#prepared = undefined;
+    if (this.#owned) this.#db.close();
+  }
+
+  /**
+   * Copies the whole database to `destination` while it stays in use (SQLite's online backup),
+   * giving a consistent snapshot. Copying the file itself is not safe: recent commits may still
+   * be in the `-wal` file.
+   */
+  async backup(destination: string): Promise<void> {
+    this.#ready();
+    await this.#db.backup(destination);
+  }
+
+  async apply(batch: WriteBatch): Promise<void> {
+    const { applyBatch } = this.#prepare();
+    this.#assertWritable();
+    if (batch.changes.length === 0 && !batch.connections?.length && !batch.accountStates?.length) return;
+    // IMMEDIATE takes the write lock up front, so with another process writing we wait on the busy
+    // timeout instead of failing midway when a read lock cannot be upgraded.
+    applyBatch.immediate(batch);
+  }
+
+  /** The body of `apply`, run inside one transaction: a throw anywhere rolls back the whole batch. */
+  #writeBatch(s: Statements, batch: WriteBatch): void {
+    const at = new Date().toISOString();
+    // Existence is checked by the write itself: the number of rows an INSERT … DO NOTHING, UPDATE
+    // or DELETE touched says whether the row was there, counting the batch's own earlier changes,
+    // without a SELECT per row.
+    for (const change of batch.changes) {
+      if (!Object.hasOwn(s.tables, change.entity))
+        throw new TypeError(`unknown entity ${JSON.stringify(change.entity)}`);
+      const table = s.tables[change.entity];
+      if (change.op !== 'removed' && (change.record === null || change.record === undefined)) {
+        // Rare and malformed: report it the way the memory storage does, existence first.
+        const exists = table.exists(change);
+        if (change.op === 'added' && exists) throw conflict(change, 'already exists');
+        if (change.op === 'modified' && !exists) throw conflict(change, 'does not exist');
+        throw new StorageConflictError(`${change.op} ${change.entity} ${change.key} has no record`, change);
+      }
+      switch (change.op) {
+        case 'added':
+          if (table.insert(change) === 0) throw conflict(change, 'already exists');
+          break;
+        case 'modified':
+          if (table.update(change) === 0) throw conflict(change, 'does not exist');
+          break;
+        case 'removed':
+          if (table.remove(change) === 0) throw conflict(change, 'does not exist');
+          break;
+        default:
+          throw new TypeError(`unknown change op ${JSON.stringify((change as Change).op)}`);
+      }
+      s.appendFeed.run(feedParams(change, at));
+    }
+    for (const connection of batch.connections ?? []) s.upsertConnection.run(connectionParams(connection));
+    for (const state of batch.accountStates ?? []) s.upsertAccountState.run(accountStateParams(state));
+  }
+
+  async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
+    const row = this.#ready().getConnection.get([connectionId]);
+    return row && connectionFromRow(row);
+  }
+
+  async listConnections(): Promise<ConnectionState[]> {
+    return this.#ready().listConnections.all([]).map(connectionFromRow);
+  }
+
+  async removeConnection(connectionId: string): Promise<void> {
+    const { removeConnection } = this.#prepare();
+    this.#assertWritable();
+    removeConnection.immediate(connectionId);
+  }
+
+  async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
+    return this.#ready().listAccounts.all([connectionId]).map(accountFromRow);
+  }
+
+  async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
+    return this.#ready().listAccountStates.all([connectionId]).map(accountStateFromRow);
+  }
+
+  async findTransactions(
+    connectionId: string,
+    accountId: string,
+    query: TransactionQuery = {},
+  ): Promise<MirrorTransaction[]> {
+    const params: string[] = [connectionId, accountId];
+    if (query.from !== undefined) params.push(query.from);
+    if (query.to !== undefined) params.push(query.to);
+    return this.#ready().findTransactions(query).all(params).map(transactionFromRow);
+  }
+
+  /**
+   * Pages through the primary key, one short query per chunk, and holds no statement open while
+   * the consumer runs: a write between chunks is fine (a better-sqlite3 iterator left open would
+   * make it throw), and memory stays at one chunk however large the account. Rows written
+   * mid-scan ahead of the cursor are seen, behind it are not; none is seen twice.
+   */
+  async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
+    let last: { accountId: string; key: string } | undefined;
+    for (;;) {
+      const s = this.#ready();
+      const rows =
+        accountId === undefined
+          ? last === undefined
+            ? s.scanFirst.all([connectionId, SCAN_CHUNK])
+            : s.scanNext.all([connectionId, last.accountId, last.key, SCAN_CHUNK])
+          : last === undefined
+            ? s.scanAccountFirst.all([connectionId, accountId, SCAN_CHUNK])
+            : s.scanAccountNext.all([connectionId, accountId, last.key, SCAN_CHUNK]);
+      for (const row of rows) yield transactionFromRow(row);
+      const tail = rows.at(-1);
+      if (rows.length < SCAN_CHUNK || tail === undefined) return;
+      last = { accountId: tail.account_id, key: tail.key };
+    }
+  }
+
+  async countTransactions(connectionId: string, accountId?: string): Promise<number> {
+    const s = this.#ready();
+    return (
+      (accountId === undefined
+        ? s.countConnection.get([connectionId])
+        : s.countAccount.get([connectionId, accountId])) ?? 0
+    );
+  }
+
+  async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
+    return this.#ready().listHoldings.all([connectionId, accountId]).map(holdingFromRow);
+  }
+
+  async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    const s = this.#ready();
+    if (!(options.limit > 0)) return [];
+    const after = options.after ?? 0;
+    const limit = sqlLimit(options.limit);
+    const rows =
+      options.connectionId === undefined
+        ? s.feedAfter.all([after, limit])
+        : s.feedAfterOfConnection.all([options.connectionId, after, limit]);
+    return rows.map(feedEntryFromRow);
+  }
+
+  async lastSeq(): Promise<number> {
+    return this.#ready().lastSeq.get([]) ?? 0;
+  }
+
+  /**
+   * Statements for an open, migrated database. Migrating is synchronous, so a storage used before
+   * `init()` (which the memory storage allows) initializes itself here instead of failing.
+   */
+  #prepare(): Prepared {
+    this.#assertOpen();
+    if (this.#prepared) return this.#prepared;
+    if (this.#db.readonly) assertSchemaCurrent(this.#db);
+    else migrate(this.#db);
+    const statements = new Statements(this.#db);
+    this.#prepared = {
+      statements,
+      applyBatch: this.#db.transaction((batch: WriteBatch) => this.#writeBatch(statements, batch)),
+      removeConnection: this.#db.transaction((connectionId: string) => {
+        for (const statement of statements.removeConnection) statement.run([connectionId]);
+      }),
+    };
+    return this.#prepared;
+  }
+
+  #ready(): Statements {
+    return this.#prepare().statements;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('SqliteStorage is closed');
+    if (!this.#db.open) throw new Error('the database of this SqliteStorage has been closed');
+  }
+
+  #assertWritable(): void {
+    if (this.#db.readonly) throw new Error('SqliteStorage is read-only');
+  }
+}
