@@ -157,4 +157,17 @@ describe('later syncs', () => {
     expect(all.ok).toBe(true);
     expect(all.connections.map((c: ConnectionReport) => c.connectionId)).toEqual(['c1']);
   });
+
+  it('asks again about holdings the provider said it has none of, but only after holdingsRecheckDays', async () => {
+    const h = await createHarness({ engine: { holdingsRecheckDays: 30 } });
+    await h.engine.sync('c1');
+    const asked = () => h.sandbox.requests.filter((r) => r.path.endsWith('/5002/holdings')).length;
+    expect(asked()).toBe(1);
+    h.sandbox.advanceDays(29);
+    await h.engine.sync('c1');
+    expect(asked()).toBe(1);
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    expect(asked()).toBe(2);
+  });
 });
