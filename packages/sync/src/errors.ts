@@ -30,3 +30,16 @@ export class UnknownConnectionError extends SyncError {
 export class SyncAbortedError extends SyncError {
   override readonly name: string = 'SyncAbortedError';
 }
+
+/** A worker tried to commit for a connection whose lease it no longer holds. Nothing was written. */
+export class LeaseLostError extends SyncError {
+  override readonly name: string = 'LeaseLostError';
+  readonly connectionId: string;
+  readonly workerId: string;
+
+  constructor(connectionId: string, workerId: string) {
+    super(`worker ${workerId} no longer holds the lease on connection ${connectionId}`);
+    this.connectionId = connectionId;
+    this.workerId = workerId;
+  }
+}

@@ -14,6 +14,20 @@ export { diffWindow, PENDING_MATCH_DAYS } from './engine/diff.js';
 export type { WindowDiffInput } from './engine/diff.js';
 export { keyTransactions } from './engine/keys.js';
 export { MemoryStorage } from './storage/memory.js';
-export type { Storage, WriteBatch, TransactionQuery, ReadChangesOptions } from './storage/types.js';
-export { SyncError, StorageConflictError, UnknownConnectionError, SyncAbortedError } from './errors.js';
+export type {
+  Storage,
+  WriteBatch,
+  TransactionQuery,
+  ReadChangesOptions,
+  WorkQueue,
+  LeaseInfo,
+} from './storage/types.js';
+export { isWorkQueue } from './storage/types.js';
+export {
+  SyncError,
+  StorageConflictError,
+  UnknownConnectionError,
+  SyncAbortedError,
+  LeaseLostError,
+} from './errors.js';
 export type * from './model.js';

@@ -17,6 +17,12 @@ export interface WriteBatch {
   changes: Change[];
   connections?: ConnectionState[];
   accountStates?: AccountSyncState[];
+  /**
+   * Set by a worker that holds a lease (see `WorkQueue`): a storage that supports leases commits the
+   * batch only while `workerId` still holds the lease on `connectionId`, else throws `LeaseLostError`
+   * and writes nothing. Storages without leases ignore it.
+   */
+  fence?: { connectionId: string; workerId: string };
 }
 
 export interface TransactionQuery {
@@ -80,4 +86,37 @@ export interface Storage {
   readChanges(options: ReadChangesOptions): Promise<FeedEntry[]>;
   /** The highest `seq` committed so far (0 when the feed is empty). */
   lastSeq(): Promise<number>;
+}
+
+/**
+ * Work distribution for many engine processes over one shared storage (implemented by
+ * `PostgresStorage`). A connection is due when its next run time has passed, it is not waiting for
+ * re-auth, any rate-limit pause is over, and no live lease is held on it. A worker that dies simply
+ * stops renewing: its lease expires and another worker claims the connection, resuming from the last
+ * commit.
+ */
+export interface WorkQueue {
+  /** Claims up to `limit` due connections for `workerId`, each leased until `now + leaseMs`. */
+  claimDue(workerId: string, options: { limit: number; leaseMs: number; now: Date }): Promise<string[]>;
+  /** Extends a lease `workerId` holds. Returns false when the lease was lost (expired and taken). */
+  renewLease(
+    connectionId: string,
+    workerId: string,
+    options: { leaseMs: number; now: Date },
+  ): Promise<boolean>;
+  /** Gives the lease up and records when the connection is next due. */
+  releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void>;
+  /** Lease and schedule state of every connection, for monitoring. */
+  listLeases(): Promise<LeaseInfo[]>;
+}
+
+export interface LeaseInfo {
+  connectionId: string;
+  workerId: string | null;
+  leaseExpiresAt: string | null;
+  nextRunAt: string | null;
+}
+
+export function isWorkQueue(storage: unknown): storage is WorkQueue {
+  return typeof (storage as Partial<WorkQueue>)?.claimDue === 'function';
 }
