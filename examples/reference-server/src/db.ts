@@ -1,0 +1,129 @@
+/**
+ * The reference server's own tables, in the same SQLite file as the engine's mirror (one file to back
+ * up). They hold the app's model: users and keys, and the service's view of accounts and
+ * transactions, which the change feed keeps up to date.
+ */
+import Database from 'better-sqlite3';
+
+type Db = Database.Database;
+
+const MIGRATIONS: Array<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE app_users (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE app_api_keys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        key_hash BLOB NOT NULL UNIQUE,
+        scope TEXT NOT NULL CHECK (scope IN ('read', 'read_write')),
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        last_used_at TEXT
+      ) STRICT;
+      CREATE TABLE app_provider_credentials (
+        user_id TEXT PRIMARY KEY REFERENCES app_users(id) ON DELETE CASCADE,
+        sealed_key TEXT NOT NULL,
+        base_url TEXT,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE app_accounts (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        provider_account_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        account_type TEXT NOT NULL,
+        currency TEXT,
+        balance TEXT,
+        state TEXT NOT NULL,
+        UNIQUE (user_id, provider_account_id)
+      ) STRICT;
+      CREATE TABLE app_categories (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        color TEXT NOT NULL,
+        icon TEXT NOT NULL,
+        UNIQUE (user_id, name)
+      ) STRICT;
+      CREATE TABLE app_merchants (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        UNIQUE (user_id, name)
+      ) STRICT;
+      CREATE TABLE app_tags (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        color TEXT NOT NULL,
+        UNIQUE (user_id, name)
+      ) STRICT;
+      CREATE TABLE app_transactions (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        account_id TEXT NOT NULL REFERENCES app_accounts(id) ON DELETE CASCADE,
+        feed_key TEXT NOT NULL,
+        external_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        date TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        name TEXT NOT NULL,
+        notes TEXT,
+        category_id TEXT REFERENCES app_categories(id),
+        merchant_id TEXT REFERENCES app_merchants(id),
+        is_pending INTEGER NOT NULL,
+        locked TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (account_id, feed_key)
+      ) STRICT;
+      CREATE INDEX app_transactions_by_user_date ON app_transactions (user_id, date DESC, id);
+      CREATE TABLE app_transaction_tags (
+        transaction_id TEXT NOT NULL REFERENCES app_transactions(id) ON DELETE CASCADE,
+        tag_id TEXT NOT NULL REFERENCES app_tags(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (transaction_id, tag_id)
+      ) STRICT;
+      CREATE TABLE app_feed_cursors (
+        connection_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+export function openDatabase(filename: string): Db {
+  const db = new Database(filename);
+  if (filename !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS app_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT',
+  );
+  const applied = new Set(
+    (db.prepare('SELECT version FROM app_migrations').all() as Array<{ version: number }>).map(
+      (r) => r.version,
+    ),
+  );
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO app_migrations (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        new Date().toISOString(),
+      );
+    })();
+  }
+  return db;
+}
+
+export type { Db };

@@ -1,0 +1,120 @@
+/** The service's Transaction JSON (see @finsync/service's schemas), rendered from the app tables. */
+import { decimalToMinorUnits } from '@finsync/provider';
+import { currencyScale } from '@finsync/service';
+import type { Db } from './db.js';
+
+export interface TransactionRow {
+  id: string;
+  account_id: string;
+  external_id: string;
+  source: string;
+  date: string;
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  category_id: string | null;
+  merchant_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** Money as the service formats it for the `en` locale: `"$42.10"`, `"-$1,000.00"`, `"¥1,235"`. */
+export function formatMoney(amount: string, currency: string): string {
+  let formatter = formatters.get(currency);
+  if (!formatter) {
+    try {
+      formatter = new Intl.NumberFormat('en-US', { style: 'currency', currency, signDisplay: 'negative' });
+    } catch {
+      formatter = new Intl.NumberFormat('en-US', {
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+        signDisplay: 'negative',
+      });
+    }
+    formatters.set(currency, formatter);
+  }
+  // A string keeps the exact decimal: Intl formats it without passing through a double.
+  return formatter.format(amount as unknown as number);
+}
+
+function isoSeconds(iso: string): string {
+  return `${iso.slice(0, 19)}Z`;
+}
+
+/** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
+export function renderTransactions(db: Db, rows: TransactionRow[]): unknown[] {
+  if (rows.length === 0) return [];
+  const ids = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
+  const byId = <T extends { id: string }>(sql: string, keys: string[]): Map<string, T> =>
+    keys.length === 0
+      ? new Map()
+      : new Map(
+          (db.prepare(sql.replace('?', keys.map(() => '?').join(','))).all(...keys) as T[]).map((r) => [
+            r.id,
+            r,
+          ]),
+        );
+  const accounts = byId<{ id: string; name: string; account_type: string }>(
+    'SELECT id, name, account_type FROM app_accounts WHERE id IN (?)',
+    ids(rows.map((r) => r.account_id)),
+  );
+  const categories = byId<{ id: string; name: string; color: string; icon: string }>(
+    'SELECT id, name, color, icon FROM app_categories WHERE id IN (?)',
+    ids(rows.map((r) => r.category_id)),
+  );
+  const merchants = byId<{ id: string; name: string }>(
+    'SELECT id, name FROM app_merchants WHERE id IN (?)',
+    ids(rows.map((r) => r.merchant_id)),
+  );
+  const tagRows = db
+    .prepare(
+      `SELECT tt.transaction_id, t.id, t.name, t.color FROM app_transaction_tags tt JOIN app_tags t ON t.id = tt.tag_id
+       WHERE tt.transaction_id IN (${rows.map(() => '?').join(',')}) ORDER BY tt.position`,
+    )
+    .all(...rows.map((r) => r.id)) as Array<{
+    transaction_id: string;
+    id: string;
+    name: string;
+    color: string;
+  }>;
+  const tags = new Map<string, Array<{ id: string; name: string; color: string }>>();
+  for (const t of tagRows) {
+    const list = tags.get(t.transaction_id) ?? [];
+    list.push({ id: t.id, name: t.name, color: t.color });
+    tags.set(t.transaction_id, list);
+  }
+
+  return rows.map((row) => {
+    const cents = decimalToMinorUnits(row.amount, currencyScale(row.currency));
+    const magnitude = cents < 0n ? -cents : cents;
+    const income = cents < 0n;
+    const account = accounts.get(row.account_id)!;
+    const category = row.category_id ? categories.get(row.category_id) : undefined;
+    const merchant = row.merchant_id ? merchants.get(row.merchant_id) : undefined;
+    return {
+      id: row.id,
+      date: row.date,
+      amount: formatMoney(row.amount, row.currency),
+      amount_cents: Number(magnitude),
+      signed_amount_cents: Number(income ? magnitude : -magnitude),
+      currency: row.currency,
+      name: row.name,
+      notes: row.notes,
+      external_id: row.external_id,
+      source: row.source,
+      classification: income ? 'income' : 'expense',
+      account: { id: account.id, name: account.name, account_type: account.account_type },
+      category: category
+        ? { id: category.id, name: category.name, color: category.color, icon: category.icon }
+        : null,
+      merchant: merchant ? { id: merchant.id, name: merchant.name } : null,
+      tags: tags.get(row.id) ?? [],
+      transfer: null,
+      created_at: isoSeconds(row.created_at),
+      updated_at: isoSeconds(row.updated_at),
+    };
+  });
+}

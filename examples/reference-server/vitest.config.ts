@@ -1,0 +1,12 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@finsync/source'] },
+  ssr: { resolve: { conditions: ['@finsync/source'] } },
+  test: {
+    name: 'reference-server',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+  },
+});

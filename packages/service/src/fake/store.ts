@@ -1,0 +1,284 @@
+/**
+ * An in-memory imitation of one family's data on the service: API keys, accounts, categories,
+ * merchants, tags and transactions. Amounts are stored with the service's INTERNAL sign
+ * (positive = expense, negative = income), exactly as the service's `entries.amount` column.
+ */
+import { toUnits, unitsToDecimal } from './money.js';
+
+export type ApiKeyScope = 'read' | 'read_write';
+export type AccountStatus = 'active' | 'disabled' | 'pending_deletion';
+
+export interface FakeApiKey {
+  /** The key as sent in `X-Api-Key` (the service's keys are 64 lowercase hex characters). */
+  key: string;
+  scope: ApiKeyScope;
+  name: string;
+  /** Revoked or expired keys answer 401. */
+  revoked: boolean;
+  /** A key of a deactivated user answers 401 "Account has been deactivated". */
+  userDeactivated: boolean;
+}
+
+export interface FakeAccount {
+  id: string;
+  name: string;
+  /** `depository`, `investment`, `crypto`, `property`, `vehicle`, `other_asset`, `credit_card`, `loan`, `other_liability`. */
+  account_type: string;
+  currency: string;
+  /** `pending_deletion` accounts are left out of the index (show and update still find them). */
+  status: AccountStatus;
+}
+
+export interface FakeCategory {
+  id: string;
+  name: string;
+  color: string;
+  icon: string;
+}
+
+export interface FakeMerchant {
+  id: string;
+  name: string;
+}
+
+export interface FakeTag {
+  id: string;
+  name: string;
+  color: string;
+}
+
+export interface FakeTransaction {
+  id: string;
+  account_id: string;
+  date: string;
+  /** Decimal string with the INTERNAL sign: positive = expense, negative = income. */
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  external_id: string | null;
+  source: string | null;
+  category_id: string | null;
+  merchant_id: string | null;
+  tag_ids: string[];
+  /** Split parents refuse amount/date/nature edits; split children refuse every edit (422). */
+  split: 'parent' | 'child' | null;
+  created_at: string;
+  updated_at: string;
+  /** Attributes an API PATCH locked against later provider syncs (service-api.md §5). */
+  locked_attributes: string[];
+}
+
+export interface FakeTransfer {
+  id: string;
+  inflow_transaction_id: string;
+  outflow_transaction_id: string;
+}
+
+/** `T` with the members `K` made optional (seed helpers fill them in). */
+export type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+export type FakeApiKeySeed = Optional<FakeApiKey, 'name' | 'revoked' | 'userDeactivated'>;
+export type FakeAccountSeed = Optional<FakeAccount, 'id' | 'currency' | 'status'>;
+export type FakeCategorySeed = Optional<FakeCategory, 'id' | 'color' | 'icon'>;
+export type FakeMerchantSeed = Optional<FakeMerchant, 'id'>;
+export type FakeTagSeed = Optional<FakeTag, 'id' | 'color'>;
+export type FakeTransactionSeed = Optional<
+  Omit<FakeTransaction, 'amount'>,
+  | 'id'
+  | 'currency'
+  | 'notes'
+  | 'external_id'
+  | 'source'
+  | 'category_id'
+  | 'merchant_id'
+  | 'tag_ids'
+  | 'split'
+  | 'created_at'
+  | 'updated_at'
+  | 'locked_attributes'
+> & {
+  /** Internal sign: positive = expense, negative = income. A decimal string or a number. */
+  amount: string | number;
+};
+export type FakeTransferSeed = Optional<FakeTransfer, 'id'>;
+
+export interface FakeServiceSeed {
+  apiKeys?: FakeApiKeySeed[];
+  accounts?: FakeAccountSeed[];
+  categories?: FakeCategorySeed[];
+  merchants?: FakeMerchantSeed[];
+  tags?: FakeTagSeed[];
+  transactions?: FakeTransactionSeed[];
+  transfers?: FakeTransferSeed[];
+}
+
+export interface FakeServiceStoreOptions {
+  /** The clock for timestamps, "today" and rate-limit windows. Default `() => new Date()`. */
+  now?: () => Date;
+}
+
+/** One request the fake answered. `body` is the parsed JSON body, when there was one. */
+export interface FakeRequestRecord {
+  method: string;
+  path: string;
+  status: number;
+  body?: unknown;
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `2026-05-04T19:01:55Z`: whole seconds in UTC, as the service renders timestamps. */
+export function isoSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+function need<T>(map: Map<string, T>, id: string, what: string): T {
+  const found = map.get(id);
+  if (!found) throw new Error(`FakeServiceStore: unknown ${what} ${id}`);
+  return found;
+}
+
+export class FakeServiceStore {
+  readonly apiKeys = new Map<string, FakeApiKey>();
+  readonly accounts = new Map<string, FakeAccount>();
+  readonly categories = new Map<string, FakeCategory>();
+  readonly merchants = new Map<string, FakeMerchant>();
+  readonly tags = new Map<string, FakeTag>();
+  readonly transactions = new Map<string, FakeTransaction>();
+  readonly transfers = new Map<string, FakeTransfer>();
+  /** Every request answered, oldest first (bodies included, headers never). */
+  readonly requests: FakeRequestRecord[] = [];
+  readonly #now: () => Date;
+  readonly #windows = new Map<string, { window: number; count: number }>();
+
+  constructor(seed: FakeServiceSeed = {}, options: FakeServiceStoreOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+    this.seed(seed);
+  }
+
+  now(): Date {
+    return this.#now();
+  }
+
+  /** Today's date in UTC, `YYYY-MM-DD`. */
+  today(): string {
+    return this.#now().toISOString().slice(0, 10);
+  }
+
+  /** Adds everything in `seed` (accounts before the transactions that use them). */
+  seed(seed: FakeServiceSeed): this {
+    for (const key of seed.apiKeys ?? []) this.addApiKey(key);
+    for (const account of seed.accounts ?? []) this.addAccount(account);
+    for (const category of seed.categories ?? []) this.addCategory(category);
+    for (const merchant of seed.merchants ?? []) this.addMerchant(merchant);
+    for (const tag of seed.tags ?? []) this.addTag(tag);
+    for (const transaction of seed.transactions ?? []) this.addTransaction(transaction);
+    for (const transfer of seed.transfers ?? []) this.addTransfer(transfer);
+    return this;
+  }
+
+  addApiKey(seed: FakeApiKeySeed): FakeApiKey {
+    const key: FakeApiKey = { name: 'test key', revoked: false, userDeactivated: false, ...seed };
+    this.apiKeys.set(key.key, key);
+    return key;
+  }
+
+  addAccount(seed: FakeAccountSeed): FakeAccount {
+    const account: FakeAccount = { id: crypto.randomUUID(), currency: 'USD', status: 'active', ...seed };
+    this.accounts.set(account.id, account);
+    return account;
+  }
+
+  addCategory(seed: FakeCategorySeed): FakeCategory {
+    const category: FakeCategory = { id: crypto.randomUUID(), color: '#6172F3', icon: 'shapes', ...seed };
+    this.categories.set(category.id, category);
+    return category;
+  }
+
+  addMerchant(seed: FakeMerchantSeed): FakeMerchant {
+    const merchant: FakeMerchant = { id: crypto.randomUUID(), ...seed };
+    this.merchants.set(merchant.id, merchant);
+    return merchant;
+  }
+
+  addTag(seed: FakeTagSeed): FakeTag {
+    const tag: FakeTag = { id: crypto.randomUUID(), color: '#e99537', ...seed };
+    this.tags.set(tag.id, tag);
+    return tag;
+  }
+
+  addTransaction(seed: FakeTransactionSeed): FakeTransaction {
+    const account = need(this.accounts, seed.account_id, 'account');
+    const units = toUnits(seed.amount);
+    if (units === undefined)
+      throw new Error(`FakeServiceStore: amount ${String(seed.amount)} is not a decimal`);
+    if (seed.category_id) need(this.categories, seed.category_id, 'category');
+    if (seed.merchant_id) need(this.merchants, seed.merchant_id, 'merchant');
+    for (const tag of seed.tag_ids ?? []) need(this.tags, tag, 'tag');
+    const now = isoSeconds(this.#now());
+    const transaction: FakeTransaction = {
+      id: crypto.randomUUID(),
+      notes: null,
+      external_id: null,
+      source: null,
+      category_id: null,
+      merchant_id: null,
+      split: null,
+      created_at: now,
+      updated_at: now,
+      ...seed,
+      currency: seed.currency ?? account.currency,
+      amount: unitsToDecimal(units),
+      tag_ids: [...(seed.tag_ids ?? [])],
+      locked_attributes: [...(seed.locked_attributes ?? [])],
+    };
+    this.transactions.set(transaction.id, transaction);
+    return transaction;
+  }
+
+  /** Links two transactions as the two sides of a transfer (both render `transfer`). */
+  addTransfer(seed: FakeTransferSeed): FakeTransfer {
+    need(this.transactions, seed.inflow_transaction_id, 'transaction');
+    need(this.transactions, seed.outflow_transaction_id, 'transaction');
+    const transfer: FakeTransfer = { id: crypto.randomUUID(), ...seed };
+    this.transfers.set(transfer.id, transfer);
+    return transfer;
+  }
+
+  transferOf(transactionId: string): FakeTransfer | undefined {
+    for (const transfer of this.transfers.values()) {
+      if (
+        transfer.inflow_transaction_id === transactionId ||
+        transfer.outflow_transaction_id === transactionId
+      ) {
+        return transfer;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Counts one request of `key` in its fixed window (aligned to the epoch, like the service's hourly
+   * buckets). Returns the count before this request and the seconds until the window resets.
+   * `count: false` only reads.
+   */
+  rateWindow(key: string, windowSeconds: number, count: boolean): { used: number; resetSeconds: number } {
+    const nowMs = this.#now().getTime();
+    const windowMs = windowSeconds * 1000;
+    const window = Math.floor(nowMs / windowMs);
+    let entry = this.#windows.get(key);
+    if (!entry || entry.window !== window) {
+      entry = { window, count: 0 };
+      this.#windows.set(key, entry);
+    }
+    const used = entry.count;
+    if (count) entry.count += 1;
+    return { used, resetSeconds: Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000)) };
+  }
+
+  /** Forgets every rate-limit count. */
+  resetRateLimits(): void {
+    this.#windows.clear();
+  }
+}

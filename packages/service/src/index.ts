@@ -1,0 +1,46 @@
+export { ServiceClient, TransactionsResource } from './client.js';
+export type { ServiceClientOptions, CallOptions, RawRequestOptions, QueryValue } from './client.js';
+export type { TransactionList, TransactionPage } from './pagination.js';
+export type { RateLimitSnapshot } from './rate-limit.js';
+export { readRateLimit } from './rate-limit.js';
+export type { ServiceLogger } from './logger.js';
+export {
+  ServiceError,
+  ServiceAPIError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ValidationError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  RequestAbortedError,
+  InvalidRequestError,
+  InvalidResponseError,
+} from './errors.js';
+export type { ErrorContext, APIErrorContext, RateLimitErrorContext, Issue } from './errors.js';
+export { backoffDelay, parseRetryAfterHeader, retryClassOf, isRetryableStatus } from './retry.js';
+export type { RetryClass } from './retry.js';
+export {
+  AccountRefSchema,
+  CategorySchema,
+  MerchantSchema,
+  TagSchema,
+  TransferSchema,
+  TransactionSchema,
+  PaginationSchema,
+  TransactionPageSchema,
+  ErrorBodySchema,
+  TransactionUpdateSchema,
+  TransactionUpdateRequestSchema,
+  currencyScale,
+  isCalendarDate,
+} from './schemas.js';
+export type {
+  Transaction,
+  Pagination,
+  ErrorBody,
+  TransactionUpdate,
+  TransactionListParams,
+} from './schemas.js';

@@ -1,0 +1,63 @@
+// The `@finsync/service/msw` entry: an in-memory fake of the service and MSW handlers that serve it.
+// It imports msw's core only (never 'msw/node'), so the handlers work under setupServer and
+// setupWorker, and msw stays an optional peer dependency.
+import { http } from 'msw';
+import type { HttpHandler } from 'msw';
+import { DEFAULT_FAKE_BASE_URL, handleServiceRequest, type FakeServiceOptions } from './fake/handlers.js';
+import type { FakeServiceStore } from './fake/store.js';
+
+export { FakeServiceStore, UUID_PATTERN, isoSeconds } from './fake/store.js';
+export type {
+  Optional,
+  AccountStatus,
+  ApiKeyScope,
+  FakeAccount,
+  FakeAccountSeed,
+  FakeApiKey,
+  FakeApiKeySeed,
+  FakeCategory,
+  FakeCategorySeed,
+  FakeMerchant,
+  FakeMerchantSeed,
+  FakeRequestRecord,
+  FakeServiceSeed,
+  FakeServiceStoreOptions,
+  FakeTag,
+  FakeTagSeed,
+  FakeTransaction,
+  FakeTransactionSeed,
+  FakeTransfer,
+  FakeTransferSeed,
+} from './fake/store.js';
+export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js';
+export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
+export { renderTransaction } from './fake/render.js';
+export { applyUpdate, castDate, castUuid, INTERNAL_ERROR } from './fake/update.js';
+export type { FakeResult } from './fake/update.js';
+export {
+  formatServiceMoney,
+  resolveLocale,
+  rubyToF,
+  toMinorUnits,
+  toUnits,
+  unitsToDecimal,
+  SUPPORTED_LOCALES,
+} from './fake/money.js';
+
+/**
+ * MSW handlers that answer `{baseUrl}/api/v1/transactions…` (GET index, GET show, PATCH/PUT update)
+ * from `store`, like the service. Other routes are left unhandled.
+ *
+ * ```ts
+ * const store = new FakeServiceStore({ apiKeys: [{ key: 'k', scope: 'read_write' }], … });
+ * const server = setupServer(...createServiceHandlers(store, { baseUrl: 'http://localhost:3000' }));
+ * ```
+ */
+export function createServiceHandlers(
+  store: FakeServiceStore,
+  options: FakeServiceOptions = {},
+): HttpHandler[] {
+  const baseUrl = (options.baseUrl ?? DEFAULT_FAKE_BASE_URL).replace(/\/+$/, '');
+  const settings: FakeServiceOptions = { ...options, baseUrl };
+  return [http.all(`${baseUrl}/api/v1/*`, ({ request }) => handleServiceRequest(store, request, settings))];
+}

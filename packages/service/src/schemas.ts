@@ -1,0 +1,222 @@
+/**
+ * The service's wire format (Sure's `/api/v1`), as zod schemas shared by the client, its MSW
+ * handlers and the reference server. Responses are read leniently (real servers differ from the
+ * published schema); request bodies are built strictly.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------------
+// Responses
+
+export const AccountRefSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    /** `depository`, `investment`, `crypto`, `property`, `vehicle`, `other_asset`, `credit_card`, `loan`, `other_liability`. */
+    account_type: z.string(),
+  })
+  .loose();
+
+export const CategorySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    color: z.string().nullish(),
+    icon: z.string().nullish(),
+    /** Only older servers send it (removed from the service in 2026). */
+    classification: z.string().nullish(),
+  })
+  .loose();
+
+export const MerchantSchema = z.object({ id: z.string(), name: z.string() }).loose();
+
+export const TagSchema = z.object({ id: z.string(), name: z.string(), color: z.string().nullish() }).loose();
+
+export const TransferSchema = z
+  .object({
+    id: z.string(),
+    amount: z.string(),
+    currency: z.string(),
+    other_account: AccountRefSchema.optional(),
+  })
+  .loose();
+
+/** Digits after the decimal point for a currency (2 for USD, 0 for JPY, 3 for KWD). */
+export function currencyScale(currency: string): number {
+  try {
+    return (
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+function centsToDecimal(cents: number, scale: number): string {
+  const negative = cents < 0;
+  const digits = String(Math.abs(cents)).padStart(scale + 1, '0');
+  const body = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative && cents !== 0 ? `-${body}` : body;
+}
+
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+export const TransactionSchema = z
+  .object({
+    id: z.string(),
+    date: z.string(),
+    /** A display string formatted for a locale (`"$1,234.56"`, `"1.234,56 €"`); never parse it. */
+    amount: z.string(),
+    amount_cents: z.number().int().nullish(),
+    signed_amount_cents: z.number().int().nullish(),
+    currency: z.string(),
+    name: z.string(),
+    notes: z.string().nullish(),
+    external_id: z.string().nullish(),
+    source: z.string().nullish(),
+    classification: z.string(),
+    account: AccountRefSchema,
+    category: CategorySchema.nullish(),
+    merchant: MerchantSchema.nullish(),
+    tags: z.array(TagSchema).nullish(),
+    transfer: TransferSchema.nullish(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .loose()
+  .transform((wire) => {
+    // The exact value, in the service's own sign convention (positive = expense, negative = income),
+    // from the integer cents where the server sends them.
+    let amountDecimal: string | null = null;
+    if (typeof wire.amount_cents === 'number') {
+      const magnitude = centsToDecimal(Math.abs(wire.amount_cents), currencyScale(wire.currency));
+      amountDecimal =
+        wire.classification === 'income' && wire.amount_cents !== 0 ? `-${magnitude}` : magnitude;
+    } else if (PLAIN_DECIMAL.test(wire.amount)) {
+      amountDecimal = wire.amount;
+    }
+    return {
+      ...wire,
+      notes: wire.notes ?? null,
+      external_id: wire.external_id ?? null,
+      source: wire.source ?? null,
+      category: wire.category ?? null,
+      merchant: wire.merchant ?? null,
+      tags: wire.tags ?? [],
+      transfer: wire.transfer ?? null,
+      amount_cents: wire.amount_cents ?? null,
+      signed_amount_cents: wire.signed_amount_cents ?? null,
+      /**
+       * Exact decimal string, positive for an expense and negative for income (the service's internal
+       * convention); `null` when the response carries no exact value.
+       */
+      amount_decimal: amountDecimal,
+    };
+  });
+
+/** A transaction as the service renders it, plus `amount_decimal` (see the README). */
+export type Transaction = z.output<typeof TransactionSchema>;
+
+export const PaginationSchema = z
+  .object({
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total_count: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .loose();
+
+export type Pagination = z.output<typeof PaginationSchema>;
+
+export const TransactionPageSchema = z.object({
+  transactions: z.array(TransactionSchema),
+  pagination: PaginationSchema,
+});
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.string(),
+    message: z.string().optional(),
+    errors: z.array(z.string()).optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
+
+// ---------------------------------------------------------------------------------------------------
+// PATCH /api/v1/transactions/{id}
+
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function isCalendarDate(text: string): boolean {
+  if (!CALENDAR_DATE.test(text)) return false;
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
+}
+
+const nonBlank = (what: string) =>
+  z.string().refine((s) => s.trim() !== '', { message: `${what} can't be blank` });
+
+/**
+ * The members of an update. Every member is optional; only the members present are sent, and an
+ * omitted member leaves the field unchanged. Field names are the API's own.
+ */
+export const TransactionUpdateSchema = z.object({
+  /** `YYYY-MM-DD`. */
+  date: z
+    .string()
+    .refine(isCalendarDate, { message: 'Date must be a calendar date (YYYY-MM-DD)' })
+    .optional(),
+  /**
+   * A decimal number or string. Without `nature`, positive is an expense and negative income; with
+   * `nature`, its sign is ignored.
+   */
+  amount: z
+    .union([
+      z.number().finite(),
+      z.string().regex(PLAIN_DECIMAL, { message: 'Amount must be a decimal number like 12.34' }),
+    ])
+    .optional(),
+  name: nonBlank('Name').optional(),
+  /** Used as the name when `name` is absent. */
+  description: nonBlank('Description').optional(),
+  /** Any string; `""` clears the notes (`null` would not). */
+  notes: z.string().optional(),
+  /** Accepted by the service but ignored on update. */
+  currency: z.string().optional(),
+  category_id: nonBlank('Category').optional(),
+  merchant_id: nonBlank('Merchant').optional(),
+  /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
+  nature: z
+    .string()
+    .refine((s) => ['income', 'inflow', 'expense', 'outflow'].includes(s.toLowerCase()), {
+      message: 'Nature must be income, expense, inflow or outflow',
+    })
+    .optional(),
+  /** Replaces the tag set exactly; `[]` removes every tag. */
+  tag_ids: z.array(nonBlank('Tag id')).optional(),
+});
+
+export type TransactionUpdate = z.input<typeof TransactionUpdateSchema>;
+
+/** The request body: `{ "transaction": { … } }`. */
+export const TransactionUpdateRequestSchema = z.object({ transaction: TransactionUpdateSchema });
+
+export interface TransactionListParams {
+  page?: number;
+  per_page?: number;
+  account_id?: string;
+  /** `YYYY-MM-DD`, inclusive. */
+  start_date?: string;
+  /** `YYYY-MM-DD`, inclusive. */
+  end_date?: string;
+  /** Matches the transaction name. */
+  search?: string;
+  category_id?: string;
+  merchant_id?: string;
+  /** Transactions carrying any of these tags (sent as `tag_ids[]`). */
+  tag_ids?: string[];
+}
