@@ -1,4 +1,6 @@
 export { SyncEngine } from './engine/engine.js';
+export { SyncWorker } from './engine/worker.js';
+export type { SyncWorkerOptions, WorkerRunEvent } from './engine/worker.js';
 export type {
   SyncEngineOptions,
   AddConnectionOptions,

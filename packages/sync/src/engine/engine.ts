@@ -1,7 +1,7 @@
 import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
 import { SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
-import type { ReadChangesOptions, Storage } from '../storage/types.js';
+import type { ReadChangesOptions, Storage, WriteBatch } from '../storage/types.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
 import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
 import type { ConnectionReport, SyncReport } from './report.js';
@@ -24,6 +24,24 @@ export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
 export interface SyncCallOptions {
   signal?: AbortSignal;
+  /**
+   * Commit only while this worker holds the connection's lease (see `SyncWorker`): every write of
+   * the run carries the fence, and a storage with leases refuses it once the lease is lost.
+   */
+  workerId?: string;
+}
+
+/** Adds the lease fence to every write of one run. */
+function fencedStorage(storage: Storage, connectionId: string, workerId: string): Storage {
+  return new Proxy(storage, {
+    get(target, property, receiver) {
+      if (property === 'apply') {
+        return (batch: WriteBatch) => target.apply({ ...batch, fence: { connectionId, workerId } });
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 function localToday(now: Date): string {
@@ -167,7 +185,7 @@ export class SyncEngine {
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const promise = this.#run(connectionId, client, controller.signal).finally(() => {
+    const promise = this.#run(connectionId, client, controller.signal, options.workerId).finally(() => {
       options.signal?.removeEventListener('abort', onAbort);
       this.#running.delete(connectionId);
     });
@@ -175,7 +193,12 @@ export class SyncEngine {
     return promise;
   }
 
-  async #run(connectionId: string, client: ProviderClient, signal: AbortSignal): Promise<ConnectionReport> {
+  async #run(
+    connectionId: string,
+    client: ProviderClient,
+    signal: AbortSignal,
+    workerId?: string,
+  ): Promise<ConnectionReport> {
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
     const now = this.#clock.now();
@@ -201,7 +224,7 @@ export class SyncEngine {
       {
         connectionId,
         client,
-        storage: this.storage,
+        storage: workerId === undefined ? this.storage : fencedStorage(this.storage, connectionId, workerId),
         tuning: this.#tuning,
         clock: this.#clock,
         signal,

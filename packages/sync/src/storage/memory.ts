@@ -1,4 +1,4 @@
-import { StorageConflictError } from '../errors.js';
+import { LeaseLostError, StorageConflictError } from '../errors.js';
 import type {
   AccountSyncState,
   Change,
@@ -8,7 +8,14 @@ import type {
   MirrorHolding,
   MirrorTransaction,
 } from '../model.js';
-import type { ReadChangesOptions, Storage, TransactionQuery, WriteBatch } from './types.js';
+import type {
+  LeaseInfo,
+  ReadChangesOptions,
+  Storage,
+  TransactionQuery,
+  WorkQueue,
+  WriteBatch,
+} from './types.js';
 
 type Table<R> = Map<string, R>;
 
@@ -24,7 +31,7 @@ function compareTransactions(a: MirrorTransaction, b: MirrorTransaction): number
  * A storage that lives in process memory. For tests, demos and short-lived jobs: nothing survives
  * the process. Records are copied in and out, so callers can never change stored state by accident.
  */
-export class MemoryStorage implements Storage {
+export class MemoryStorage implements Storage, WorkQueue {
   readonly #connections: Table<ConnectionState> = new Map();
   readonly #accountStates: Table<AccountSyncState> = new Map();
   /** Mirror rows of every entity, keyed by `entityKey`. */
@@ -34,6 +41,10 @@ export class MemoryStorage implements Storage {
   readonly #feed: FeedEntry[] = [];
   #seq = 0;
   #closed = false;
+  readonly #leases = new Map<
+    string,
+    { workerId: string | null; expiresAt: number | null; nextRunAt: number | null }
+  >();
 
   async init(): Promise<void> {}
 
@@ -43,6 +54,12 @@ export class MemoryStorage implements Storage {
 
   async apply(batch: WriteBatch): Promise<void> {
     this.#assertOpen();
+    if (batch.fence) {
+      const lease = this.#leases.get(batch.fence.connectionId);
+      if (!lease || lease.workerId !== batch.fence.workerId || (lease.expiresAt ?? 0) <= Date.now()) {
+        throw new LeaseLostError(batch.fence.connectionId, batch.fence.workerId);
+      }
+    }
     // Validate the whole batch against the current state plus the batch's own earlier changes
     // before touching anything, so a rejected batch leaves no trace.
     const staged = new Map<string, boolean>();
@@ -102,6 +119,7 @@ export class MemoryStorage implements Storage {
 
   async removeConnection(connectionId: string): Promise<void> {
     this.#connections.delete(connectionId);
+    this.#leases.delete(connectionId);
     for (const key of [...this.#accountStates.keys()])
       if (key.startsWith(`${connectionId}\u0000`)) this.#accountStates.delete(key);
     for (const [key, record] of [...this.#mirror])
@@ -204,6 +222,69 @@ export class MemoryStorage implements Storage {
 
   async lastSeq(): Promise<number> {
     return this.#seq;
+  }
+
+  #lease(connectionId: string) {
+    let lease = this.#leases.get(connectionId);
+    if (!lease)
+      this.#leases.set(connectionId, (lease = { workerId: null, expiresAt: null, nextRunAt: null }));
+    return lease;
+  }
+
+  async claimDue(
+    workerId: string,
+    options: { limit: number; leaseMs: number; now: Date },
+  ): Promise<string[]> {
+    const now = options.now.getTime();
+    const due = [...this.#connections.values()]
+      .filter(
+        (c) =>
+          c.status !== 'reauth_required' &&
+          (c.status !== 'paused' || !c.pausedUntil || Date.parse(c.pausedUntil) <= now),
+      )
+      .map((c) => ({ id: c.id, lease: this.#lease(c.id) }))
+      .filter(
+        ({ lease }) =>
+          (lease.nextRunAt ?? -Infinity) <= now && (lease.workerId === null || (lease.expiresAt ?? 0) <= now),
+      )
+      .sort((a, b) => (a.lease.nextRunAt ?? -Infinity) - (b.lease.nextRunAt ?? -Infinity))
+      .slice(0, options.limit);
+    for (const { lease } of due) {
+      lease.workerId = workerId;
+      lease.expiresAt = now + options.leaseMs;
+    }
+    return due.map((d) => d.id);
+  }
+
+  async renewLease(
+    connectionId: string,
+    workerId: string,
+    options: { leaseMs: number; now: Date },
+  ): Promise<boolean> {
+    const lease = this.#leases.get(connectionId);
+    const now = options.now.getTime();
+    if (!lease || lease.workerId !== workerId || (lease.expiresAt ?? 0) <= now) return false;
+    lease.expiresAt = now + options.leaseMs;
+    return true;
+  }
+
+  async releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void> {
+    const lease = this.#leases.get(connectionId);
+    if (!lease || lease.workerId !== workerId) return;
+    Object.assign(lease, { workerId: null, expiresAt: null, nextRunAt: nextRunAt.getTime() });
+  }
+
+  async listLeases(): Promise<LeaseInfo[]> {
+    return [...this.#connections.keys()].sort().map((connectionId) => {
+      const lease = this.#lease(connectionId);
+      const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+      return {
+        connectionId,
+        workerId: lease.workerId,
+        leaseExpiresAt: iso(lease.expiresAt),
+        nextRunAt: iso(lease.nextRunAt),
+      };
+    });
   }
 
   #assertOpen(): void {

@@ -1,0 +1,181 @@
+/**
+ * One of many sync processes sharing one storage. Work is found in the storage, not configured: a
+ * worker claims due connections under a lease, syncs them with every write fenced by that lease,
+ * renews the lease while it works, and releases it with the next run time. A worker that dies stops
+ * renewing; its leases expire and other workers take the connections over from the last commit.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ProviderClient } from '@finsync/provider';
+import { LeaseLostError, SyncAbortedError } from '../errors.js';
+import { isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
+import { SyncEngine, type ConnectionCredentials, type SyncEngineOptions } from './engine.js';
+import type { SyncEventName, SyncListener } from './events.js';
+import type { ConnectionReport } from './report.js';
+
+export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | 'concurrency'> {
+  /** A storage that distributes work, such as `PostgresStorage`. */
+  storage: Storage & WorkQueue;
+  /** Looks up a connection's provider credentials (e.g. decrypts its stored key). */
+  credentials: (connectionId: string) => Promise<ConnectionCredentials | ProviderClient>;
+  /** Unique per process; default `<hostname>-<pid>-<random>`. */
+  workerId?: string;
+  /** Connections this worker syncs at once. Default 2. */
+  concurrency?: number;
+  /** How long a lease lasts without renewal. Default 60 000 ms; renewed every third of it. */
+  leaseMs?: number;
+  /** How often an idle worker looks for due work. Default 5 000 ms. */
+  pollIntervalMs?: number;
+}
+
+export interface WorkerRunEvent {
+  connectionId: string;
+  workerId: string;
+  report?: ConnectionReport;
+  error?: Error;
+}
+
+export class SyncWorker {
+  readonly workerId: string;
+  readonly engine: SyncEngine;
+  readonly #storage: Storage & WorkQueue;
+  readonly #options: SyncWorkerOptions;
+  readonly #active = new Map<string, Promise<void>>();
+  readonly #listeners = new Set<(event: WorkerRunEvent) => void>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
+  #stopController = new AbortController();
+
+  constructor(options: SyncWorkerOptions) {
+    if (!isWorkQueue(options.storage))
+      throw new TypeError('SyncWorker needs a storage that implements WorkQueue');
+    this.#options = options;
+    this.#storage = options.storage;
+    this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.engine = new SyncEngine({ ...options, storage: options.storage });
+  }
+
+  on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
+    return this.engine.on(event, listener);
+  }
+
+  /** Called after each connection this worker finished (or lost). */
+  onRun(listener: (event: WorkerRunEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  get #leaseMs(): number {
+    return this.#options.leaseMs ?? 60_000;
+  }
+
+  #now(): Date {
+    return this.#options.clock?.now?.() ?? new Date();
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#stopController = new AbortController();
+    this.#schedule(0);
+  }
+
+  /** Stops claiming; in-flight runs finish, or with `abort: true` stop between commits. Leases are released. */
+  async stop(options: { abort?: boolean } = {}): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (options.abort) this.#stopController.abort(new SyncAbortedError('worker stopped'));
+    await Promise.allSettled([...this.#active.values()]);
+  }
+
+  #schedule(delayMs: number): void {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#poll(), delayMs);
+  }
+
+  /** Claims what this worker has room for; polls again when a run ends or after the poll interval. */
+  async #poll(): Promise<void> {
+    if (!this.#running) return;
+    const room = (this.#options.concurrency ?? 2) - this.#active.size;
+    let claimed: string[] = [];
+    if (room > 0) {
+      try {
+        claimed = await this.#storage.claimDue(this.workerId, {
+          limit: room,
+          leaseMs: this.#leaseMs,
+          now: this.#now(),
+        });
+      } catch (error) {
+        this.#options.logger?.error?.('claiming work failed', {
+          workerId: this.workerId,
+          error: String(error),
+        });
+      }
+    }
+    for (const connectionId of claimed) {
+      const run = this.#runOne(connectionId).finally(() => {
+        this.#active.delete(connectionId);
+        this.#schedule(0);
+      });
+      this.#active.set(connectionId, run);
+    }
+    this.#schedule(
+      claimed.length > 0
+        ? (this.#options.pollIntervalMs ?? 5_000) / 5
+        : (this.#options.pollIntervalMs ?? 5_000),
+    );
+  }
+
+  async #runOne(connectionId: string): Promise<void> {
+    const controller = new AbortController();
+    const stop = () => controller.abort(this.#stopController.signal.reason);
+    this.#stopController.signal.addEventListener('abort', stop, { once: true });
+    const renew = setInterval(() => {
+      void this.#storage
+        .renewLease(connectionId, this.workerId, { leaseMs: this.#leaseMs, now: this.#now() })
+        .then((held) => {
+          if (!held) controller.abort(new LeaseLostError(connectionId, this.workerId));
+        })
+        .catch(() => undefined);
+    }, this.#leaseMs / 3);
+    const event: WorkerRunEvent = { connectionId, workerId: this.workerId };
+    try {
+      const resolved = await this.#options.credentials(connectionId);
+      const credentials = 'client' in resolved || 'apiKey' in resolved ? resolved : { client: resolved };
+      await this.engine.addConnection({ id: connectionId, ...(credentials as ConnectionCredentials) });
+      event.report = await this.engine.sync(connectionId, {
+        signal: controller.signal,
+        workerId: this.workerId,
+      });
+    } catch (error) {
+      event.error = error instanceof Error ? error : new Error(String(error));
+      this.#options.logger?.warn?.('worker run ended with an error', {
+        connectionId,
+        workerId: this.workerId,
+        error: event.error.message,
+      });
+    } finally {
+      clearInterval(renew);
+      this.#stopController.signal.removeEventListener('abort', stop);
+    }
+    const nextRunAt = this.#nextRunAt(event.report);
+    await this.#storage.releaseLease(connectionId, this.workerId, nextRunAt).catch(() => undefined);
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is not the run's.
+      }
+    }
+  }
+
+  #nextRunAt(report: ConnectionReport | undefined): Date {
+    const interval = this.#options.intervalMs ?? 6 * 3_600_000;
+    const jitter = (Math.random() * 2 - 1) * (this.#options.jitter ?? 0.1) * interval;
+    const now = this.#now().getTime();
+    // A failed or lost run is retried sooner than a full interval, but not in a tight loop.
+    const base = report?.ok ? interval + jitter : Math.min(interval, 5 * 60_000);
+    return new Date(now + base);
+  }
+}

@@ -1,0 +1,128 @@
+import { ProviderClient } from '@finsync/provider';
+import { SandboxProvider } from '@finsync/provider/sandbox';
+import { http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { LeaseLostError, MemoryStorage, SyncWorker, type WorkerRunEvent } from '../src/index.js';
+import { connectionState } from '../src/testing/fixtures.js';
+import { server, useMsw } from './harness.js';
+
+useMsw();
+
+function sandboxAt(host: string, seed: number) {
+  const sandbox = new SandboxProvider({ seed, historyDays: 20, transactionsPerDay: 2 });
+  server.use(http.all(`https://${host}/api/v1/*`, ({ request }) => sandbox.handle(request)));
+  return sandbox;
+}
+
+describe('SyncWorker', () => {
+  it('several workers over one store sync every connection exactly once at a time', async () => {
+    const storage = new MemoryStorage();
+    const sandboxes = [sandboxAt('a.test', 1), sandboxAt('b.test', 2)];
+    const ids = Array.from({ length: 12 }, (_, i) => `conn-${i}`);
+    await storage.apply({ changes: [], connections: ids.map((id) => connectionState(id)) });
+    const credentials = async (id: string) =>
+      new ProviderClient({
+        apiKey: 'sandbox-key',
+        baseUrl: `https://${Number(id.split('-')[1]) % 2 ? 'b' : 'a'}.test/api/v1`,
+        rateLimit: false,
+        maxRetries: 0,
+      });
+
+    const running = new Map<string, string>();
+    let overlaps = 0;
+    const runs: WorkerRunEvent[] = [];
+    const workers = ['w1', 'w2', 'w3'].map((workerId) => {
+      const worker = new SyncWorker({
+        storage,
+        credentials,
+        workerId,
+        concurrency: 2,
+        leaseMs: 5_000,
+        pollIntervalMs: 20,
+        clock: { today: () => sandboxes[0]!.today },
+      });
+      worker.on('run:start', ({ connectionId }) => {
+        if (running.has(connectionId)) overlaps += 1;
+        running.set(connectionId, workerId);
+      });
+      worker.onRun((event) => {
+        running.delete(event.connectionId);
+        runs.push(event);
+      });
+      return worker;
+    });
+    for (const w of workers) w.start();
+    for (let i = 0; i < 200 && runs.length < ids.length; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await Promise.all(workers.map((w) => w.stop()));
+
+    expect(overlaps).toBe(0);
+    expect(runs.map((r) => r.connectionId).sort()).toEqual([...ids].sort());
+    expect(runs.every((r) => r.report?.ok)).toBe(true);
+    expect(new Set(runs.map((r) => r.workerId)).size).toBeGreaterThan(1);
+    // Each connection is done and not due again for about an interval.
+    const leases = await storage.listLeases();
+    expect(
+      leases.every((l) => l.workerId === null && Date.parse(l.nextRunAt!) > Date.now() + 60 * 60_000),
+    ).toBe(true);
+    for (const id of ids) expect(await storage.countTransactions(id)).toBeGreaterThan(0);
+  });
+
+  it('a write fenced by a lease the worker no longer holds is refused and changes nothing', async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    expect(await storage.claimDue('w1', { limit: 5, leaseMs: 1, now: new Date() })).toEqual(['c1']);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await storage.renewLease('c1', 'w1', { leaseMs: 1_000, now: new Date() })).toBe(false);
+    expect(await storage.claimDue('w2', { limit: 5, leaseMs: 60_000, now: new Date() })).toEqual(['c1']);
+    const seq = await storage.lastSeq();
+    await expect(
+      storage.apply({
+        changes: [
+          {
+            entity: 'account',
+            op: 'added',
+            connectionId: 'c1',
+            accountId: 'a',
+            key: 'a',
+            record: {
+              connectionId: 'c1',
+              id: 'a',
+              name: 'A',
+              institutionName: null,
+              institutionLogo: null,
+              provider: null,
+              upstreamStatus: 'ACTIVE',
+              currency: null,
+              state: 'active',
+              balance: null,
+            },
+          },
+        ],
+        fence: { connectionId: 'c1', workerId: 'w1' },
+      }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await storage.lastSeq()).toBe(seq);
+    expect(await storage.claimDue('w3', { limit: 5, leaseMs: 60_000, now: new Date() })).toEqual([]);
+  });
+
+  it('does not claim connections that wait for re-auth, are paused, or are not due', async () => {
+    const storage = new MemoryStorage();
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    await storage.apply({
+      changes: [],
+      connections: [
+        connectionState('ok'),
+        connectionState('reauth', { status: 'reauth_required' }),
+        connectionState('paused', { status: 'paused', pausedUntil: future }),
+        connectionState('later'),
+      ],
+    });
+    const first = await storage.claimDue('x', { limit: 10, leaseMs: 60_000, now: new Date() });
+    expect(first.sort()).toEqual(['later', 'ok']);
+    // Leased connections are not due for anyone else.
+    expect(await storage.claimDue('y', { limit: 10, leaseMs: 60_000, now: new Date() })).toEqual([]);
+    await storage.releaseLease('later', 'x', new Date(Date.now() + 3_600_000));
+    await storage.releaseLease('ok', 'x', new Date(Date.now() - 1));
+    expect(await storage.claimDue('y', { limit: 10, leaseMs: 60_000, now: new Date() })).toEqual(['ok']);
+  });
+});
