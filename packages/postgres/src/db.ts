@@ -1,0 +1,44 @@
+import type { ClientBase, Pool } from 'pg';
+
+/** What `migrate` accepts: a pool, or one idle client (not inside a transaction) the caller manages. */
+export type Database = Pool | ClientBase;
+
+function isPool(db: Database): db is Pool {
+  // Duck-typed rather than instanceof: the caller's pg may be another copy than ours.
+  return typeof (db as Pool).idleCount === 'number';
+}
+
+/**
+ * Runs `work` in a transaction on one connection (taken from the pool and given back, or the
+ * client passed in). Any throw rolls back and is rethrown. A connection whose ROLLBACK fails is in
+ * an unknown state, so it is destroyed instead of going back to the pool.
+ */
+export async function inTransaction<T>(db: Database, work: (client: ClientBase) => Promise<T>): Promise<T> {
+  const pooled = isPool(db) ? await db.connect() : undefined;
+  const client: ClientBase = pooled ?? (db as ClientBase);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    }
+  } finally {
+    pooled?.release(broken);
+  }
+}
+
+/** SQLSTATEs after which running the same transaction again may well succeed. */
+const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+
+export function isRetryable(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && RETRYABLE.has((error as { code?: string }).code ?? '')
+  );
+}

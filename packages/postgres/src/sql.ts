@@ -1,0 +1,183 @@
+/**
+ * Every SQL statement of the storage, built once per storage for its schema. Parameters are always
+ * bound; only the (validated, quoted) schema name and fixed column lists are spliced into text.
+ */
+import type { TransactionQuery } from '@finsync/sync';
+import { feedColumns } from './feed.js';
+import { accountStateColumns, connectionColumns, mirrorSpecs, type Column, type MirrorSpec } from './rows.js';
+import { quoteSchema } from './schema.js';
+
+/** `unnest($first::text[], $next::boolean[], …)`: one array parameter per column. */
+function unnest(columns: readonly Column[], first = 1): string {
+  return `unnest(${columns.map((c, i) => `$${first + i}::${c.type}[]`).join(', ')})`;
+}
+
+function names(columns: readonly Column[], prefix = ''): string {
+  return columns.map((c) => `${prefix}${c.name}`).join(', ');
+}
+
+/**
+ * A timestamptz as the model's ISO form (`toISOString()`), formatted by the server: independent of
+ * the session time zone and of any timestamp type parser installed on the client.
+ */
+function iso(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/** The three bulk statements of one mirror table; each returns the identities it touched. */
+export interface MirrorStatements {
+  insert: string;
+  update: string;
+  remove: string;
+}
+
+function mirrorStatements(schema: string, spec: MirrorSpec): MirrorStatements {
+  const table = `${schema}.${spec.table}`;
+  const ids = names(spec.idColumns);
+  const all = [...spec.idColumns, ...spec.fieldColumns];
+  return {
+    // The conflict target is the primary key: a duplicate there is what `added` must not hit, while
+    // any other violation (NOT NULL, CHECK) still throws.
+    insert:
+      `INSERT INTO ${table} (${names(all)}) SELECT * FROM ${unnest(all)} ` +
+      `ON CONFLICT (${ids}) DO NOTHING RETURNING ${ids}`,
+    update:
+      `UPDATE ${table} AS t SET ${spec.fieldColumns.map((c) => `${c.name} = u.${c.name}`).join(', ')} ` +
+      `FROM ${unnest(all)} AS u(${names(all)}) ` +
+      `WHERE ${spec.idColumns.map((c) => `t.${c.name} = u.${c.name}`).join(' AND ')} ` +
+      `RETURNING ${names(spec.idColumns, 't.')}`,
+    remove:
+      `DELETE FROM ${table} WHERE (${ids}) IN (SELECT * FROM ${unnest(spec.idColumns)}) ` +
+      `RETURNING ${ids}`,
+  };
+}
+
+/** Upsert that writes only `columns`: other columns of an existing row (leases!) stay as they are. */
+function upsert(table: string, columns: readonly Column[], keys: readonly string[]): string {
+  const updates = columns.filter((c) => !keys.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`);
+  return (
+    `INSERT INTO ${table} (${names(columns)}) SELECT * FROM ${unnest(columns)} ` +
+    `ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
+}
+
+const connectionSelect = names(connectionColumns);
+const transactionSelect =
+  'connection_id, account_id, key, provider_id, amount, currency, date, merchant, description, is_pending';
+const feedSelect =
+  'seq, connection_id, account_id, entity, op, key, record::text AS record, replaces, replaced_by, ' +
+  `link_flags, ${iso('at')} AS at`;
+/** `$2::timestamptz + $3 ms`, for lease expiry times. */
+const leaseUntil = (now: string, ms: string) =>
+  `${now}::timestamptz + ${ms}::float8 * interval '1 millisecond'`;
+
+export function buildStatements(schemaName: string) {
+  const s = quoteSchema(schemaName);
+  const scan = `SELECT ${transactionSelect} FROM ${s}.transactions WHERE connection_id = $1`;
+  const find = new Map<string, string>();
+  return {
+    mirror: {
+      account: mirrorStatements(s, mirrorSpecs.account),
+      transaction: mirrorStatements(s, mirrorSpecs.transaction),
+      holding: mirrorStatements(s, mirrorSpecs.holding),
+    },
+    upsertConnections: upsert(`${s}.connections`, connectionColumns, ['id']),
+    upsertAccountStates: upsert(`${s}.account_states`, accountStateColumns, ['connection_id', 'account_id']),
+
+    // Locks the connection row until commit: while the batch commits, no claimer can take the lease
+    // over (claimDue skips locked rows) and no release or renewal can slip in between.
+    fence:
+      `SELECT lease_owner = $2 AND lease_expires_at > now() AS held ` +
+      `FROM ${s}.connections WHERE id = $1 FOR UPDATE`,
+
+    // Feed seqs must become visible in seq order (why: see writeBatch in write.ts), so appending holds a
+    // transaction-scoped advisory lock from before the first seq is drawn until commit. Taking it in
+    // the same statement as the insert saves a round trip inside that window: every inserted row
+    // is joined with the lock row, so the lock is held before any seq is drawn. `at` is read after
+    // the lock too, so it also increases with seq. Then the head row records the highest seq.
+    appendFeed:
+      `WITH feed_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock($1::int4, $2::int4), clock_timestamp() AS at), ` +
+      `appended AS (INSERT INTO ${s}.feed (${names(feedColumns)}, at) ` +
+      `SELECT ${feedColumns.map((c) => (c.name === 'record' ? 'u.record::json' : `u.${c.name}`)).join(', ')}, ` +
+      `feed_lock.at FROM feed_lock, ${unnest(feedColumns, 3)} WITH ORDINALITY AS u(${names(feedColumns)}, ord) ` +
+      `ORDER BY u.ord RETURNING seq) ` +
+      `UPDATE ${s}.feed_head SET last_seq = GREATEST(last_seq, (SELECT max(seq) FROM appended))`,
+
+    getConnection: `SELECT ${connectionSelect} FROM ${s}.connections WHERE id = $1`,
+    listConnections: `SELECT ${connectionSelect} FROM ${s}.connections ORDER BY id`,
+    listAccounts: `SELECT * FROM ${s}.accounts WHERE connection_id = $1 ORDER BY id`,
+    listAccountStates:
+      `SELECT ${names(accountStateColumns)} FROM ${s}.account_states ` +
+      'WHERE connection_id = $1 ORDER BY account_id',
+    listHoldings: `SELECT * FROM ${s}.holdings WHERE connection_id = $1 AND account_id = $2 ORDER BY key`,
+    countConnection: `SELECT count(*) AS n FROM ${s}.transactions WHERE connection_id = $1`,
+    countAccount: `SELECT count(*) AS n FROM ${s}.transactions WHERE connection_id = $1 AND account_id = $2`,
+
+    // Keyset pagination over the primary key; the "first" variants exist because no cursor value
+    // sorts before every possible key (even '' is a valid key).
+    scanFirst: `${scan} ORDER BY account_id, key LIMIT $2`,
+    scanNext: `${scan} AND (account_id, key) > ($2, $3) ORDER BY account_id, key LIMIT $4`,
+    scanAccountFirst: `${scan} AND account_id = $2 ORDER BY key LIMIT $3`,
+    scanAccountNext: `${scan} AND account_id = $2 AND key > $3 ORDER BY key LIMIT $4`,
+
+    feedAfter: `SELECT ${feedSelect} FROM ${s}.feed WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    feedAfterOfConnection: `SELECT ${feedSelect} FROM ${s}.feed WHERE connection_id = $3 AND seq > $1 ORDER BY seq LIMIT $2`,
+    lastSeq: `SELECT last_seq FROM ${s}.feed_head`,
+
+    // One statement is one transaction: the connection disappears whole or not at all.
+    removeConnection:
+      `WITH f AS (DELETE FROM ${s}.feed WHERE connection_id = $1), ` +
+      `t AS (DELETE FROM ${s}.transactions WHERE connection_id = $1), ` +
+      `h AS (DELETE FROM ${s}.holdings WHERE connection_id = $1), ` +
+      `a AS (DELETE FROM ${s}.accounts WHERE connection_id = $1), ` +
+      `st AS (DELETE FROM ${s}.account_states WHERE connection_id = $1) ` +
+      `DELETE FROM ${s}.connections WHERE id = $1`,
+
+    // SKIP LOCKED makes concurrent claimers pass over each other's rows instead of queueing on them,
+    // and a row committed by another claimer after this statement's snapshot is re-checked against
+    // the WHERE clause when locked, so no connection is handed out twice.
+    claimDue:
+      `WITH claimed AS (UPDATE ${s}.connections SET lease_owner = $1, lease_expires_at = ${leaseUntil('$2', '$3')} ` +
+      `WHERE id IN (SELECT id FROM ${s}.connections ` +
+      `WHERE status <> 'reauth_required' ` +
+      `AND (status <> 'paused' OR paused_until IS NULL OR paused_until::timestamptz <= $2::timestamptz) ` +
+      `AND COALESCE(next_run_at, '-infinity') <= $2::timestamptz ` +
+      `AND (lease_owner IS NULL OR lease_expires_at <= $2::timestamptz) ` +
+      `ORDER BY COALESCE(next_run_at, '-infinity'), id LIMIT $4 FOR UPDATE SKIP LOCKED) ` +
+      'RETURNING id, next_run_at) ' +
+      "SELECT id FROM claimed ORDER BY COALESCE(next_run_at, '-infinity'), id",
+    renewLease:
+      `UPDATE ${s}.connections SET lease_expires_at = ${leaseUntil('$3', '$4')} ` +
+      'WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3::timestamptz',
+    releaseLease:
+      `UPDATE ${s}.connections SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = $3::timestamptz ` +
+      'WHERE id = $1 AND lease_owner = $2',
+    listLeases:
+      `SELECT id, lease_owner, ${iso('lease_expires_at')} AS lease_expires_at, ` +
+      `${iso('next_run_at')} AS next_run_at FROM ${s}.connections ORDER BY id`,
+
+    /**
+     * The window query for this combination of filters (at most 12, built on first use). Each gets
+     * its own SQL rather than `$n IS NULL OR …` terms, so the planner can use the date range and,
+     * for `pending: true`, the partial index, which only matches a literal `is_pending`.
+     */
+    findTransactions(query: TransactionQuery): string {
+      let n = 2;
+      const from = query.from === undefined ? '' : ` AND date >= $${(n += 1)}`;
+      const to = query.to === undefined ? '' : ` AND date <= $${(n += 1)}`;
+      const pending =
+        query.pending === undefined ? '' : query.pending ? ' AND is_pending' : ' AND NOT is_pending';
+      const cacheKey = `${from}|${to}|${pending}`;
+      let sql = find.get(cacheKey);
+      if (sql === undefined) {
+        sql =
+          `SELECT ${transactionSelect} FROM ${s}.transactions WHERE connection_id = $1 AND account_id = $2` +
+          `${from}${to}${pending} ORDER BY date, key`;
+        find.set(cacheKey, sql);
+      }
+      return sql;
+    },
+  };
+}
+
+export type Statements = ReturnType<typeof buildStatements>;

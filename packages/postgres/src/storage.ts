@@ -1,0 +1,338 @@
+import {
+  type AccountSyncState,
+  type ConnectionState,
+  type FeedEntry,
+  type LeaseInfo,
+  type MirrorAccount,
+  type MirrorHolding,
+  type MirrorTransaction,
+  type ReadChangesOptions,
+  type Storage,
+  type TransactionQuery,
+  type WorkQueue,
+  type WriteBatch,
+} from '@finsync/sync';
+import { Pool, type PoolConfig } from 'pg';
+import { inTransaction, isRetryable } from './db.js';
+import { feedEntryFromRow, type FeedRow } from './feed.js';
+import { assertSchemaCurrent, migrate } from './migrations.js';
+import {
+  accountFromRow,
+  accountStateFromRow,
+  connectionFromRow,
+  holdingFromRow,
+  transactionFromRow,
+  type AccountRow,
+  type AccountStateRow,
+  type ConnectionRow,
+  type HoldingRow,
+  type TransactionRow,
+} from './rows.js';
+import { DEFAULT_SCHEMA, quoteSchema, schemaLockKey } from './schema.js';
+import { buildStatements, type Statements } from './sql.js';
+import { groupChanges, hasWork, writeBatch } from './write.js';
+
+export interface PostgresStorageOptions {
+  /**
+   * A pool you own: the storage uses it and leaves it open on `close()`. Give it room for your
+   * concurrency: each in-flight `apply` holds one connection for its transaction.
+   */
+  pool?: Pool;
+  /**
+   * For a pool the storage creates (and ends on `close()`), e.g. `process.env.DATABASE_URL`. With
+   * neither `pool` nor `connectionString`, pg's `PG*` environment variables apply.
+   */
+  connectionString?: string;
+  /** Extra settings for a pool the storage creates (`max`, `ssl`, timeouts…). */
+  poolConfig?: Omit<PoolConfig, 'connectionString'>;
+  /** Schema holding the tables; created by the first migration. Default `'finsync'`. */
+  schema?: string;
+  /**
+   * `'auto'` (default): `init()` applies pending migrations. `'manual'`: `init()` only checks that
+   * the schema is current (run `migrate()` from a deploy step instead).
+   */
+  migrate?: 'auto' | 'manual';
+}
+
+/** Rows per page of `scanTransactions`: bounds its memory while keeping per-query overhead small. */
+const SCAN_CHUNK = 1_000;
+/** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */
+const APPLY_ATTEMPTS = 3;
+
+/** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`); null: no limit. */
+function sqlLimit(limit: number): number | null {
+  return limit === Infinity ? null : Math.ceil(limit);
+}
+
+function validDate(value: Date, name: string): string {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+    throw new TypeError(`${name} must be a valid Date`);
+  return value.toISOString();
+}
+
+function validLeaseMs(leaseMs: number): number {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0)
+    throw new RangeError(`leaseMs must be positive, got ${leaseMs}`);
+  return leaseMs;
+}
+
+/**
+ * Storage on PostgreSQL, for many engine processes sharing one database: besides `Storage` it is
+ * a `WorkQueue` that hands each due connection to one worker at a time under a lease.
+ *
+ * Every `apply` is one transaction of a few set-based statements (not one per row), optionally
+ * fenced by a lease; feed seqs become visible strictly in seq order across all writers.
+ */
+export class PostgresStorage implements Storage, WorkQueue {
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #schemaKey: number;
+  readonly #migrate: 'auto' | 'manual';
+  readonly #sql: Statements;
+  #initialized: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresStorageOptions = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('PostgresStorage needs options');
+    if (options.pool && (options.connectionString !== undefined || options.poolConfig !== undefined)) {
+      throw new TypeError('pass either pool or connectionString/poolConfig, not both');
+    }
+    const mode = options.migrate ?? 'auto';
+    if (mode !== 'auto' && mode !== 'manual') throw new TypeError(`migrate must be 'auto' or 'manual'`);
+    this.#schema = options.schema ?? DEFAULT_SCHEMA;
+    quoteSchema(this.#schema);
+    this.#schemaKey = schemaLockKey(this.#schema);
+    this.#migrate = mode;
+    this.#sql = buildStatements(this.#schema);
+    if (options.pool) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else {
+      this.#pool = new Pool({ ...options.poolConfig, connectionString: options.connectionString });
+      this.#ownsPool = true;
+      // An idle pooled connection that dies (server restart, network) is reported as an 'error'
+      // event, which would crash the process without a listener. The pool has already dropped that
+      // connection, and the next query reports any lasting problem to its caller.
+      this.#pool.on('error', () => undefined);
+    }
+  }
+
+  /** The pool this storage queries, e.g. for ad-hoc reads or health checks. */
+  get pool(): Pool {
+    return this.#pool;
+  }
+
+  /** The schema holding the tables. */
+  get schema(): string {
+    return this.#schema;
+  }
+
+  /** Migrates (or, with `migrate: 'manual'`, checks) the schema. Idempotent; other methods call it first. */
+  async init(): Promise<void> {
+    await this.#ready();
+  }
+
+  /** Idempotent. Ends the pool only if the storage created it; calls after it reject. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Let an init in flight settle first, so ending the pool does not fail it halfway.
+    await this.#initialized?.catch(() => undefined);
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  async apply(batch: WriteBatch): Promise<void> {
+    await this.#ready();
+    if (!hasWork(batch)) return;
+    // Checked before any round trip: a malformed batch costs nothing and writes nothing.
+    const groups = groupChanges(batch.changes);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await inTransaction(this.#pool, (client) =>
+          writeBatch(client, this.#sql, this.#schemaKey, batch, groups),
+        );
+        return;
+      } catch (error) {
+        // Concurrent batches touching the same rows in different orders can deadlock; Postgres
+        // aborts one, which then left no trace and can simply run again.
+        if (attempt >= APPLY_ATTEMPTS || !isRetryable(error)) throw error;
+      }
+    }
+  }
+
+  async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
+    const row = (await this.#query<ConnectionRow>(this.#sql.getConnection, [connectionId]))[0];
+    return row && connectionFromRow(row);
+  }
+
+  async listConnections(): Promise<ConnectionState[]> {
+    return (await this.#query<ConnectionRow>(this.#sql.listConnections)).map(connectionFromRow);
+  }
+
+  async removeConnection(connectionId: string): Promise<void> {
+    await this.#query(this.#sql.removeConnection, [connectionId]);
+  }
+
+  async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
+    return (await this.#query<AccountRow>(this.#sql.listAccounts, [connectionId])).map(accountFromRow);
+  }
+
+  async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
+    return (await this.#query<AccountStateRow>(this.#sql.listAccountStates, [connectionId])).map(
+      accountStateFromRow,
+    );
+  }
+
+  async findTransactions(
+    connectionId: string,
+    accountId: string,
+    query: TransactionQuery = {},
+  ): Promise<MirrorTransaction[]> {
+    const params: string[] = [connectionId, accountId];
+    if (query.from !== undefined) params.push(query.from);
+    if (query.to !== undefined) params.push(query.to);
+    return (await this.#query<TransactionRow>(this.#sql.findTransactions(query), params)).map(
+      transactionFromRow,
+    );
+  }
+
+  /**
+   * Pages through the primary key, one short query per chunk, holding no connection or cursor while
+   * the consumer runs: memory stays at one chunk however large the account, and writes between
+   * chunks are fine. Rows written mid-scan ahead of the cursor are seen, behind it are not; none
+   * is seen twice.
+   */
+  async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
+    const sql = this.#sql;
+    let last: { accountId: string; key: string } | undefined;
+    for (;;) {
+      const rows =
+        accountId === undefined
+          ? last === undefined
+            ? await this.#query<TransactionRow>(sql.scanFirst, [connectionId, SCAN_CHUNK])
+            : await this.#query<TransactionRow>(sql.scanNext, [
+                connectionId,
+                last.accountId,
+                last.key,
+                SCAN_CHUNK,
+              ])
+          : last === undefined
+            ? await this.#query<TransactionRow>(sql.scanAccountFirst, [connectionId, accountId, SCAN_CHUNK])
+            : await this.#query<TransactionRow>(sql.scanAccountNext, [
+                connectionId,
+                accountId,
+                last.key,
+                SCAN_CHUNK,
+              ]);
+      for (const row of rows) yield transactionFromRow(row);
+      const tail = rows.at(-1);
+      if (rows.length < SCAN_CHUNK || tail === undefined) return;
+      last = { accountId: tail.account_id, key: tail.key };
+    }
+  }
+
+  async countTransactions(connectionId: string, accountId?: string): Promise<number> {
+    const rows =
+      accountId === undefined
+        ? await this.#query<{ n: string }>(this.#sql.countConnection, [connectionId])
+        : await this.#query<{ n: string }>(this.#sql.countAccount, [connectionId, accountId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
+    return (await this.#query<HoldingRow>(this.#sql.listHoldings, [connectionId, accountId])).map(
+      holdingFromRow,
+    );
+  }
+
+  async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    await this.#ready();
+    if (!(options.limit > 0)) return [];
+    // seq is an integer, so "seq > 2.5" is "seq > 2"; bigint parameters reject fractions.
+    const after = Math.floor(options.after ?? 0);
+    const params: (number | string | null)[] = [after, sqlLimit(options.limit)];
+    const rows =
+      options.connectionId === undefined
+        ? await this.#query<FeedRow>(this.#sql.feedAfter, params)
+        : await this.#query<FeedRow>(this.#sql.feedAfterOfConnection, [...params, options.connectionId]);
+    return rows.map(feedEntryFromRow);
+  }
+
+  async lastSeq(): Promise<number> {
+    const rows = await this.#query<{ last_seq: string }>(this.#sql.lastSeq);
+    return Number(rows[0]?.last_seq ?? 0);
+  }
+
+  async claimDue(
+    workerId: string,
+    options: { limit: number; leaseMs: number; now: Date },
+  ): Promise<string[]> {
+    if (typeof workerId !== 'string' || workerId === '') throw new TypeError('claimDue needs a workerId');
+    const now = validDate(options.now, 'now');
+    const leaseMs = validLeaseMs(options.leaseMs);
+    await this.#ready();
+    if (!(options.limit > 0)) return [];
+    const rows = await this.#query<{ id: string }>(this.#sql.claimDue, [
+      workerId,
+      now,
+      leaseMs,
+      sqlLimit(options.limit),
+    ]);
+    return rows.map((row) => row.id);
+  }
+
+  async renewLease(
+    connectionId: string,
+    workerId: string,
+    options: { leaseMs: number; now: Date },
+  ): Promise<boolean> {
+    const now = validDate(options.now, 'now');
+    const leaseMs = validLeaseMs(options.leaseMs);
+    await this.#ready();
+    const result = await this.#pool.query(this.#sql.renewLease, [connectionId, workerId, now, leaseMs]);
+    return result.rowCount === 1;
+  }
+
+  async releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void> {
+    const next = validDate(nextRunAt, 'nextRunAt');
+    await this.#query(this.#sql.releaseLease, [connectionId, workerId, next]);
+  }
+
+  async listLeases(): Promise<LeaseInfo[]> {
+    const rows = await this.#query<{
+      id: string;
+      lease_owner: string | null;
+      lease_expires_at: string | null;
+      next_run_at: string | null;
+    }>(this.#sql.listLeases);
+    return rows.map((row) => ({
+      connectionId: row.id,
+      workerId: row.lease_owner,
+      leaseExpiresAt: row.lease_expires_at,
+      nextRunAt: row.next_run_at,
+    }));
+  }
+
+  async #query<R extends object>(text: string, values?: unknown[]): Promise<R[]> {
+    await this.#ready();
+    return (await this.#pool.query<R & Record<string, unknown>>(text, values)).rows;
+  }
+
+  /**
+   * Initializes on first use, once: a storage used before `init()` (which the memory storage
+   * allows) migrates itself instead of failing. A failed init is retried by the next call.
+   */
+  #ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('PostgresStorage is closed'));
+    this.#initialized ??= (
+      this.#migrate === 'auto'
+        ? migrate(this.#pool, { schema: this.#schema }).then(() => undefined)
+        : assertSchemaCurrent(this.#pool, this.#schema)
+    ).catch((error: unknown) => {
+      this.#initialized = undefined;
+      throw error;
+    });
+    return this.#initialized;
+  }
+}

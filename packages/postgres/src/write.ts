@@ -1,0 +1,177 @@
+/**
+ * The body of `apply`: a batch written with a handful of set-based statements, whatever its size.
+ * Runs inside a transaction the caller opened; any throw means the caller rolls back.
+ */
+import {
+  LeaseLostError,
+  StorageConflictError,
+  type AccountSyncState,
+  type Change,
+  type ConnectionState,
+  type WriteBatch,
+} from '@finsync/sync';
+import type { ClientBase } from 'pg';
+import { feedColumns, feedValues } from './feed.js';
+import {
+  accountStateColumns,
+  accountStateValues,
+  connectionColumns,
+  connectionValues,
+  mirrorSpecs,
+  toColumns,
+} from './rows.js';
+import { FEED_LOCK } from './schema.js';
+import type { Statements } from './sql.js';
+
+const OPS: ReadonlySet<string> = new Set(['added', 'modified', 'removed']);
+
+/** Consecutive changes of one entity and op that one statement can write. */
+interface Group {
+  entity: Change['entity'];
+  op: Change['op'];
+  changes: Change[];
+}
+
+function identityKey(change: Change): string {
+  return mirrorSpecs[change.entity].identity(change).join('\u0000');
+}
+
+function conflict(change: Change, problem: string): StorageConflictError {
+  return new StorageConflictError(
+    `${change.entity} ${change.key} of connection ${change.connectionId} ${problem}`,
+    change,
+  );
+}
+
+/**
+ * Splits the changes into runs of one (entity, op) in which no key repeats. Within such a run the
+ * order of rows does not matter, so one set-based statement can write it; a repeated key (add then
+ * modify, remove then re-add) starts a new run, which keeps the batch's order meaning.
+ */
+export function groupChanges(changes: readonly Change[]): Group[] {
+  const groups: Group[] = [];
+  let current: Group | undefined;
+  let keys = new Set<string>();
+  for (const change of changes) {
+    if (!Object.hasOwn(mirrorSpecs, change.entity))
+      throw new TypeError(`unknown entity ${JSON.stringify(change.entity)}`);
+    if (!OPS.has(change.op)) throw new TypeError(`unknown change op ${JSON.stringify(change.op)}`);
+    if (change.op !== 'removed' && (change.record === null || change.record === undefined)) {
+      throw new StorageConflictError(`${change.op} ${change.entity} ${change.key} has no record`, change);
+    }
+    const key = identityKey(change);
+    if (
+      current === undefined ||
+      current.entity !== change.entity ||
+      current.op !== change.op ||
+      keys.has(key)
+    ) {
+      current = { entity: change.entity, op: change.op, changes: [] };
+      groups.push(current);
+      keys = new Set();
+    }
+    current.changes.push(change);
+    keys.add(key);
+  }
+  return groups;
+}
+
+/**
+ * Writes one group with one statement. Each statement returns the identities it touched, so a
+ * count short of the group's size means some row existed (`added`) or did not (`modified`,
+ * `removed`): the first such change, in batch order, is the one reported.
+ */
+async function writeGroup(client: ClientBase, sql: Statements, group: Group): Promise<void> {
+  const spec = mirrorSpecs[group.entity];
+  const statements = sql.mirror[group.entity];
+  const ids = group.changes.map((change) => spec.identity(change));
+  let text: string;
+  let rows: (string | boolean | number | null)[][];
+  if (group.op === 'removed') {
+    text = statements.remove;
+    rows = ids;
+  } else {
+    text = group.op === 'added' ? statements.insert : statements.update;
+    rows = group.changes.map((change, i) => [...ids[i]!, ...spec.fields(change.record!)]);
+  }
+  const width = spec.idColumns.length + (group.op === 'removed' ? 0 : spec.fieldColumns.length);
+  const result = await client.query<string[]>({
+    text,
+    values: toColumns(rows, width),
+    rowMode: 'array',
+  });
+  if (result.rows.length === group.changes.length) return;
+  const touched = new Set(result.rows.map((row) => row.join('\u0000')));
+  const missed = group.changes.find((_, i) => !touched.has(ids[i]!.join('\u0000'))) ?? group.changes[0]!;
+  throw conflict(missed, group.op === 'added' ? 'already exists' : 'does not exist');
+}
+
+/** The last state per id: one upsert statement cannot touch the same row twice, and the last wins. */
+function lastById<T>(items: readonly T[], id: (item: T) => string): T[] {
+  const byId = new Map<string, T>();
+  for (const item of items) {
+    const key = id(item);
+    byId.delete(key);
+    byId.set(key, item);
+  }
+  return [...byId.values()];
+}
+
+export function hasWork(batch: WriteBatch): boolean {
+  return (
+    batch.changes.length > 0 ||
+    (batch.connections?.length ?? 0) > 0 ||
+    (batch.accountStates?.length ?? 0) > 0 ||
+    batch.fence !== undefined
+  );
+}
+
+export async function writeBatch(
+  client: ClientBase,
+  sql: Statements,
+  schemaKey: number,
+  batch: WriteBatch,
+  groups: readonly Group[],
+): Promise<void> {
+  if (batch.fence) {
+    const { connectionId, workerId } = batch.fence;
+    const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [connectionId, workerId]);
+    if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
+  }
+
+  for (const group of groups) await writeGroup(client, sql, group);
+
+  const connections = lastById<ConnectionState>(batch.connections ?? [], (c) => c.id);
+  if (connections.length > 0) {
+    await client.query(
+      sql.upsertConnections,
+      toColumns(connections.map(connectionValues), connectionColumns.length),
+    );
+  }
+  const states = lastById<AccountSyncState>(
+    batch.accountStates ?? [],
+    (s) => `${s.connectionId}\u0000${s.accountId}`,
+  );
+  if (states.length > 0) {
+    await client.query(
+      sql.upsertAccountStates,
+      toColumns(states.map(accountStateValues), accountStateColumns.length),
+    );
+  }
+
+  // Last, so the feed lock is held for as little as possible: from here to COMMIT.
+  //
+  // Why a lock at all: seqs come from an identity sequence, which hands numbers out at insert time,
+  // not at commit. Without the lock, batch A could draw seqs 1-10, batch B 11-20, and B commit
+  // first; a reader paging with `after` would see 11-20, move its cursor to 20, and never see 1-10
+  // once A commits. Holding one lock from drawing the first seq until commit makes batches draw and
+  // commit in the same order, so once seq n is visible every lower seq is visible or will never
+  // exist (a rolled-back batch leaves a gap that is never filled).
+  if (batch.changes.length > 0) {
+    await client.query(sql.appendFeed, [
+      FEED_LOCK,
+      schemaKey,
+      ...toColumns(batch.changes.map(feedValues), feedColumns.length),
+    ]);
+  }
+}

@@ -1,0 +1,275 @@
+import { LeaseLostError, isWorkQueue, type ConnectionState, type WriteBatch } from '@finsync/sync';
+import { fixtures } from '@finsync/sync/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresStorage } from '../src/index.js';
+import { adminPool, dropSchema, freshSchema, suiteName, url } from './helpers.js';
+
+const { added, connectionState, transaction } = fixtures;
+
+const T0 = new Date('2030-01-01T00:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const LEASE = 60_000;
+
+describe.skipIf(!url)(suiteName('PostgresStorage as a WorkQueue'), () => {
+  let schema: string;
+  let storage: PostgresStorage;
+  const extra: PostgresStorage[] = [];
+
+  /** Another process on the same schema. */
+  async function worker(): Promise<PostgresStorage> {
+    const other = new PostgresStorage({ connectionString: url, schema, poolConfig: { max: 2 } });
+    extra.push(other);
+    await other.init();
+    return other;
+  }
+
+  async function connections(...states: ConnectionState[]): Promise<void> {
+    await storage.apply({ changes: [], connections: states });
+  }
+
+  beforeEach(async () => {
+    schema = freshSchema();
+    storage = new PostgresStorage({ connectionString: url, schema });
+    await storage.init();
+  });
+
+  afterEach(async () => {
+    await Promise.all([storage, ...extra.splice(0)].map((s) => s.close()));
+    await dropSchema(schema);
+  });
+
+  it('is recognised as a WorkQueue', () => {
+    expect(isWorkQueue(storage)).toBe(true);
+  });
+
+  it('hands each due connection to exactly one of several concurrent claimers', async () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+    await connections(...ids.map((id) => connectionState(id)));
+    const claimers = await Promise.all(Array.from({ length: 4 }, () => worker()));
+    const claimed = await Promise.all(
+      claimers.map(async (claimer, n) => {
+        const mine: string[] = [];
+        for (;;) {
+          const got = await claimer.claimDue(`w${n}`, { limit: 3, leaseMs: LEASE, now: T0 });
+          if (got.length === 0) return mine;
+          mine.push(...got);
+        }
+      }),
+    );
+    const all = claimed.flat();
+    expect(all).toHaveLength(50);
+    expect(new Set(all)).toEqual(new Set(ids));
+    // Nobody got nothing: they really ran side by side.
+    expect(claimed.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+    const leases = await storage.listLeases();
+    for (const [n, mine] of claimed.entries()) {
+      for (const id of mine) expect(leases.find((l) => l.connectionId === id)?.workerId).toBe(`w${n}`);
+    }
+    expect(await storage.claimDue('late', { limit: 50, leaseMs: LEASE, now: T0 })).toEqual([]);
+  });
+
+  it('four claimers asking for everything at once split it without overlap', async () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+    await connections(...ids.map((id) => connectionState(id)));
+    const claimers = await Promise.all(Array.from({ length: 4 }, () => worker()));
+    const claimed = await Promise.all(
+      claimers.map((c, n) => c.claimDue(`w${n}`, { limit: 50, leaseMs: LEASE, now: T0 })),
+    );
+    expect(claimed.flat().sort()).toEqual(ids);
+  });
+
+  /** Sets lease and schedule columns directly, as other workers would have left them. */
+  async function setLease(id: string, owner: string | null, expiresAt: Date | null, nextRunAt: Date | null) {
+    await adminPool().query(
+      `UPDATE "${schema}".connections SET lease_owner = $2, lease_expires_at = $3, next_run_at = $4 WHERE id = $1`,
+      [id, owner, expiresAt?.toISOString() ?? null, nextRunAt?.toISOString() ?? null],
+    );
+  }
+
+  it('skips re-auth, future pauses, future next runs and live leases; takes expired leases over', async () => {
+    await connections(
+      connectionState('active'),
+      connectionState('reauth', { status: 'reauth_required', statusReason: '401' }),
+      connectionState('paused-future', { status: 'paused', pausedUntil: at(1_000).toISOString() }),
+      connectionState('paused-past', { status: 'paused', pausedUntil: at(-1_000).toISOString() }),
+      connectionState('paused-open', { status: 'paused', pausedUntil: null }),
+      connectionState('scheduled'),
+      connectionState('overdue'),
+      connectionState('leased'),
+      connectionState('expired'),
+    );
+    await setLease('scheduled', null, null, at(1));
+    await setLease('overdue', null, null, at(-1));
+    await setLease('leased', 'holder', at(1), at(-LEASE));
+    await setLease('expired', 'dead', T0, at(-LEASE));
+
+    const claimed = await storage.claimDue('w1', { limit: 100, leaseMs: LEASE, now: T0 });
+    expect(claimed.sort()).toEqual(['active', 'expired', 'overdue', 'paused-open', 'paused-past']);
+    const leases = Object.fromEntries((await storage.listLeases()).map((l) => [l.connectionId, l]));
+    expect(leases['expired']).toEqual({
+      connectionId: 'expired',
+      workerId: 'w1',
+      leaseExpiresAt: at(LEASE).toISOString(),
+      nextRunAt: at(-LEASE).toISOString(),
+    });
+    expect(leases['leased']).toMatchObject({ workerId: 'holder', leaseExpiresAt: at(1).toISOString() });
+    expect(leases['scheduled']).toEqual({
+      connectionId: 'scheduled',
+      workerId: null,
+      leaseExpiresAt: null,
+      nextRunAt: at(1).toISOString(),
+    });
+    // Once their time comes, the scheduled one and the paused one are due too.
+    expect((await storage.claimDue('w2', { limit: 100, leaseMs: LEASE, now: at(1_000) })).sort()).toEqual([
+      'leased',
+      'paused-future',
+      'scheduled',
+    ]);
+    expect(await storage.claimDue('w3', { limit: 100, leaseMs: LEASE, now: at(10 * LEASE) })).not.toContain(
+      'reauth',
+    );
+  });
+
+  it('claims never-run connections first, then the most overdue, never more than the limit', async () => {
+    await connections(...['a', 'b', 'c', 'new'].map((id) => connectionState(id)));
+    await setLease('a', null, null, at(-300));
+    await setLease('b', null, null, at(-100));
+    await setLease('c', null, null, at(-200));
+    expect(await storage.claimDue('w', { limit: 2, leaseMs: LEASE, now: T0 })).toEqual(['new', 'a']);
+    expect(await storage.claimDue('w', { limit: 0, leaseMs: LEASE, now: T0 })).toEqual([]);
+    expect(await storage.claimDue('w', { limit: 5, leaseMs: LEASE, now: T0 })).toEqual(['c', 'b']);
+  });
+
+  it('passes over a connection whose row another transaction holds, instead of waiting', async () => {
+    await connections(connectionState('busy'), connectionState('free'));
+    const client = await adminPool().connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT 1 FROM "${schema}".connections WHERE id = 'busy' FOR UPDATE`);
+      expect(await storage.claimDue('w', { limit: 5, leaseMs: LEASE, now: T0 })).toEqual(['free']);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+    expect(await storage.claimDue('w', { limit: 5, leaseMs: LEASE, now: T0 })).toEqual(['busy']);
+  });
+
+  it('renews only a lease still held and not expired', async () => {
+    await connections(connectionState('c1'));
+    await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: T0 });
+    expect(await storage.renewLease('c1', 'w1', { leaseMs: LEASE, now: at(LEASE / 2) })).toBe(true);
+    expect((await storage.listLeases())[0]?.leaseExpiresAt).toBe(at(LEASE / 2 + LEASE).toISOString());
+    expect(await storage.renewLease('c1', 'w2', { leaseMs: LEASE, now: at(LEASE) })).toBe(false);
+    // Expired: not renewable, even by its owner, because someone may have taken it over already.
+    expect(await storage.renewLease('c1', 'w1', { leaseMs: LEASE, now: at(3 * LEASE) })).toBe(false);
+    expect(await storage.claimDue('w2', { limit: 1, leaseMs: LEASE, now: at(3 * LEASE) })).toEqual(['c1']);
+    expect(await storage.renewLease('c1', 'w1', { leaseMs: LEASE, now: at(3 * LEASE) })).toBe(false);
+    expect(await storage.renewLease('c1', 'w2', { leaseMs: LEASE, now: at(3 * LEASE) })).toBe(true);
+    expect(await storage.renewLease('missing', 'w2', { leaseMs: LEASE, now: T0 })).toBe(false);
+  });
+
+  it('releases only for the owner, recording the next run', async () => {
+    await connections(connectionState('c1'));
+    await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: T0 });
+    await storage.releaseLease('c1', 'w2', at(5));
+    expect((await storage.listLeases())[0]).toMatchObject({ workerId: 'w1', nextRunAt: null });
+    await storage.releaseLease('c1', 'w1', at(3_600_000));
+    expect(await storage.listLeases()).toEqual([
+      { connectionId: 'c1', workerId: null, leaseExpiresAt: null, nextRunAt: at(3_600_000).toISOString() },
+    ]);
+    expect(await storage.claimDue('w3', { limit: 1, leaseMs: LEASE, now: at(3_599_999) })).toEqual([]);
+    expect(await storage.claimDue('w3', { limit: 1, leaseMs: LEASE, now: at(3_600_000) })).toEqual(['c1']);
+  });
+
+  it('validates its arguments', async () => {
+    await expect(storage.claimDue('', { limit: 1, leaseMs: LEASE, now: T0 })).rejects.toThrow(TypeError);
+    await expect(storage.claimDue('w', { limit: 1, leaseMs: 0, now: T0 })).rejects.toThrow(RangeError);
+    await expect(storage.claimDue('w', { limit: 1, leaseMs: LEASE, now: new Date(NaN) })).rejects.toThrow(
+      TypeError,
+    );
+    await expect(storage.releaseLease('c1', 'w', new Date('nope'))).rejects.toThrow(TypeError);
+  });
+
+  describe('the fence', () => {
+    // The fence compares with the database clock, so these leases are taken at real time.
+    const batch = (workerId: string, key: string): WriteBatch => ({
+      changes: [added(transaction('c1', 'a1', key))],
+      connections: [connectionState('c1', { lastRunAt: '2030-01-01T00:00:00.000Z' })],
+      fence: { connectionId: 'c1', workerId },
+    });
+
+    async function unchanged(seq: number): Promise<void> {
+      expect(await storage.lastSeq()).toBe(seq);
+      expect(await storage.countTransactions('c1')).toBe(seq === 0 ? 0 : 1);
+      expect((await storage.getConnection('c1'))?.lastRunAt).toBe(
+        seq === 0 ? null : '2030-01-01T00:00:00.000Z',
+      );
+    }
+
+    beforeEach(async () => {
+      await connections(connectionState('c1'));
+    });
+
+    it('lets the lease holder commit', async () => {
+      await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+      await storage.apply(batch('w1', 'id:1'));
+      await unchanged(1);
+    });
+
+    it('rejects a worker whose lease expired, writing nothing', async () => {
+      await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: new Date(Date.now() - 5_000) });
+      const error = await storage.apply(batch('w1', 'id:1')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LeaseLostError);
+      expect(error).toMatchObject({ connectionId: 'c1', workerId: 'w1' });
+      await unchanged(0);
+    });
+
+    it('rejects a worker whose lease was taken over, and lets the new holder commit', async () => {
+      await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: new Date(Date.now() - 5_000) });
+      const other = await worker();
+      expect(await other.claimDue('w2', { limit: 1, leaseMs: LEASE, now: new Date() })).toEqual(['c1']);
+      await expect(storage.apply(batch('w1', 'id:1'))).rejects.toBeInstanceOf(LeaseLostError);
+      await unchanged(0);
+      await other.apply(batch('w2', 'id:2'));
+      await unchanged(1);
+    });
+
+    it('rejects after release, without a lease, and for an unknown connection', async () => {
+      await expect(storage.apply(batch('w1', 'id:1'))).rejects.toBeInstanceOf(LeaseLostError);
+      await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+      await storage.releaseLease('c1', 'w1', new Date());
+      await expect(storage.apply(batch('w1', 'id:1'))).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(
+        storage.apply({ changes: [], fence: { connectionId: 'nope', workerId: 'w1' } }),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      await unchanged(0);
+    });
+
+    it('never commits under a lease taken over while the batch was in flight', async () => {
+      await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+      const other = await worker();
+      const big = Array.from({ length: 3_000 }, (_, i) => added(transaction('c1', 'a1', `id:${i}`)));
+      // A claimer whose clock is far ahead thinks the lease expired and races the batch. If it
+      // claims before the batch locks the row, the batch is refused whole; while the batch holds
+      // the row it is skipped; after the commit it may take the lease, but then the batch was
+      // already written under a valid lease.
+      const [outcome, claimed] = await Promise.all([
+        storage.apply({ ...batch('w1', 'id:x'), changes: big }).then(
+          () => 'committed',
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(resolve, 2)).then(() =>
+          other.claimDue('w2', { limit: 1, leaseMs: LEASE, now: new Date(Date.now() + 10 * LEASE) }),
+        ),
+      ]);
+      if (outcome === 'committed') {
+        expect(await storage.countTransactions('c1')).toBe(3_000);
+      } else {
+        expect(outcome).toBeInstanceOf(LeaseLostError);
+        expect(claimed).toEqual(['c1']);
+        expect(await storage.countTransactions('c1')).toBe(0);
+        expect(await storage.lastSeq()).toBe(0);
+      }
+    });
+  });
+});

@@ -1,0 +1,14 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@finsync/source'] },
+  ssr: { resolve: { conditions: ['@finsync/source'] } },
+  test: {
+    name: 'postgres',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
