@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProviderClient } from '@finsync/provider';
+import { PostgresStorage } from '@finsync/postgres';
 import { SqliteStorage } from '@finsync/sqlite';
-import { SyncEngine } from '@finsync/sync';
+import { SyncEngine, type Storage } from '@finsync/sync';
 import { flag, heavyAccounts, peakRssMiB, startSandboxProcess } from './lib.js';
 
 const rows = flag('rows', 100_000);
@@ -19,6 +20,13 @@ const today = '2026-06-30';
 // --windowed: give the engine a startDate, so the first sync walks 90-day windows instead of asking
 // for each account's whole history in one response.
 const windowed = process.argv.includes('--windowed');
+// --postgres: write into PostgreSQL (FINSYNC_TEST_POSTGRES_URL or DATABASE_URL) instead of SQLite.
+const postgresUrl = process.argv.includes('--postgres')
+  ? (process.env.FINSYNC_TEST_POSTGRES_URL ??
+    process.env.DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/test')
+  : undefined;
+const schema = `finsync_bench_${process.pid}`;
 const { accounts } = heavyAccounts(rows, historyDays);
 const sandbox = await startSandboxProcess({ seed: 1, today, historyDays, accounts });
 const dir = mkdtempSync(join(tmpdir(), 'finsync-bench-'));
@@ -32,7 +40,9 @@ const countingFetch: typeof fetch = (input, init) => {
 
 try {
   let clockToday = today;
-  const storage = new SqliteStorage({ filename });
+  const storage: Storage = postgresUrl
+    ? new PostgresStorage({ connectionString: postgresUrl, schema })
+    : new SqliteStorage({ filename });
   const engine = new SyncEngine({
     storage,
     clock: { now: () => new Date(`${clockToday}T12:00:00Z`), today: () => clockToday },
@@ -76,9 +86,13 @@ try {
   const dayMs = performance.now() - dayStarted;
   const dayWritten = (await storage.lastSeq()) - seqBefore - noopWritten;
 
+  if (postgresUrl) {
+    await (storage as PostgresStorage).pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  }
   await storage.close();
   const result = {
     rows: stored,
+    storage: postgresUrl ? 'postgres' : 'sqlite',
     mode: windowed ? 'windowed (startDate)' : 'whole history per request',
     accounts: accounts.length,
     firstSync: {
@@ -87,7 +101,7 @@ try {
       requests: firstRequests,
     },
     peakRssMiB: Math.round(peakRssMiB()),
-    databaseMiB: Math.round(statSync(filename).size / 2 ** 20),
+    databaseMiB: postgresUrl ? null : Math.round(statSync(filename).size / 2 ** 20),
     noopResync: {
       ok: noop.ok,
       ms: Math.round(noopMs),
