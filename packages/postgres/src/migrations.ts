@@ -1,29 +1,18 @@
+import { checkMigrationOrder, migrationFailed } from '@finsync/sync/sql';
+import type { MigrationResult, MigrationStep } from '@finsync/sync/sql';
 import { inTransaction, type Database } from './db.js';
 import { SchemaOutdatedError, SchemaTooNewError } from './errors.js';
 import { DEFAULT_SCHEMA, MIGRATION_LOCK, quoteSchema, schemaLockKey } from './schema.js';
 
-/**
- * One forward-only schema step. Shipped migrations are never edited or reordered: a database that
- * already ran version n will never run it again, so a fix is always a new, higher version.
- */
-export interface Migration {
-  /** Positive integer, strictly increasing through the list. */
-  readonly version: number;
-  readonly name: string;
+export type { MigrationResult };
+
+/** One forward-only schema step (see `MigrationStep`), as SQL text. */
+export interface Migration extends MigrationStep {
   /**
    * SQL, possibly several statements, with unqualified table names: it runs with `search_path` set
    * to the target schema, inside the transaction that records it.
    */
   readonly up: string;
-}
-
-export interface MigrationResult {
-  /** Schema version before `migrate` ran (0: a schema never migrated). */
-  from: number;
-  /** Schema version afterwards. */
-  to: number;
-  /** Versions this call applied, in order (empty when the schema was current). */
-  applied: number[];
 }
 
 export interface MigrateOptions {
@@ -159,19 +148,6 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
 /** The schema version this release writes: the last entry of `MIGRATIONS`. */
 export const SCHEMA_VERSION: number = MIGRATIONS.at(-1)!.version;
 
-function assertOrdered(migrations: readonly Migration[]): number {
-  let previous = 0;
-  for (const migration of migrations) {
-    if (!Number.isInteger(migration.version) || migration.version <= previous) {
-      throw new TypeError(
-        `migration versions must be positive integers in increasing order; got ${migration.version} after ${previous}`,
-      );
-    }
-    previous = migration.version;
-  }
-  return previous;
-}
-
 /** The highest migration version recorded in the schema; 0 when it was never migrated. */
 export async function readSchemaVersion(db: Database, schema: string = DEFAULT_SCHEMA): Promise<number> {
   const ledger = `${quoteSchema(schema)}.finsync_migrations`;
@@ -194,7 +170,7 @@ export async function migrate(db: Database, options: MigrateOptions = {}): Promi
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const quoted = quoteSchema(schema);
   const migrations = options.migrations ?? MIGRATIONS;
-  const latest = assertOrdered(migrations);
+  const latest = checkMigrationOrder(migrations);
   const seen = await readSchemaVersion(db, schema);
   if (seen > latest) throw new SchemaTooNewError(schema, seen, latest);
   if (seen === latest) return { from: seen, to: seen, applied: [] };
@@ -228,10 +204,7 @@ export async function migrate(db: Database, options: MigrateOptions = {}): Promi
       try {
         await client.query(migration.up);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${reason}`, {
-          cause: error,
-        });
+        throw migrationFailed(migration, error);
       }
       await client.query(`INSERT INTO ${quoted}.finsync_migrations (version, name) VALUES ($1, $2)`, [
         migration.version,
@@ -252,7 +225,7 @@ export async function assertSchemaCurrent(
   schema: string = DEFAULT_SCHEMA,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<void> {
-  const latest = assertOrdered(migrations);
+  const latest = checkMigrationOrder(migrations);
   const version = await readSchemaVersion(db, schema);
   if (version > latest) throw new SchemaTooNewError(schema, version, latest);
   if (version < latest) throw new SchemaOutdatedError(schema, version, latest);

@@ -2,18 +2,16 @@
  * Every SQL statement of the storage, built once per storage for its schema. Parameters are always
  * bound; only the (validated, quoted) schema name and fixed column lists are spliced into text.
  */
-import type { TransactionQuery } from '@finsync/sync';
-import { feedColumns } from './feed.js';
-import { accountStateColumns, connectionColumns, mirrorSpecs, type Column, type MirrorSpec } from './rows.js';
+import type { Change, TransactionQuery } from '@finsync/sync';
+import { columnNames as names, type Column } from '@finsync/sync/sql';
+import { arrayElementType, codec } from './rows.js';
 import { quoteSchema } from './schema.js';
+
+const { connection, accountState, feed, mirror } = codec;
 
 /** `unnest($first::text[], $next::boolean[], …)`: one array parameter per column. */
 function unnest(columns: readonly Column[], first = 1): string {
-  return `unnest(${columns.map((c, i) => `$${first + i}::${c.type}[]`).join(', ')})`;
-}
-
-function names(columns: readonly Column[], prefix = ''): string {
-  return columns.map((c) => `${prefix}${c.name}`).join(', ');
+  return `unnest(${columns.map((c, i) => `$${first + i}::${arrayElementType(c)}[]`).join(', ')})`;
 }
 
 /**
@@ -31,7 +29,7 @@ export interface MirrorStatements {
   remove: string;
 }
 
-function mirrorStatements(schema: string, spec: MirrorSpec): MirrorStatements {
+function mirrorStatements(schema: string, spec: (typeof mirror)[Change['entity']]): MirrorStatements {
   const table = `${schema}.${spec.table}`;
   const ids = names(spec.idColumns);
   const all = [...spec.idColumns, ...spec.fieldColumns];
@@ -61,9 +59,8 @@ function upsert(table: string, columns: readonly Column[], keys: readonly string
   );
 }
 
-const connectionSelect = names(connectionColumns);
-const transactionSelect =
-  'connection_id, account_id, key, provider_id, amount, currency, date, merchant, description, is_pending';
+const connectionSelect = names(connection.columns);
+const transactionSelect = names([...mirror.transaction.idColumns, ...mirror.transaction.fieldColumns]);
 const feedSelect =
   'seq, connection_id, account_id, entity, op, key, record::text AS record, replaces, replaced_by, ' +
   `link_flags, ${iso('at')} AS at`;
@@ -77,12 +74,12 @@ export function buildStatements(schemaName: string) {
   const find = new Map<string, string>();
   return {
     mirror: {
-      account: mirrorStatements(s, mirrorSpecs.account),
-      transaction: mirrorStatements(s, mirrorSpecs.transaction),
-      holding: mirrorStatements(s, mirrorSpecs.holding),
+      account: mirrorStatements(s, mirror.account),
+      transaction: mirrorStatements(s, mirror.transaction),
+      holding: mirrorStatements(s, mirror.holding),
     },
-    upsertConnections: upsert(`${s}.connections`, connectionColumns, ['id']),
-    upsertAccountStates: upsert(`${s}.account_states`, accountStateColumns, ['connection_id', 'account_id']),
+    upsertConnections: upsert(`${s}.connections`, connection.columns, ['id']),
+    upsertAccountStates: upsert(`${s}.account_states`, accountState.columns, ['connection_id', 'account_id']),
 
     // Locks the connection row until commit: while the batch commits, no claimer can take the lease
     // over (claimDue skips locked rows) and no release or renewal can slip in between.
@@ -97,9 +94,9 @@ export function buildStatements(schemaName: string) {
     // the lock too, so it also increases with seq. Then the head row records the highest seq.
     appendFeed:
       `WITH feed_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock($1::int4, $2::int4), clock_timestamp() AS at), ` +
-      `appended AS (INSERT INTO ${s}.feed (${names(feedColumns)}, at) ` +
-      `SELECT ${feedColumns.map((c) => (c.name === 'record' ? 'u.record::json' : `u.${c.name}`)).join(', ')}, ` +
-      `feed_lock.at FROM feed_lock, ${unnest(feedColumns, 3)} WITH ORDINALITY AS u(${names(feedColumns)}, ord) ` +
+      `appended AS (INSERT INTO ${s}.feed (${names(feed.columns)}, at) ` +
+      `SELECT ${feed.columns.map((c) => (c.name === 'record' ? 'u.record::json' : `u.${c.name}`)).join(', ')}, ` +
+      `feed_lock.at FROM feed_lock, ${unnest(feed.columns, 3)} WITH ORDINALITY AS u(${names(feed.columns)}, ord) ` +
       `ORDER BY u.ord RETURNING seq) ` +
       `UPDATE ${s}.feed_head SET last_seq = GREATEST(last_seq, (SELECT max(seq) FROM appended))`,
 
@@ -107,7 +104,7 @@ export function buildStatements(schemaName: string) {
     listConnections: `SELECT ${connectionSelect} FROM ${s}.connections ORDER BY id`,
     listAccounts: `SELECT * FROM ${s}.accounts WHERE connection_id = $1 ORDER BY id`,
     listAccountStates:
-      `SELECT ${names(accountStateColumns)} FROM ${s}.account_states ` +
+      `SELECT ${names(accountState.columns)} FROM ${s}.account_states ` +
       'WHERE connection_id = $1 ORDER BY account_id',
     listHoldings: `SELECT * FROM ${s}.holdings WHERE connection_id = $1 AND account_id = $2 ORDER BY key`,
     countConnection: `SELECT count(*) AS n FROM ${s}.transactions WHERE connection_id = $1`,

@@ -12,22 +12,11 @@ import {
   type WorkQueue,
   type WriteBatch,
 } from '@finsync/sync';
+import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { Pool, type PoolConfig } from 'pg';
 import { inTransaction, isRetryable } from './db.js';
-import { feedEntryFromRow, type FeedRow } from './feed.js';
 import { assertSchemaCurrent, migrate } from './migrations.js';
-import {
-  accountFromRow,
-  accountStateFromRow,
-  connectionFromRow,
-  holdingFromRow,
-  transactionFromRow,
-  type AccountRow,
-  type AccountStateRow,
-  type ConnectionRow,
-  type HoldingRow,
-  type TransactionRow,
-} from './rows.js';
+import { codec, type Row } from './rows.js';
 import { DEFAULT_SCHEMA, quoteSchema, schemaLockKey } from './schema.js';
 import { buildStatements, type Statements } from './sql.js';
 import { groupChanges, hasWork, writeBatch } from './write.js';
@@ -54,8 +43,6 @@ export interface PostgresStorageOptions {
   migrate?: 'auto' | 'manual';
 }
 
-/** Rows per page of `scanTransactions`: bounds its memory while keeping per-query overhead small. */
-const SCAN_CHUNK = 1_000;
 /** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */
 const APPLY_ATTEMPTS = 3;
 
@@ -162,12 +149,12 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
-    const row = (await this.#query<ConnectionRow>(this.#sql.getConnection, [connectionId]))[0];
-    return row && connectionFromRow(row);
+    const row = (await this.#query<Row['connection']>(this.#sql.getConnection, [connectionId]))[0];
+    return row && codec.connection.fromRow(row);
   }
 
   async listConnections(): Promise<ConnectionState[]> {
-    return (await this.#query<ConnectionRow>(this.#sql.listConnections)).map(connectionFromRow);
+    return (await this.#query<Row['connection']>(this.#sql.listConnections)).map(codec.connection.fromRow);
   }
 
   async removeConnection(connectionId: string): Promise<void> {
@@ -175,12 +162,14 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
-    return (await this.#query<AccountRow>(this.#sql.listAccounts, [connectionId])).map(accountFromRow);
+    return (await this.#query<Row['account']>(this.#sql.listAccounts, [connectionId])).map(
+      codec.mirror.account.fromRow,
+    );
   }
 
   async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
-    return (await this.#query<AccountStateRow>(this.#sql.listAccountStates, [connectionId])).map(
-      accountStateFromRow,
+    return (await this.#query<Row['accountState']>(this.#sql.listAccountStates, [connectionId])).map(
+      codec.accountState.fromRow,
     );
   }
 
@@ -189,47 +178,39 @@ export class PostgresStorage implements Storage, WorkQueue {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
-    const params: string[] = [connectionId, accountId];
-    if (query.from !== undefined) params.push(query.from);
-    if (query.to !== undefined) params.push(query.to);
-    return (await this.#query<TransactionRow>(this.#sql.findTransactions(query), params)).map(
-      transactionFromRow,
+    const params = transactionWindowParams(connectionId, accountId, query);
+    return (await this.#query<Row['transaction']>(this.#sql.findTransactions(query), params)).map(
+      codec.mirror.transaction.fromRow,
     );
   }
 
   /**
-   * Pages through the primary key, one short query per chunk, holding no connection or cursor while
-   * the consumer runs: memory stays at one chunk however large the account, and writes between
-   * chunks are fine. Rows written mid-scan ahead of the cursor are seen, behind it are not; none
-   * is seen twice.
+   * Pages through the primary key (see `scanByKey`), one short query per page, holding no
+   * connection or cursor while the consumer runs.
    */
   async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
     const sql = this.#sql;
-    let last: { accountId: string; key: string } | undefined;
-    for (;;) {
-      const rows =
+    yield* scanByKey(
+      (last) =>
         accountId === undefined
           ? last === undefined
-            ? await this.#query<TransactionRow>(sql.scanFirst, [connectionId, SCAN_CHUNK])
-            : await this.#query<TransactionRow>(sql.scanNext, [
+            ? this.#query<Row['transaction']>(sql.scanFirst, [connectionId, SCAN_CHUNK])
+            : this.#query<Row['transaction']>(sql.scanNext, [
                 connectionId,
                 last.accountId,
                 last.key,
                 SCAN_CHUNK,
               ])
           : last === undefined
-            ? await this.#query<TransactionRow>(sql.scanAccountFirst, [connectionId, accountId, SCAN_CHUNK])
-            : await this.#query<TransactionRow>(sql.scanAccountNext, [
+            ? this.#query<Row['transaction']>(sql.scanAccountFirst, [connectionId, accountId, SCAN_CHUNK])
+            : this.#query<Row['transaction']>(sql.scanAccountNext, [
                 connectionId,
                 accountId,
                 last.key,
                 SCAN_CHUNK,
-              ]);
-      for (const row of rows) yield transactionFromRow(row);
-      const tail = rows.at(-1);
-      if (rows.length < SCAN_CHUNK || tail === undefined) return;
-      last = { accountId: tail.account_id, key: tail.key };
-    }
+              ]),
+      codec.mirror.transaction.fromRow,
+    );
   }
 
   async countTransactions(connectionId: string, accountId?: string): Promise<number> {
@@ -241,8 +222,8 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
-    return (await this.#query<HoldingRow>(this.#sql.listHoldings, [connectionId, accountId])).map(
-      holdingFromRow,
+    return (await this.#query<Row['holding']>(this.#sql.listHoldings, [connectionId, accountId])).map(
+      codec.mirror.holding.fromRow,
     );
   }
 
@@ -254,9 +235,9 @@ export class PostgresStorage implements Storage, WorkQueue {
     const params: (number | string | null)[] = [after, sqlLimit(options.limit)];
     const rows =
       options.connectionId === undefined
-        ? await this.#query<FeedRow>(this.#sql.feedAfter, params)
-        : await this.#query<FeedRow>(this.#sql.feedAfterOfConnection, [...params, options.connectionId]);
-    return rows.map(feedEntryFromRow);
+        ? await this.#query<Row['feed']>(this.#sql.feedAfter, params)
+        : await this.#query<Row['feed']>(this.#sql.feedAfterOfConnection, [...params, options.connectionId]);
+    return rows.map(codec.feed.fromRow);
   }
 
   async lastSeq(): Promise<number> {

@@ -11,15 +11,7 @@ import {
   type WriteBatch,
 } from '@finsync/sync';
 import type { ClientBase } from 'pg';
-import { feedColumns, feedValues } from './feed.js';
-import {
-  accountStateColumns,
-  accountStateValues,
-  connectionColumns,
-  connectionValues,
-  mirrorSpecs,
-  toColumns,
-} from './rows.js';
+import { codec, toColumns } from './rows.js';
 import { FEED_LOCK } from './schema.js';
 import type { Statements } from './sql.js';
 
@@ -33,7 +25,7 @@ interface Group {
 }
 
 function identityKey(change: Change): string {
-  return mirrorSpecs[change.entity].identity(change).join('\u0000');
+  return codec.mirror[change.entity].identity(change).join('\u0000');
 }
 
 function conflict(change: Change, problem: string): StorageConflictError {
@@ -53,7 +45,7 @@ export function groupChanges(changes: readonly Change[]): Group[] {
   let current: Group | undefined;
   let keys = new Set<string>();
   for (const change of changes) {
-    if (!Object.hasOwn(mirrorSpecs, change.entity))
+    if (!Object.hasOwn(codec.mirror, change.entity))
       throw new TypeError(`unknown entity ${JSON.stringify(change.entity)}`);
     if (!OPS.has(change.op)) throw new TypeError(`unknown change op ${JSON.stringify(change.op)}`);
     if (change.op !== 'removed' && (change.record === null || change.record === undefined)) {
@@ -82,7 +74,7 @@ export function groupChanges(changes: readonly Change[]): Group[] {
  * `removed`): the first such change, in batch order, is the one reported.
  */
 async function writeGroup(client: ClientBase, sql: Statements, group: Group): Promise<void> {
-  const spec = mirrorSpecs[group.entity];
+  const spec = codec.mirror[group.entity];
   const statements = sql.mirror[group.entity];
   const ids = group.changes.map((change) => spec.identity(change));
   let text: string;
@@ -145,7 +137,7 @@ export async function writeBatch(
   if (connections.length > 0) {
     await client.query(
       sql.upsertConnections,
-      toColumns(connections.map(connectionValues), connectionColumns.length),
+      toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
     );
   }
   const states = lastById<AccountSyncState>(
@@ -155,7 +147,7 @@ export async function writeBatch(
   if (states.length > 0) {
     await client.query(
       sql.upsertAccountStates,
-      toColumns(states.map(accountStateValues), accountStateColumns.length),
+      toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
     );
   }
 
@@ -171,7 +163,7 @@ export async function writeBatch(
     await client.query(sql.appendFeed, [
       FEED_LOCK,
       schemaKey,
-      ...toColumns(batch.changes.map(feedValues), feedColumns.length),
+      ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
     ]);
   }
 }

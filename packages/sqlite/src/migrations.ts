@@ -1,28 +1,17 @@
 import type Database from 'better-sqlite3';
+import { checkMigrationOrder, migrationFailed } from '@finsync/sync/sql';
+import type { MigrationResult, MigrationStep } from '@finsync/sync/sql';
 import { SchemaOutdatedError, SchemaTooNewError } from './errors.js';
 
-/**
- * One forward-only schema step. Shipped migrations are never edited or reordered: a database that
- * already ran version n will never run it again, so a fix is always a new, higher version.
- */
-export interface Migration {
-  /** Positive integer, strictly increasing through the list. */
-  readonly version: number;
-  readonly name: string;
+export type { MigrationResult };
+
+/** One forward-only schema step (see `MigrationStep`), run on the better-sqlite3 handle. */
+export interface Migration extends MigrationStep {
   /**
    * Changes the schema. Runs synchronously inside the same transaction that records the version,
    * so a migration that throws leaves neither its changes nor its record behind.
    */
   up(db: Database.Database): void;
-}
-
-export interface MigrationResult {
-  /** Schema version before `migrate` ran (0: a fresh database). */
-  from: number;
-  /** Schema version afterwards. */
-  to: number;
-  /** Versions this call applied, in order (empty when the database was current). */
-  applied: number[];
 }
 
 // STRICT tables make SQLite reject a value of the wrong type instead of coercing it, which is what
@@ -144,18 +133,6 @@ CREATE TABLE IF NOT EXISTS finsync_migrations (
   applied_at TEXT NOT NULL
 ) STRICT`;
 
-function assertOrdered(migrations: readonly Migration[]): void {
-  let previous = 0;
-  for (const migration of migrations) {
-    if (!Number.isInteger(migration.version) || migration.version <= previous) {
-      throw new TypeError(
-        `migration versions must be positive integers in increasing order; got ${migration.version} after ${previous}`,
-      );
-    }
-    previous = migration.version;
-  }
-}
-
 /** The highest migration version recorded in the database; 0 for a database never migrated. */
 export function readSchemaVersion(db: Database.Database): number {
   const hasLedger = db
@@ -179,8 +156,7 @@ export function migrate(
   db: Database.Database,
   migrations: readonly Migration[] = MIGRATIONS,
 ): MigrationResult {
-  assertOrdered(migrations);
-  const latest = migrations.at(-1)?.version ?? 0;
+  const latest = checkMigrationOrder(migrations);
   const from = readSchemaVersion(db);
   if (from > latest) throw new SchemaTooNewError(from, latest);
   const applied: number[] = [];
@@ -194,10 +170,7 @@ export function migrate(
       try {
         migration.up(db);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${reason}`, {
-          cause: error,
-        });
+        throw migrationFailed(migration, error);
       }
       db.prepare('INSERT INTO finsync_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version,
@@ -219,8 +192,7 @@ export function assertSchemaCurrent(
   db: Database.Database,
   migrations: readonly Migration[] = MIGRATIONS,
 ): void {
-  assertOrdered(migrations);
-  const latest = migrations.at(-1)?.version ?? 0;
+  const latest = checkMigrationOrder(migrations);
   const version = readSchemaVersion(db);
   if (version > latest) throw new SchemaTooNewError(version, latest);
   if (version < latest) throw new SchemaOutdatedError(version, latest);

@@ -4,32 +4,16 @@
  * so nothing on the write path prepares per row or per batch.
  */
 import type Database from 'better-sqlite3';
-import type {
-  Change,
-  MirrorAccount,
-  MirrorHolding,
-  MirrorTransaction,
-  TransactionQuery,
-} from '@finsync/sync';
+import type { Change, TransactionQuery } from '@finsync/sync';
+import { columnNames } from '@finsync/sync/sql';
 import {
-  accountFieldColumns,
-  accountFields,
   accountStateColumns,
+  codec,
   connectionColumns,
   feedColumns,
-  holdingFieldColumns,
-  holdingFields,
-  identityParams,
   transactionColumns,
-  transactionFieldColumns,
-  transactionFields,
-  type AccountRow,
-  type AccountStateRow,
-  type ConnectionRow,
-  type FeedRow,
-  type HoldingRow,
+  type Row,
   type SqlValue,
-  type TransactionRow,
 } from './rows.js';
 
 type Params = [SqlValue[]];
@@ -43,13 +27,10 @@ export interface MirrorTable {
   exists(change: Change): boolean;
 }
 
-function mirrorTable<R>(
-  db: Database.Database,
-  table: string,
-  idColumns: readonly string[],
-  fieldColumns: readonly string[],
-  fields: (record: R) => SqlValue[],
-): MirrorTable {
+function mirrorTable(db: Database.Database, spec: (typeof codec.mirror)[Change['entity']]): MirrorTable {
+  const { table } = spec;
+  const idColumns = spec.idColumns.map((c) => c.name);
+  const fieldColumns = spec.fieldColumns.map((c) => c.name);
   const where = idColumns.map((c) => `${c} = ?`).join(' AND ');
   const all = [...idColumns, ...fieldColumns];
   // DO NOTHING only swallows the primary-key conflict (what `added` must not hit); NOT NULL and
@@ -62,11 +43,12 @@ function mirrorTable<R>(
   );
   const remove: Statement = db.prepare<Params>(`DELETE FROM ${table} WHERE ${where}`);
   const exists: Statement = db.prepare<Params>(`SELECT 1 FROM ${table} WHERE ${where}`);
+  // Only changes that carry a record reach insert/update (the storage checks first).
   return {
-    insert: (change) => insert.run([...identityParams(change), ...fields(change.record as R)]).changes,
-    update: (change) => update.run([...fields(change.record as R), ...identityParams(change)]).changes,
-    remove: (change) => remove.run(identityParams(change)).changes,
-    exists: (change) => exists.get(identityParams(change)) !== undefined,
+    insert: (change) => insert.run([...spec.identity(change), ...spec.fields(change.record!)]).changes,
+    update: (change) => update.run([...spec.fields(change.record!), ...spec.identity(change)]).changes,
+    remove: (change) => remove.run(spec.identity(change)).changes,
+    exists: (change) => exists.get(spec.identity(change)) !== undefined,
   };
 }
 
@@ -85,76 +67,58 @@ export class Statements {
   readonly upsertConnection: Statement;
   readonly upsertAccountState: Statement;
 
-  readonly getConnection: Statement<ConnectionRow>;
-  readonly listConnections: Statement<ConnectionRow>;
-  readonly listAccounts: Statement<AccountRow>;
-  readonly listAccountStates: Statement<AccountStateRow>;
-  readonly listHoldings: Statement<HoldingRow>;
+  readonly getConnection: Statement<Row['connection']>;
+  readonly listConnections: Statement<Row['connection']>;
+  readonly listAccounts: Statement<Row['account']>;
+  readonly listAccountStates: Statement<Row['accountState']>;
+  readonly listHoldings: Statement<Row['holding']>;
   readonly countConnection: Statement<number>;
   readonly countAccount: Statement<number>;
 
   // Keyset pagination over the primary key; the "first" variants exist because no cursor value
   // sorts before every possible key (even '' is a valid key).
-  readonly scanFirst: Statement<TransactionRow>;
-  readonly scanNext: Statement<TransactionRow>;
-  readonly scanAccountFirst: Statement<TransactionRow>;
-  readonly scanAccountNext: Statement<TransactionRow>;
+  readonly scanFirst: Statement<Row['transaction']>;
+  readonly scanNext: Statement<Row['transaction']>;
+  readonly scanAccountFirst: Statement<Row['transaction']>;
+  readonly scanAccountNext: Statement<Row['transaction']>;
 
-  readonly feedAfter: Statement<FeedRow>;
-  readonly feedAfterOfConnection: Statement<FeedRow>;
+  readonly feedAfter: Statement<Row['feed']>;
+  readonly feedAfterOfConnection: Statement<Row['feed']>;
   readonly lastSeq: Statement<number>;
   readonly removeConnection: Statement[];
 
   readonly #db: Database.Database;
-  readonly #find = new Map<string, Statement<TransactionRow>>();
+  readonly #find = new Map<string, Statement<Row['transaction']>>();
 
   constructor(db: Database.Database) {
     this.#db = db;
     this.tables = {
-      account: mirrorTable<MirrorAccount>(
-        db,
-        'accounts',
-        ['connection_id', 'id'],
-        accountFieldColumns,
-        accountFields,
-      ),
-      transaction: mirrorTable<MirrorTransaction>(
-        db,
-        'transactions',
-        ['connection_id', 'account_id', 'key'],
-        transactionFieldColumns,
-        transactionFields,
-      ),
-      holding: mirrorTable<MirrorHolding>(
-        db,
-        'holdings',
-        ['connection_id', 'account_id', 'key'],
-        holdingFieldColumns,
-        holdingFields,
-      ),
+      account: mirrorTable(db, codec.mirror.account),
+      transaction: mirrorTable(db, codec.mirror.transaction),
+      holding: mirrorTable(db, codec.mirror.holding),
     };
     this.appendFeed = db.prepare<Params>(
-      'INSERT INTO feed (connection_id, account_id, entity, op, key, record, replaces, replaced_by, link_flags, at) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO feed (${columnNames(codec.feed.columns)}, at) ` +
+        `VALUES (${codec.feed.columns.map(() => '?').join(', ')}, ?)`,
     );
     this.upsertConnection = db.prepare<Params>(upsert('connections', connectionColumns, ['id']));
     this.upsertAccountState = db.prepare<Params>(
       upsert('account_states', accountStateColumns, ['connection_id', 'account_id']),
     );
 
-    this.getConnection = db.prepare<Params, ConnectionRow>(
+    this.getConnection = db.prepare<Params, Row['connection']>(
       `SELECT ${connectionColumns} FROM connections WHERE id = ?`,
     );
-    this.listConnections = db.prepare<Params, ConnectionRow>(
+    this.listConnections = db.prepare<Params, Row['connection']>(
       `SELECT ${connectionColumns} FROM connections ORDER BY id`,
     );
-    this.listAccounts = db.prepare<Params, AccountRow>(
+    this.listAccounts = db.prepare<Params, Row['account']>(
       'SELECT * FROM accounts WHERE connection_id = ? ORDER BY id',
     );
-    this.listAccountStates = db.prepare<Params, AccountStateRow>(
+    this.listAccountStates = db.prepare<Params, Row['accountState']>(
       `SELECT ${accountStateColumns} FROM account_states WHERE connection_id = ? ORDER BY account_id`,
     );
-    this.listHoldings = db.prepare<Params, HoldingRow>(
+    this.listHoldings = db.prepare<Params, Row['holding']>(
       'SELECT * FROM holdings WHERE connection_id = ? AND account_id = ? ORDER BY key',
     );
     this.countConnection = db
@@ -165,21 +129,21 @@ export class Statements {
       .pluck();
 
     const scan = `SELECT ${transactionColumns} FROM transactions WHERE connection_id = ?`;
-    this.scanFirst = db.prepare<Params, TransactionRow>(`${scan} ORDER BY account_id, key LIMIT ?`);
-    this.scanNext = db.prepare<Params, TransactionRow>(
+    this.scanFirst = db.prepare<Params, Row['transaction']>(`${scan} ORDER BY account_id, key LIMIT ?`);
+    this.scanNext = db.prepare<Params, Row['transaction']>(
       `${scan} AND (account_id, key) > (?, ?) ORDER BY account_id, key LIMIT ?`,
     );
-    this.scanAccountFirst = db.prepare<Params, TransactionRow>(
+    this.scanAccountFirst = db.prepare<Params, Row['transaction']>(
       `${scan} AND account_id = ? ORDER BY key LIMIT ?`,
     );
-    this.scanAccountNext = db.prepare<Params, TransactionRow>(
+    this.scanAccountNext = db.prepare<Params, Row['transaction']>(
       `${scan} AND account_id = ? AND key > ? ORDER BY key LIMIT ?`,
     );
 
-    this.feedAfter = db.prepare<Params, FeedRow>(
+    this.feedAfter = db.prepare<Params, Row['feed']>(
       `SELECT ${feedColumns} FROM feed WHERE seq > ? ORDER BY seq LIMIT ?`,
     );
-    this.feedAfterOfConnection = db.prepare<Params, FeedRow>(
+    this.feedAfterOfConnection = db.prepare<Params, Row['feed']>(
       `SELECT ${feedColumns} FROM feed WHERE connection_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     );
     // sqlite_sequence keeps the highest seq ever handed out, even once those entries are deleted,
@@ -200,7 +164,7 @@ export class Statements {
    * its own SQL (at most 12) rather than `? IS NULL OR …` terms, so the planner can use the date
    * range and, for `pending: true`, the partial index, which only matches a literal `is_pending = 1`.
    */
-  findTransactions(query: TransactionQuery): Statement<TransactionRow> {
+  findTransactions(query: TransactionQuery): Statement<Row['transaction']> {
     const pending =
       query.pending === undefined ? '' : query.pending ? ' AND is_pending = 1' : ' AND is_pending = 0';
     const from = query.from === undefined ? '' : ' AND date >= ?';
@@ -209,7 +173,7 @@ export class Statements {
       `SELECT ${transactionColumns} FROM transactions WHERE connection_id = ? AND account_id = ?` +
       `${from}${to}${pending} ORDER BY date, key`;
     let statement = this.#find.get(sql);
-    if (!statement) this.#find.set(sql, (statement = this.#db.prepare<Params, TransactionRow>(sql)));
+    if (!statement) this.#find.set(sql, (statement = this.#db.prepare<Params, Row['transaction']>(sql)));
     return statement;
   }
 }

@@ -13,18 +13,9 @@ import {
   type TransactionQuery,
   type WriteBatch,
 } from '@finsync/sync';
+import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { assertSchemaCurrent, migrate } from './migrations.js';
-import {
-  accountFromRow,
-  accountStateFromRow,
-  accountStateParams,
-  connectionFromRow,
-  connectionParams,
-  feedEntryFromRow,
-  feedParams,
-  holdingFromRow,
-  transactionFromRow,
-} from './rows.js';
+import { codec, feedParams } from './rows.js';
 import { Statements } from './statements.js';
 
 /** Open (and own) a database file. */
@@ -48,8 +39,6 @@ export interface SqliteHandleOptions {
 export type SqliteStorageOptions = SqliteFileOptions | SqliteHandleOptions;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
-/** Rows per page of `scanTransactions`: bounds its memory while keeping per-query overhead small. */
-const SCAN_CHUNK = 1_000;
 
 function openDatabase(options: SqliteFileOptions): Database.Database {
   if (typeof options.filename !== 'string')
@@ -185,17 +174,18 @@ export class SqliteStorage implements Storage {
       }
       s.appendFeed.run(feedParams(change, at));
     }
-    for (const connection of batch.connections ?? []) s.upsertConnection.run(connectionParams(connection));
-    for (const state of batch.accountStates ?? []) s.upsertAccountState.run(accountStateParams(state));
+    for (const connection of batch.connections ?? [])
+      s.upsertConnection.run(codec.connection.values(connection));
+    for (const state of batch.accountStates ?? []) s.upsertAccountState.run(codec.accountState.values(state));
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
     const row = this.#ready().getConnection.get([connectionId]);
-    return row && connectionFromRow(row);
+    return row && codec.connection.fromRow(row);
   }
 
   async listConnections(): Promise<ConnectionState[]> {
-    return this.#ready().listConnections.all([]).map(connectionFromRow);
+    return this.#ready().listConnections.all([]).map(codec.connection.fromRow);
   }
 
   async removeConnection(connectionId: string): Promise<void> {
@@ -205,11 +195,11 @@ export class SqliteStorage implements Storage {
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
-    return this.#ready().listAccounts.all([connectionId]).map(accountFromRow);
+    return this.#ready().listAccounts.all([connectionId]).map(codec.mirror.account.fromRow);
   }
 
   async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
-    return this.#ready().listAccountStates.all([connectionId]).map(accountStateFromRow);
+    return this.#ready().listAccountStates.all([connectionId]).map(codec.accountState.fromRow);
   }
 
   async findTransactions(
@@ -217,35 +207,28 @@ export class SqliteStorage implements Storage {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
-    const params: string[] = [connectionId, accountId];
-    if (query.from !== undefined) params.push(query.from);
-    if (query.to !== undefined) params.push(query.to);
-    return this.#ready().findTransactions(query).all(params).map(transactionFromRow);
+    return this.#ready()
+      .findTransactions(query)
+      .all(transactionWindowParams(connectionId, accountId, query))
+      .map(codec.mirror.transaction.fromRow);
   }
 
   /**
-   * Pages through the primary key, one short query per chunk, and holds no statement open while
-   * the consumer runs: a write between chunks is fine (a better-sqlite3 iterator left open would
-   * make it throw), and memory stays at one chunk however large the account. Rows written
-   * mid-scan ahead of the cursor are seen, behind it are not; none is seen twice.
+   * Pages through the primary key (see `scanByKey`). Each page is one short query and no statement
+   * stays open while the consumer runs: a better-sqlite3 iterator left open would make a write
+   * between pages throw.
    */
   async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
-    let last: { accountId: string; key: string } | undefined;
-    for (;;) {
+    yield* scanByKey((last) => {
       const s = this.#ready();
-      const rows =
-        accountId === undefined
-          ? last === undefined
-            ? s.scanFirst.all([connectionId, SCAN_CHUNK])
-            : s.scanNext.all([connectionId, last.accountId, last.key, SCAN_CHUNK])
-          : last === undefined
-            ? s.scanAccountFirst.all([connectionId, accountId, SCAN_CHUNK])
-            : s.scanAccountNext.all([connectionId, accountId, last.key, SCAN_CHUNK]);
-      for (const row of rows) yield transactionFromRow(row);
-      const tail = rows.at(-1);
-      if (rows.length < SCAN_CHUNK || tail === undefined) return;
-      last = { accountId: tail.account_id, key: tail.key };
-    }
+      return accountId === undefined
+        ? last === undefined
+          ? s.scanFirst.all([connectionId, SCAN_CHUNK])
+          : s.scanNext.all([connectionId, last.accountId, last.key, SCAN_CHUNK])
+        : last === undefined
+          ? s.scanAccountFirst.all([connectionId, accountId, SCAN_CHUNK])
+          : s.scanAccountNext.all([connectionId, accountId, last.key, SCAN_CHUNK]);
+    }, codec.mirror.transaction.fromRow);
   }
 
   async countTransactions(connectionId: string, accountId?: string): Promise<number> {
@@ -258,7 +241,7 @@ export class SqliteStorage implements Storage {
   }
 
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
-    return this.#ready().listHoldings.all([connectionId, accountId]).map(holdingFromRow);
+    return this.#ready().listHoldings.all([connectionId, accountId]).map(codec.mirror.holding.fromRow);
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
@@ -270,7 +253,7 @@ export class SqliteStorage implements Storage {
       options.connectionId === undefined
         ? s.feedAfter.all([after, limit])
         : s.feedAfterOfConnection.all([options.connectionId, after, limit]);
-    return rows.map(feedEntryFromRow);
+    return rows.map(codec.feed.fromRow);
   }
 
   async lastSeq(): Promise<number> {
