@@ -33,7 +33,7 @@ function intParam(value: string | undefined): number | undefined {
 
 export function createApp(core: ReferenceServerCore): Hono<Env> {
   const app = new Hono<Env>();
-  const { db } = core;
+  const { store } = core;
 
   app.onError((error, c) => {
     if (error instanceof ApiProblem) return problem(c, error.status, error.code, error.message, error.errors);
@@ -49,7 +49,7 @@ export function createApp(core: ReferenceServerCore): Hono<Env> {
   app.get('/api/v1/openapi.json', (c) => c.json(buildOpenApiDocument()));
 
   app.use('/api/v1/*', async (c, next) => {
-    const principal = authenticate(db, c.req.header('x-api-key'));
+    const principal = await authenticate(store, c.req.header('x-api-key'));
     if (!principal)
       return problem(c, 401, 'unauthorized', 'Access token or API key is invalid, expired, or missing');
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && principal.scope !== 'read_write') {
@@ -59,11 +59,11 @@ export function createApp(core: ReferenceServerCore): Hono<Env> {
     await next();
   });
 
-  app.get('/api/v1/transactions', (c) => {
+  app.get('/api/v1/transactions', async (c) => {
     const q = c.req.query();
     const tagIds = c.req.queries('tag_ids[]') ?? c.req.queries('tag_ids');
     return c.json(
-      listTransactions(db, c.var.principal.userId, {
+      await listTransactions(store, c.var.principal.userId, {
         page: intParam(q.page),
         per_page: intParam(q.per_page),
         account_id: q.account_id,
@@ -75,46 +75,43 @@ export function createApp(core: ReferenceServerCore): Hono<Env> {
       }),
     );
   });
-  app.get('/api/v1/transactions/:id', (c) =>
-    c.json(getTransaction(db, c.var.principal.userId, c.req.param('id'))),
+  app.get('/api/v1/transactions/:id', async (c) =>
+    c.json(await getTransaction(store, c.var.principal.userId, c.req.param('id'))),
   );
   const update = async (c: Context<Env>) =>
     c.json(
-      updateTransaction(db, c.var.principal.userId, c.req.param('id')!, await readJson(c), core.today()),
+      await updateTransaction(
+        store,
+        c.var.principal.userId,
+        c.req.param('id')!,
+        await readJson(c),
+        core.today(),
+      ),
     );
   app.patch('/api/v1/transactions/:id', update);
   app.put('/api/v1/transactions/:id', update);
 
-  app.get('/api/v1/accounts', (c) =>
+  app.get('/api/v1/accounts', async (c) =>
     c.json({
-      accounts: db
-        .prepare(
-          'SELECT id, name, account_type, currency, balance, state FROM app_accounts WHERE user_id = ? ORDER BY name',
-        )
-        .all(c.var.principal.userId),
+      accounts: (await store.listAccounts(c.var.principal.userId)).map(
+        ({ id, name, account_type, currency, balance, state }) => ({
+          id,
+          name,
+          account_type,
+          currency,
+          balance,
+          state,
+        }),
+      ),
     }),
   );
-  app.get('/api/v1/categories', (c) =>
-    c.json({
-      categories: db
-        .prepare('SELECT id, name, color, icon FROM app_categories WHERE user_id = ? ORDER BY name')
-        .all(c.var.principal.userId),
-    }),
+  app.get('/api/v1/categories', async (c) =>
+    c.json({ categories: await store.listCategories(c.var.principal.userId) }),
   );
-  app.get('/api/v1/merchants', (c) =>
-    c.json({
-      merchants: db
-        .prepare('SELECT id, name FROM app_merchants WHERE user_id = ? ORDER BY name')
-        .all(c.var.principal.userId),
-    }),
+  app.get('/api/v1/merchants', async (c) =>
+    c.json({ merchants: await store.listMerchants(c.var.principal.userId) }),
   );
-  app.get('/api/v1/tags', (c) =>
-    c.json({
-      tags: db
-        .prepare('SELECT id, name, color FROM app_tags WHERE user_id = ? ORDER BY name')
-        .all(c.var.principal.userId),
-    }),
-  );
+  app.get('/api/v1/tags', async (c) => c.json({ tags: await store.listTags(c.var.principal.userId) }));
   app.post('/api/v1/tags', async (c) => {
     const body = (await readJson(c)) as { tag?: { name?: unknown; color?: unknown } } | undefined;
     const name = body?.tag?.name;
@@ -122,20 +119,13 @@ export function createApp(core: ReferenceServerCore): Hono<Env> {
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', ["Name can't be blank"]);
     }
     const color = typeof body?.tag?.color === 'string' ? body.tag.color : '#e99537';
-    const id = randomUUID();
-    try {
-      db.prepare('INSERT INTO app_tags (id, user_id, name, color) VALUES (?, ?, ?, ?)').run(
-        id,
-        c.var.principal.userId,
-        name.trim(),
-        color,
-      );
-    } catch {
+    const tag = { id: randomUUID(), name: name.trim(), color };
+    if (!(await store.insertTag(c.var.principal.userId, tag))) {
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', [
         'Name has already been taken',
       ]);
     }
-    return c.json({ id, name: name.trim(), color }, 201);
+    return c.json(tag, 201);
   });
 
   app.put('/api/v1/provider', async (c) => {

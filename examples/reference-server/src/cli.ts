@@ -1,15 +1,18 @@
 /**
- * Administration from the command line (works while the server runs; SQLite allows it).
+ * Administration from the command line (works while the server runs, on SQLite and on PostgreSQL;
+ * DATABASE_URL and the FINSYNC_* variables choose the database as for `npm start`).
  *
  *   npm run cli -- create-user <name> [--scope read|read_write]     creates a user, prints a key once
  *   npm run cli -- create-key <user> [--scope read|read_write] [--name <label>]
  *   npm run cli -- set-provider-key <user> [--base-url <url>|sandbox]   reads the key from stdin
  *   npm run cli -- list-users
  *
- * A provider key set here is used from the server's next start; PUT /api/v1/provider applies at once.
+ * A provider key set here is used from the server's next start, or its next POST /api/v1/sync for that
+ * user; PUT /api/v1/provider applies at once.
  */
 import { resolve } from 'node:path';
 import { ReferenceServerCore } from './core.js';
+import { databaseFromEnv } from './store/open.js';
 import { createApiKey, createUser, findUser, listUsers, type Scope } from './users.js';
 
 const [command, ...rest] = process.argv.slice(2);
@@ -20,8 +23,7 @@ const flag = (name: string) => {
 const positional = rest.filter((arg, i) => !arg.startsWith('--') && !rest[i - 1]?.startsWith('--'));
 
 function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
+  throw new Error(message);
 }
 
 function scope(): Scope {
@@ -45,18 +47,20 @@ async function readStdin(): Promise<string> {
 
 const core = new ReferenceServerCore({
   dataDir: resolve(process.env.FINSYNC_DATA_DIR ?? resolve(process.env.INIT_CWD ?? process.cwd(), '.data')),
+  database: databaseFromEnv(),
   ...(process.env.FINSYNC_MASTER_KEY ? { masterKey: process.env.FINSYNC_MASTER_KEY } : {}),
   sandbox: false,
 });
-const { db } = core;
+const { store } = core;
+let status = 0;
 
 try {
   switch (command) {
     case 'create-user': {
       const name = positional[0] ?? fail('usage: create-user <name> [--scope read|read_write]');
-      if (findUser(db, name)) fail(`a user named ${name} exists already`);
-      const user = createUser(db, name);
-      const { key } = createApiKey(db, user.id, { name: 'cli', scope: scope() });
+      if (await findUser(store, name)) fail(`a user named ${name} exists already`);
+      const user = await createUser(store, name);
+      const { key } = await createApiKey(store, user.id, { name: 'cli', scope: scope() });
       console.log(
         `user ${user.name} (${user.id})\napi key: ${key}\nThe key is stored hashed: save it now, it cannot be shown again.`,
       );
@@ -64,9 +68,9 @@ try {
     }
     case 'create-key': {
       const user =
-        findUser(db, positional[0] ?? fail('usage: create-key <user> [--scope …] [--name …]')) ??
+        (await findUser(store, positional[0] ?? fail('usage: create-key <user> [--scope …] [--name …]'))) ??
         fail('no such user');
-      const { key } = createApiKey(db, user.id, { name: flag('name') ?? 'cli', scope: scope() });
+      const { key } = await createApiKey(store, user.id, { name: flag('name') ?? 'cli', scope: scope() });
       console.log(
         `api key for ${user.name}: ${key}\nThe key is stored hashed: save it now, it cannot be shown again.`,
       );
@@ -74,8 +78,10 @@ try {
     }
     case 'set-provider-key': {
       const user =
-        findUser(db, positional[0] ?? fail('usage: set-provider-key <user> [--base-url …] < key')) ??
-        fail('no such user');
+        (await findUser(
+          store,
+          positional[0] ?? fail('usage: set-provider-key <user> [--base-url …] < key'),
+        )) ?? fail('no such user');
       const key = await readStdin();
       if (!key) fail('no key on standard input');
       await core.setProviderKey(user.id, key, flag('base-url'));
@@ -83,13 +89,15 @@ try {
       break;
     }
     case 'list-users':
-      for (const user of listUsers(db)) console.log(`${user.id}  ${user.name}  ${user.created_at}`);
+      for (const user of await listUsers(store)) console.log(`${user.id}  ${user.name}  ${user.created_at}`);
       break;
     default:
       fail('commands: create-user, create-key, set-provider-key, list-users');
   }
 } catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
+  console.error(error instanceof Error ? error.message : String(error));
+  status = 2;
 } finally {
-  db.close();
+  await core.close();
 }
+process.exit(status);

@@ -1,7 +1,7 @@
 /**
- * Everything behind the HTTP surface: the database, the sync engine with one connection per user,
- * the sandbox provider when no real one is configured, and the feed applier that keeps the app's
- * tables in step with the engine's mirror.
+ * Everything behind the HTTP surface: the database (SQLite or PostgreSQL), the sync engine with one
+ * connection per user, the sandbox provider when no real one is configured, and the feed applier
+ * that keeps the app's tables in step with the engine's mirror.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,20 +12,29 @@ import {
   type SandboxOptions,
   type SandboxServer,
 } from '@finsync/provider/sandbox';
-import { SqliteStorage } from '@finsync/sqlite';
 import { SyncEngine, type ConnectionReport } from '@finsync/sync';
 import { decryptSecret, encryptSecret, loadMasterKey } from './crypto.js';
-import { openDatabase, type Db } from './db.js';
 import { FeedApplier } from './feed.js';
+import { openStores, type DatabaseConfig } from './store/open.js';
+import type { AppStore } from './store/types.js';
 import { ApiProblem } from './transactions.js';
 
 /** Stored as a user's provider base URL: use the built-in sandbox provider. */
 export const SANDBOX = 'sandbox';
 export const SANDBOX_KEY = 'sandbox-key';
 
+export type { DatabaseConfig } from './store/open.js';
+
 export interface ReferenceServerOptions {
   /** Where the SQLite file and the generated master key live. */
   dataDir: string;
+  /** Default `{ kind: 'sqlite' }`: `<dataDir>/finsync.db`. */
+  database?: DatabaseConfig;
+  /**
+   * Run the engine's own scheduler (default true). It does not coordinate across processes: with
+   * several instances on one database, turn it on in one of them (or sync with `SyncWorker`).
+   */
+  scheduler?: boolean;
   /** 32 bytes (hex or base64); default: `<dataDir>/master.key`, generated on first start. */
   masterKey?: string;
   /** Run the sandbox provider (default true); options for it. */
@@ -61,7 +70,10 @@ export interface UserSyncSummary {
 }
 
 export class ReferenceServerCore {
-  readonly db: Db;
+  /** The app's own tables. */
+  readonly store: AppStore;
+  /** Where the data lives, for logs (never credentials). */
+  readonly databaseDescription: string;
   readonly engine: SyncEngine;
   readonly logger: ProviderLogger;
   sandbox: SandboxProvider | undefined;
@@ -70,6 +82,8 @@ export class ReferenceServerCore {
   readonly #applier: FeedApplier;
   readonly #options: ReferenceServerOptions;
   readonly #lastReports = new Map<string, UserSyncSummary>();
+  /** The `updated_at` of the stored provider key each registered client was made from. */
+  readonly #registered = new Map<string, string>();
   #started = false;
   /** The feed application started when a run ended, so `syncUser` can report what it applied. */
   readonly #applying = new Map<string, Promise<number>>();
@@ -77,19 +91,28 @@ export class ReferenceServerCore {
   constructor(options: ReferenceServerOptions) {
     this.#options = options;
     this.logger = options.logger ?? {};
-    mkdirSync(options.dataDir, { recursive: true });
+    const database = options.database ?? { kind: 'sqlite' };
+    if (database.kind === 'sqlite') mkdirSync(options.dataDir, { recursive: true });
+    else if (!options.masterKey) {
+      this.logger.warn?.(
+        'the master key comes from a file in the data directory: every server on this database needs the same key (FINSYNC_MASTER_KEY)',
+        { file: join(options.dataDir, 'master.key') },
+      );
+    }
     this.#masterKey = loadMasterKey(join(options.dataDir, 'master.key'), options.masterKey);
-    this.db = openDatabase(join(options.dataDir, 'finsync.db'));
+    const { store, storage, description } = openStores(database, options.dataDir);
+    this.store = store;
+    this.databaseDescription = description;
     const sandboxToday = () =>
       this.sandbox && this.sandbox.today > localToday() ? this.sandbox.today : localToday();
     this.engine = new SyncEngine({
-      storage: new SqliteStorage({ database: this.db }),
+      storage,
       intervalMs: options.syncIntervalMs ?? 6 * 3_600_000,
       // When the sandbox has been moved past the calendar (the demo does), "today" follows it.
       clock: { today: sandboxToday },
       logger: this.logger,
     });
-    this.#applier = new FeedApplier(this.db, this.engine);
+    this.#applier = new FeedApplier(this.store, this.engine);
     this.engine.on('run:done', ({ report }) => {
       const applying = this.#afterRun(report);
       this.#applying.set(report.connectionId, applying);
@@ -115,32 +138,36 @@ export class ReferenceServerCore {
       });
       this.#sandboxServer = await startSandboxServer(this.sandbox);
     }
-    const credentials = this.db
-      .prepare('SELECT user_id, sealed_key, base_url FROM app_provider_credentials')
-      .all() as Array<{
-      user_id: string;
-      sealed_key: string;
-      base_url: string | null;
-    }>;
-    for (const row of credentials) {
+    for (const row of await this.store.listProviderCredentials()) {
       await this.engine.addConnection({
         id: row.user_id,
         client: this.#client(row.user_id, row.sealed_key, row.base_url),
       });
+      this.#registered.set(row.user_id, row.updated_at);
       await this.#applier.apply(row.user_id);
     }
-    this.engine.start();
+    if (this.#options.scheduler ?? true) this.engine.start();
     this.#started = true;
   }
 
   async close(): Promise<void> {
     await this.engine.stop({ abort: true });
+    await this.#applier.idle();
     await this.#sandboxServer?.close();
-    this.db.close();
+    await this.engine.storage.close();
+    await this.store.close();
   }
 
   #client(userId: string, sealedKey: string, baseUrl: string | null): ProviderClient {
-    const apiKey = decryptSecret(this.#masterKey, sealedKey, userId);
+    let apiKey: string;
+    try {
+      apiKey = decryptSecret(this.#masterKey, sealedKey, userId);
+    } catch (error) {
+      throw new Error(
+        `the stored provider key of user ${userId} cannot be decrypted: this server's master key is not the one that stored it (FINSYNC_MASTER_KEY or master.key)`,
+        { cause: error },
+      );
+    }
     if (baseUrl === SANDBOX) {
       if (!this.#sandboxServer)
         throw new ApiProblem(
@@ -179,16 +206,35 @@ export class ReferenceServerCore {
     const sealed = encryptSecret(this.#masterKey, apiKey.trim(), userId);
     const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
     const client = this.#started ? this.#client(userId, sealed, storedUrl) : undefined;
-    this.db
-      .prepare(
-        `INSERT INTO app_provider_credentials (user_id, sealed_key, base_url, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET sealed_key = excluded.sealed_key, base_url = excluded.base_url, updated_at = excluded.updated_at`,
-      )
-      .run(userId, sealed, storedUrl, new Date().toISOString());
+    const updatedAt = new Date().toISOString();
+    await this.store.upsertProviderCredential({
+      user_id: userId,
+      sealed_key: sealed,
+      base_url: storedUrl,
+      updated_at: updatedAt,
+    });
     // Before start() (the command line), storing is all: start() registers every stored key.
     if (!client) return;
     if (await this.engine.getConnection(userId)) await this.engine.updateCredentials(userId, { client });
     else await this.engine.addConnection({ id: userId, client });
+    this.#registered.set(userId, updatedAt);
+  }
+
+  /**
+   * Makes this instance's client for a user match the stored key: another server on the same
+   * database may have stored a new one since. Returns false when the user has no key.
+   */
+  async #refreshClient(userId: string): Promise<boolean> {
+    const stored = await this.store.getProviderCredential(userId);
+    if (!stored) return false;
+    if (this.#registered.get(userId) === stored.updated_at) return true;
+    // addConnection of a known id replaces its client and leaves its state alone.
+    await this.engine.addConnection({
+      id: userId,
+      client: this.#client(userId, stored.sealed_key, stored.base_url),
+    });
+    this.#registered.set(userId, stored.updated_at);
+    return true;
   }
 
   async #afterRun(report: ConnectionReport): Promise<number> {
@@ -224,7 +270,7 @@ export class ReferenceServerCore {
 
   /** Syncs one user now and applies the feed before answering. */
   async syncUser(userId: string): Promise<UserSyncSummary> {
-    if (!(await this.engine.getConnection(userId))) {
+    if (!(await this.#refreshClient(userId))) {
       throw new ApiProblem(422, 'validation_failed', 'No provider key is configured for this user', [
         'Set one with PUT /api/v1/provider',
       ]);
@@ -240,19 +286,7 @@ export class ReferenceServerCore {
   async status(userId: string) {
     const connection = await this.engine.getConnection(userId);
     const states = connection ? await this.engine.storage.listAccountStates(userId) : [];
-    const accounts = this.db
-      .prepare(
-        'SELECT id, provider_account_id, name, account_type, currency, balance, state FROM app_accounts WHERE user_id = ? ORDER BY name',
-      )
-      .all(userId) as Array<{
-      id: string;
-      provider_account_id: string;
-      name: string;
-      account_type: string;
-      currency: string | null;
-      balance: string | null;
-      state: string;
-    }>;
+    const accounts = await this.store.listAccounts(userId);
     return {
       provider_configured: connection !== undefined,
       connection: connection

@@ -23,8 +23,8 @@ function check(condition: boolean, message: string): asserts condition {
 const server = await startReferenceServer({ dataDir, port: 0, sandbox: { seed: 7, historyDays: 60 } });
 try {
   step(1, `server listening on ${server.url} (data in ${dataDir})`);
-  const user = createUser(server.core.db, 'demo');
-  const { key } = createApiKey(server.core.db, user.id, { name: 'demo' });
+  const user = await createUser(server.core.store, 'demo');
+  const { key } = await createApiKey(server.core.store, user.id, { name: 'demo' });
   await server.core.setProviderKey(user.id, SANDBOX_KEY, SANDBOX);
   console.log(`   user ${user.name}, API key ${key.slice(0, 6)}… (stored hashed), provider: sandbox`);
 

@@ -6,10 +6,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { negateDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
-import type { Db } from './db.js';
+import type { AppStore, AppTransaction, LockableField, TransactionUpdate } from './store/types.js';
 
-/** Fields the user owns once edited; the feed never overwrites them afterwards. */
-export type LockableField = 'name' | 'date' | 'notes' | 'amount' | 'category_id' | 'merchant_id' | 'tag_ids';
+export type { LockableField } from './store/types.js';
 
 const INVESTMENT_PROVIDERS = new Set(['snaptrade', 'mx', 'finicity', 'pluggy', 'quiltt']);
 
@@ -33,15 +32,39 @@ function externalId(record: MirrorTransaction): string {
 
 interface AppTransactionRow {
   id: string;
-  locked: string;
+  locked: LockableField[];
+}
+
+/**
+ * One batch's transaction, and what it has looked up so far: a batch touches few accounts and
+ * merchants many times, and nothing else writes them while the batch holds the user's cursor.
+ */
+interface Batch {
+  tx: AppTransaction;
+  userId: string;
+  accounts: Map<string, { id: string; currency: string | null } | undefined>;
+  merchants: Map<string, string>;
+}
+
+/** What the provider says about a transaction, in the app's terms. */
+interface ProviderFields {
+  feed_key: string;
+  external_id: string;
+  date: string;
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  merchant_id: string | null;
+  is_pending: boolean;
 }
 
 export class FeedApplier {
-  readonly #db: Db;
+  readonly #store: AppStore;
   readonly #engine: SyncEngine;
 
-  constructor(db: Db, engine: SyncEngine) {
-    this.#db = db;
+  constructor(store: AppStore, engine: SyncEngine) {
+    this.#store = store;
     this.#engine = engine;
   }
 
@@ -60,164 +83,133 @@ export class FeedApplier {
     return next;
   }
 
+  /** Resolves when no application is in flight (for a clean shutdown). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
   async #applyAll(userId: string): Promise<number> {
     let applied = 0;
     for (;;) {
-      const cursor =
-        (
-          this.#db.prepare('SELECT seq FROM app_feed_cursors WHERE connection_id = ?').get(userId) as
-            { seq: number } | undefined
-        )?.seq ?? 0;
+      const cursor = await this.#store.feedCursor(userId);
       const batch = await this.#engine.readChanges({ after: cursor, limit: 1_000, connectionId: userId });
       if (batch.length === 0) return applied;
       // One transaction per batch, cursor included: a crash replays the batch, never half of it.
-      this.#db.transaction(() => {
-        for (const entry of batch) this.#applyEntry(userId, entry);
-        this.#db
-          .prepare(
-            'INSERT INTO app_feed_cursors (connection_id, seq) VALUES (?, ?) ON CONFLICT (connection_id) DO UPDATE SET seq = excluded.seq',
-          )
-          .run(userId, batch.at(-1)!.seq);
-      })();
-      applied += batch.length;
+      // Another applier of this user (another server on the same database) may have moved the
+      // cursor meanwhile: then nothing is written, and the loop reads on from where it got to.
+      const done = await this.#store.transaction(async (tx) => {
+        if ((await tx.lockFeedCursor(userId)) !== cursor) return false;
+        const context: Batch = { tx, userId, accounts: new Map(), merchants: new Map() };
+        for (const entry of batch) await this.#applyEntry(context, entry);
+        await tx.setFeedCursor(userId, batch.at(-1)!.seq);
+        return true;
+      });
+      if (done) applied += batch.length;
     }
   }
 
-  #applyEntry(userId: string, entry: FeedEntry): void {
-    if (entry.entity === 'account' && entry.record) this.#upsertAccount(userId, entry.record);
+  async #account(batch: Batch, providerAccountId: string) {
+    if (!batch.accounts.has(providerAccountId))
+      batch.accounts.set(providerAccountId, await batch.tx.findAccount(batch.userId, providerAccountId));
+    return batch.accounts.get(providerAccountId);
+  }
+
+  async #applyEntry(batch: Batch, entry: FeedEntry): Promise<void> {
+    const { tx, userId } = batch;
+    if (entry.entity === 'account' && entry.record) await this.#upsertAccount(batch, entry.record);
     if (entry.entity !== 'transaction') return;
-    const accountId = this.#accountId(userId, entry.accountId);
-    if (!accountId) return;
+    const account = await this.#account(batch, entry.accountId);
+    if (!account) return;
     if (entry.op === 'removed') {
-      this.#db
-        .prepare('DELETE FROM app_transactions WHERE account_id = ? AND feed_key = ?')
-        .run(accountId, entry.key);
+      await tx.deleteFeedTransaction(account.id, entry.key);
       return;
     }
     const record = entry.record!;
     // A posted row that replaces its pending twin takes over the pending row (same id, same edits).
     const previousKey =
       entry.op === 'added' && 'replaces' in entry && entry.replaces ? entry.replaces : entry.key;
-    const existing = this.#db
-      .prepare(
-        'SELECT id, locked FROM app_transactions WHERE account_id = ? AND feed_key IN (?, ?) ORDER BY feed_key = ? DESC LIMIT 1',
-      )
-      .get(accountId, entry.key, previousKey, entry.key) as AppTransactionRow | undefined;
-    if (existing) this.#updateTransaction(userId, existing, record);
-    else this.#insertTransaction(userId, accountId, record);
-  }
-
-  #upsertAccount(userId: string, account: MirrorAccount): void {
-    const existing = this.#accountId(userId, account.id);
-    if (existing) {
-      this.#db
-        .prepare('UPDATE app_accounts SET name = ?, currency = ?, balance = ?, state = ? WHERE id = ?')
-        .run(account.name, account.currency, account.balance?.amount ?? null, account.state, existing);
-      return;
+    const existing = await tx.findFeedTransaction(account.id, entry.key, previousKey);
+    const fields = await this.#providerFields(batch, account.currency, record);
+    if (existing) await this.#updateTransaction(tx, existing, fields);
+    else {
+      const now = new Date().toISOString();
+      await tx.insertTransaction({
+        id: randomUUID(),
+        user_id: userId,
+        account_id: account.id,
+        source: 'lunchflow',
+        ...fields,
+        created_at: now,
+        updated_at: now,
+      });
     }
-    this.#db
-      .prepare(
-        'INSERT INTO app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        randomUUID(),
-        userId,
-        account.id,
-        account.name,
-        inferAccountType(account),
-        account.currency,
-        account.balance?.amount ?? null,
-        account.state,
-      );
   }
 
-  #accountId(userId: string, providerAccountId: string): string | undefined {
-    return (
-      this.#db
-        .prepare('SELECT id FROM app_accounts WHERE user_id = ? AND provider_account_id = ?')
-        .get(userId, providerAccountId) as { id: string } | undefined
-    )?.id;
+  async #upsertAccount(batch: Batch, account: MirrorAccount): Promise<void> {
+    const { tx, userId } = batch;
+    const fields = {
+      name: account.name,
+      currency: account.currency,
+      balance: account.balance?.amount ?? null,
+      state: account.state,
+    };
+    const existing = await this.#account(batch, account.id);
+    const id = existing?.id ?? randomUUID();
+    batch.accounts.set(account.id, { id, currency: account.currency });
+    if (existing) return tx.updateAccount(id, fields);
+    await tx.insertAccount({
+      id,
+      user_id: userId,
+      provider_account_id: account.id,
+      account_type: inferAccountType(account),
+      ...fields,
+    });
   }
 
-  #merchantId(userId: string, name: string | null): string | null {
+  async #merchantId(batch: Batch, name: string | null): Promise<string | null> {
     if (!name) return null;
-    this.#db
-      .prepare(
-        'INSERT INTO app_merchants (id, user_id, name) VALUES (?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
-      )
-      .run(randomUUID(), userId, name);
-    return (
-      this.#db.prepare('SELECT id FROM app_merchants WHERE user_id = ? AND name = ?').get(userId, name) as {
-        id: string;
-      }
-    ).id;
+    let id = batch.merchants.get(name);
+    if (id === undefined) {
+      id = await batch.tx.ensureMerchant(batch.userId, name, randomUUID());
+      batch.merchants.set(name, id);
+    }
+    return id;
   }
 
-  #currency(userId: string, record: MirrorTransaction): string {
-    if (record.currency) return record.currency;
-    const account = this.#db
-      .prepare('SELECT currency FROM app_accounts WHERE user_id = ? AND provider_account_id = ?')
-      .get(userId, record.accountId) as { currency: string | null } | undefined;
-    return account?.currency ?? 'XXX';
-  }
-
-  #providerFields(userId: string, record: MirrorTransaction) {
+  async #providerFields(
+    batch: Batch,
+    accountCurrency: string | null,
+    record: MirrorTransaction,
+  ): Promise<ProviderFields> {
     return {
       feed_key: record.key,
       external_id: externalId(record),
       date: record.date,
       amount: negateDecimal(record.amount),
-      currency: this.#currency(userId, record),
+      currency: record.currency ?? accountCurrency ?? 'XXX',
       name: record.merchant ?? record.description ?? 'Unknown transaction',
       notes: record.description,
-      merchant_id: this.#merchantId(userId, record.merchant),
-      is_pending: record.isPending ? 1 : 0,
+      merchant_id: await this.#merchantId(batch, record.merchant),
+      is_pending: record.isPending,
     };
   }
 
-  #insertTransaction(userId: string, accountId: string, record: MirrorTransaction): void {
-    const fields = this.#providerFields(userId, record);
-    const now = new Date().toISOString();
-    this.#db
-      .prepare(
-        `INSERT INTO app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name, notes,
-           merchant_id, is_pending, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'lunchflow', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        randomUUID(),
-        userId,
-        accountId,
-        fields.feed_key,
-        fields.external_id,
-        fields.date,
-        fields.amount,
-        fields.currency,
-        fields.name,
-        fields.notes,
-        fields.merchant_id,
-        fields.is_pending,
-        now,
-        now,
-      );
-  }
-
-  #updateTransaction(userId: string, row: AppTransactionRow, record: MirrorTransaction): void {
-    const locked = new Set(JSON.parse(row.locked) as LockableField[]);
-    const fields = this.#providerFields(userId, record);
-    const assignments: string[] = [
-      'feed_key = @feed_key',
-      'external_id = @external_id',
-      'currency = @currency',
-      'is_pending = @is_pending',
-    ];
+  async #updateTransaction(
+    tx: AppTransaction,
+    row: AppTransactionRow,
+    fields: ProviderFields,
+  ): Promise<void> {
+    const locked = new Set(row.locked);
+    const update: TransactionUpdate = {
+      feed_key: fields.feed_key,
+      external_id: fields.external_id,
+      currency: fields.currency,
+      is_pending: fields.is_pending,
+      updated_at: new Date().toISOString(),
+    };
     for (const field of ['date', 'amount', 'name', 'notes', 'merchant_id'] as const) {
-      if (!locked.has(field)) assignments.push(`${field} = @${field}`);
+      if (!locked.has(field)) Object.assign(update, { [field]: fields[field] });
     }
-    this.#db
-      .prepare(
-        `UPDATE app_transactions SET ${assignments.join(', ')}, updated_at = @updated_at WHERE id = @id`,
-      )
-      .run({ ...fields, id: row.id, updated_at: new Date().toISOString() });
+    await tx.updateTransaction(row.id, update);
   }
 }

@@ -1,23 +1,9 @@
 /** The service's Transaction JSON (see @finsync/service's schemas), rendered from the app tables. */
 import { decimalToMinorUnits } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
-import type { Db } from './db.js';
+import type { AppStore, TransactionRow } from './store/types.js';
 
-export interface TransactionRow {
-  id: string;
-  account_id: string;
-  external_id: string;
-  source: string;
-  date: string;
-  amount: string;
-  currency: string;
-  name: string;
-  notes: string | null;
-  category_id: string | null;
-  merchant_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { TransactionRow } from './store/types.js';
 
 const formatters = new Map<string, Intl.NumberFormat>();
 
@@ -45,41 +31,19 @@ function isoSeconds(iso: string): string {
 }
 
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
-export function renderTransactions(db: Db, rows: TransactionRow[]): unknown[] {
+export async function renderTransactions(store: AppStore, rows: TransactionRow[]): Promise<unknown[]> {
   if (rows.length === 0) return [];
   const ids = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
-  const byId = <T extends { id: string }>(sql: string, keys: string[]): Map<string, T> =>
-    keys.length === 0
-      ? new Map()
-      : new Map(
-          (db.prepare(sql.replace('?', keys.map(() => '?').join(','))).all(...keys) as T[]).map((r) => [
-            r.id,
-            r,
-          ]),
-        );
-  const accounts = byId<{ id: string; name: string; account_type: string }>(
-    'SELECT id, name, account_type FROM app_accounts WHERE id IN (?)',
-    ids(rows.map((r) => r.account_id)),
-  );
-  const categories = byId<{ id: string; name: string; color: string; icon: string }>(
-    'SELECT id, name, color, icon FROM app_categories WHERE id IN (?)',
-    ids(rows.map((r) => r.category_id)),
-  );
-  const merchants = byId<{ id: string; name: string }>(
-    'SELECT id, name FROM app_merchants WHERE id IN (?)',
-    ids(rows.map((r) => r.merchant_id)),
-  );
-  const tagRows = db
-    .prepare(
-      `SELECT tt.transaction_id, t.id, t.name, t.color FROM app_transaction_tags tt JOIN app_tags t ON t.id = tt.tag_id
-       WHERE tt.transaction_id IN (${rows.map(() => '?').join(',')}) ORDER BY tt.position`,
-    )
-    .all(...rows.map((r) => r.id)) as Array<{
-    transaction_id: string;
-    id: string;
-    name: string;
-    color: string;
-  }>;
+  const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
+  const [accountList, categoryList, merchantList, tagRows] = await Promise.all([
+    store.accountsByIds(ids(rows.map((r) => r.account_id))),
+    store.categoriesByIds(ids(rows.map((r) => r.category_id))),
+    store.merchantsByIds(ids(rows.map((r) => r.merchant_id))),
+    store.tagsOfTransactions(rows.map((r) => r.id)),
+  ]);
+  const accounts = byId(accountList);
+  const categories = byId(categoryList);
+  const merchants = byId(merchantList);
   const tags = new Map<string, Array<{ id: string; name: string; color: string }>>();
   for (const t of tagRows) {
     const list = tags.get(t.transaction_id) ?? [];

@@ -10,12 +10,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts the reference server: database, engine, sandbox (unless disabled) and HTTP. */
+/** Starts the reference server: database (SQLite, or PostgreSQL with `database`), engine, sandbox (unless disabled) and HTTP. */
 export async function startReferenceServer(
   options: ReferenceServerOptions & { port?: number; host?: string },
 ): Promise<RunningServer> {
   const core = new ReferenceServerCore(options);
-  await core.start();
+  try {
+    await core.start();
+  } catch (error) {
+    // Give back what the core opened (a PostgreSQL pool would keep the process alive).
+    await core.close().catch(() => undefined);
+    throw error;
+  }
   const app = createApp(core);
   const host = options.host ?? '127.0.0.1';
   const server: ServerType = await new Promise((resolve) => {
@@ -33,4 +39,5 @@ export async function startReferenceServer(
 }
 
 export { ReferenceServerCore, SANDBOX, SANDBOX_KEY } from './core.js';
-export type { ReferenceServerOptions } from './core.js';
+export type { DatabaseConfig, ReferenceServerOptions } from './core.js';
+export { databaseFromEnv } from './store/open.js';

@@ -5,9 +5,8 @@
  */
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateSchema, isCalendarDate, type TransactionListParams } from '@finsync/service';
-import type { Db } from './db.js';
-import type { LockableField } from './feed.js';
-import { renderTransactions, type TransactionRow } from './render.js';
+import { renderTransactions } from './render.js';
+import type { AppStore, TransactionUpdate } from './store/types.js';
 
 export class ApiProblem extends Error {
   constructor(
@@ -23,8 +22,6 @@ export class ApiProblem extends Error {
 export const notFound = () => new ApiProblem(404, 'not_found', 'Transaction not found');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const COLUMNS =
-  'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
 const MEMBERS = [
   'date',
   'amount',
@@ -38,21 +35,18 @@ const MEMBERS = [
   'tag_ids',
 ] as const;
 
-function findRow(db: Db, userId: string, id: string): (TransactionRow & { locked: string }) | undefined {
-  if (!UUID.test(id)) return undefined;
-  return db
-    .prepare(`SELECT ${COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ?`)
-    .get(id, userId) as (TransactionRow & { locked: string }) | undefined;
+async function findRow(store: AppStore, userId: string, id: string) {
+  return UUID.test(id) ? store.getTransaction(userId, id) : undefined;
 }
 
-export function getTransaction(db: Db, userId: string, id: string): unknown {
-  const row = findRow(db, userId, id);
+export async function getTransaction(store: AppStore, userId: string, id: string): Promise<unknown> {
+  const row = await findRow(store, userId, id);
   if (!row) throw notFound();
-  return renderTransactions(db, [row])[0];
+  return (await renderTransactions(store, [row]))[0];
 }
 
-export function listTransactions(
-  db: Db,
+export async function listTransactions(
+  store: AppStore,
   userId: string,
   params: TransactionListParams & { tag_ids?: string[]; category_id?: string },
 ) {
@@ -68,48 +62,22 @@ export function listTransactions(
     if (value !== undefined && !isCalendarDate(value))
       throw new ApiProblem(400, 'bad_request', `${name} must be a date (YYYY-MM-DD)`);
   }
-  const where = ['t.user_id = @user'];
-  const args: Record<string, unknown> = { user: userId };
-  if (params.account_id) (where.push('t.account_id = @account'), (args.account = params.account_id));
-  if (params.start_date) (where.push('t.date >= @start'), (args.start = params.start_date));
-  if (params.end_date) (where.push('t.date <= @end'), (args.end = params.end_date));
-  if (params.category_id) (where.push('t.category_id = @category'), (args.category = params.category_id));
-  if (params.search)
-    (where.push("t.name LIKE @search ESCAPE '\\'"),
-      (args.search = `%${params.search.replace(/[\\%_]/g, '\\$&')}%`));
-  if (params.tag_ids && params.tag_ids.length > 0) {
-    const names = params.tag_ids.map((_, i) => `@tag${i}`);
-    params.tag_ids.forEach((tag, i) => (args[`tag${i}`] = tag));
-    where.push(
-      `EXISTS (SELECT 1 FROM app_transaction_tags tt WHERE tt.transaction_id = t.id AND tt.tag_id IN (${names.join(',')}))`,
-    );
-  }
-  const filter = where.join(' AND ');
-  const total = (
-    db.prepare(`SELECT count(*) AS n FROM app_transactions t WHERE ${filter}`).get(args) as { n: number }
-  ).n;
-  const rows = db
-    .prepare(
-      `SELECT ${COLUMNS} FROM app_transactions t WHERE ${filter} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT @limit OFFSET @offset`,
-    )
-    .all({ ...args, limit: perPage, offset: (page - 1) * perPage }) as TransactionRow[];
+  const { total, rows } = await store.findTransactions(
+    userId,
+    {
+      account_id: params.account_id,
+      start_date: params.start_date,
+      end_date: params.end_date,
+      category_id: params.category_id,
+      search: params.search,
+      tag_ids: params.tag_ids,
+    },
+    { limit: perPage, offset: (page - 1) * perPage },
+  );
   return {
-    transactions: renderTransactions(db, rows),
+    transactions: await renderTransactions(store, rows),
     pagination: { page, per_page: perPage, total_count: total, total_pages: Math.ceil(total / perPage) },
   };
-}
-
-function ownedIds(
-  db: Db,
-  table: 'app_categories' | 'app_merchants' | 'app_tags',
-  userId: string,
-  ids: string[],
-): Set<string> {
-  if (ids.length === 0) return new Set();
-  const rows = db
-    .prepare(`SELECT id FROM ${table} WHERE user_id = ? AND id IN (${ids.map(() => '?').join(',')})`)
-    .all(userId, ...ids) as Array<{ id: string }>;
-  return new Set(rows.map((r) => r.id));
 }
 
 /** Reads `{ "transaction": { … } }` into the members to apply, or throws the 400/422 that says why. */
@@ -152,16 +120,24 @@ function readUpdate(body: unknown) {
   return parsed.data;
 }
 
-/** Applies a PATCH; all checks run before anything is written, and the write is one transaction. */
-export function updateTransaction(db: Db, userId: string, id: string, body: unknown, today: string): unknown {
-  const row = findRow(db, userId, id);
-  if (!row) throw notFound();
+type EditableField = 'date' | 'amount' | 'name' | 'notes' | 'category_id' | 'merchant_id';
+
+/**
+ * Applies a PATCH. Every check runs before anything is written; then one transaction re-reads the row
+ * under a lock, writes the fields that changed, locks them against the feed, and replaces the tags.
+ */
+export async function updateTransaction(
+  store: AppStore,
+  userId: string,
+  id: string,
+  body: unknown,
+  today: string,
+): Promise<unknown> {
+  if (!(await findRow(store, userId, id))) throw notFound();
   const update = readUpdate(body);
 
   const errors: string[] = [];
-  const changes: Partial<
-    Record<'date' | 'amount' | 'name' | 'notes' | 'category_id' | 'merchant_id', string>
-  > = {};
+  const changes: Partial<Record<EditableField, string>> = {};
   if (update.date !== undefined) {
     const minimum = `${Number(today.slice(0, 4)) - 30}${today.slice(4)}`;
     if (update.date <= minimum) errors.push(`Date must be greater than ${minimum}`);
@@ -187,53 +163,44 @@ export function updateTransaction(db: Db, userId: string, id: string, body: unkn
   if (name !== undefined) changes.name = name.trim();
   if (update.notes !== undefined) changes.notes = update.notes;
   if (update.category_id !== undefined) {
-    if (!ownedIds(db, 'app_categories', userId, [update.category_id]).size)
+    if (!(await store.ownedIds('category', userId, [update.category_id])).size)
       errors.push(`Category ${update.category_id} not found`);
     else changes.category_id = update.category_id;
   }
   if (update.merchant_id !== undefined) {
-    if (!ownedIds(db, 'app_merchants', userId, [update.merchant_id]).size)
+    if (!(await store.ownedIds('merchant', userId, [update.merchant_id])).size)
       errors.push(`Merchant ${update.merchant_id} not found`);
     else changes.merchant_id = update.merchant_id;
   }
   const tagIds = update.tag_ids === undefined ? undefined : [...new Set(update.tag_ids)];
   if (tagIds) {
-    const owned = ownedIds(db, 'app_tags', userId, tagIds);
+    const owned = await store.ownedIds('tag', userId, tagIds);
     for (const tag of tagIds) if (!owned.has(tag)) errors.push(`Tag ${tag} not found`);
   }
   if (errors.length > 0)
     throw new ApiProblem(422, 'validation_failed', 'Transaction could not be updated', errors);
 
-  db.transaction(() => {
-    const locked = new Set(JSON.parse(row.locked) as LockableField[]);
-    const assignments: string[] = [];
-    for (const [field, value] of Object.entries(changes) as Array<[keyof typeof changes, string]>) {
+  await store.transaction(async (tx) => {
+    const row = await tx.lockTransaction(userId, id);
+    if (!row) throw notFound(); // deleted by a sync since the checks
+    const locked = new Set(row.locked);
+    const write: TransactionUpdate = {};
+    for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
       if (row[field] === value) continue;
-      assignments.push(`${field} = @${field}`);
+      write[field] = value;
       locked.add(field);
     }
     if (tagIds) {
-      db.prepare('DELETE FROM app_transaction_tags WHERE transaction_id = ?').run(id);
-      const insert = db.prepare(
-        'INSERT INTO app_transaction_tags (transaction_id, tag_id, position) VALUES (?, ?, ?)',
-      );
-      tagIds.forEach((tag, position) => insert.run(id, tag, position));
+      await tx.replaceTransactionTags(id, tagIds);
       locked.add('tag_ids');
     }
-    if (assignments.length > 0 || tagIds) {
-      const values: Record<string, string> = {
-        id,
-        locked: JSON.stringify([...locked].sort()),
+    if (Object.keys(write).length > 0 || tagIds) {
+      await tx.updateTransaction(id, {
+        ...write,
+        locked: [...locked].sort(),
         updated_at: new Date().toISOString(),
-      };
-      for (const a of assignments) {
-        const field = a.split(' ')[0] as keyof typeof changes;
-        values[field] = changes[field]!;
-      }
-      db.prepare(
-        `UPDATE app_transactions SET ${[...assignments, 'locked = @locked', 'updated_at = @updated_at'].join(', ')} WHERE id = @id`,
-      ).run(values);
+      });
     }
-  })();
-  return getTransaction(db, userId, id);
+  });
+  return getTransaction(store, userId, id);
 }

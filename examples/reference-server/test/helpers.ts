@@ -1,9 +1,31 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
-import { createApiKey, createUser } from '../src/users.js';
+import pg from 'pg';
 import type { SandboxOptions } from '@finsync/provider/sandbox';
+import { SANDBOX, startReferenceServer, type DatabaseConfig, type RunningServer } from '../src/server.js';
+import type { SqliteAppStore } from '../src/store/sqlite.js';
+import { createApiKey, createUser } from '../src/users.js';
+
+const POSTGRES_URL = process.env.FINSYNC_TEST_POSTGRES_URL;
+
+export interface Backend {
+  kind: DatabaseConfig['kind'];
+  /** The describe name; says why when the backend is skipped. */
+  title: string;
+  skip: boolean;
+}
+
+/** Every suite runs once per backend; PostgreSQL only when FINSYNC_TEST_POSTGRES_URL is set. */
+export const BACKENDS: Backend[] = [
+  { kind: 'sqlite', title: 'on SQLite', skip: false },
+  {
+    kind: 'postgres',
+    title: POSTGRES_URL ? 'on PostgreSQL' : 'on PostgreSQL (skipped: FINSYNC_TEST_POSTGRES_URL is not set)',
+    skip: !POSTGRES_URL,
+  },
+];
 
 export interface TestServer {
   server: RunningServer;
@@ -16,24 +38,104 @@ export interface TestServer {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: any }>;
+  /**
+   * Everything the database holds, by place: the SQLite files (the WAL checkpointed first), or every
+   * row of every table of both PostgreSQL schemas cast to text (bytea as hex), like a dump.
+   */
+  dump(): Promise<Map<string, Buffer>>;
+  /** Places `dump()` must include: the main file, or the tables that hold the keys. */
+  dumpMustInclude: string[];
   close(): Promise<void>;
 }
 
-export async function startTestServer(sandbox: SandboxOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'finsync-ref-'));
-  const server = await startReferenceServer({
-    dataDir,
-    port: 0,
-    sandbox: { seed: 21, historyDays: 45, transactionsPerDay: 3, ...sandbox },
-    syncIntervalMs: 24 * 3_600_000,
+export async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dumpPostgres(schemas: string[]): Promise<Map<string, Buffer>> {
+  return withClient(async (client) => {
+    const tables = await client.query<{ table_schema: string; table_name: string }>(
+      `SELECT table_schema, table_name FROM information_schema.tables
+       WHERE table_schema = ANY($1::text[]) AND table_type = 'BASE TABLE' ORDER BY 1, 2`,
+      [schemas],
+    );
+    const dump = new Map<string, Buffer>();
+    for (const { table_schema, table_name } of tables.rows) {
+      // Names from the catalog, quoted: the test's own random schemas and the migrations' tables.
+      const { rows } = await client.query<{ row: string }>(
+        `SELECT t::text AS row FROM "${table_schema}"."${table_name}" t`,
+      );
+      dump.set(`${table_schema}.${table_name}`, Buffer.from(rows.map((r) => r.row).join('\n'), 'utf8'));
+    }
+    return dump;
   });
-  const { db } = server.core;
-  const alice = createUser(db, 'alice');
-  const bob = createUser(db, 'bob');
+}
+
+export interface TestDatabase {
+  database: DatabaseConfig;
+  dataDir: string;
+  /** The PostgreSQL schemas (engine, app); fresh and random for each test database. */
+  schemas: [string, string];
+  /** Removes the data directory and drops the schemas. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh data directory, and for PostgreSQL fresh random schemas (engine + app). */
+export function testDatabase(backend: Backend): TestDatabase {
+  const dataDir = mkdtempSync(join(tmpdir(), 'finsync-ref-'));
+  const schema = `rs_test_${randomBytes(6).toString('hex')}`;
+  const appSchema = `${schema}_app`;
+  return {
+    database:
+      backend.kind === 'postgres'
+        ? { kind: 'postgres', url: POSTGRES_URL!, schema, appSchema }
+        : { kind: 'sqlite' },
+    dataDir,
+    schemas: [schema, appSchema],
+    async cleanup() {
+      try {
+        if (backend.kind === 'postgres') {
+          await withClient(async (client) => {
+            await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+            await client.query(`DROP SCHEMA IF EXISTS "${appSchema}" CASCADE`);
+          });
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export async function startTestServer(backend: Backend, sandbox: SandboxOptions = {}): Promise<TestServer> {
+  const { database, dataDir, schemas, cleanup } = testDatabase(backend);
+  const [schema, appSchema] = schemas;
+  let server: RunningServer;
+  try {
+    server = await startReferenceServer({
+      dataDir,
+      database,
+      port: 0,
+      sandbox: { seed: 21, historyDays: 45, transactionsPerDay: 3, ...sandbox },
+      syncIntervalMs: 24 * 3_600_000,
+    });
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const { store } = server.core;
+  const alice = await createUser(store, 'alice');
+  const bob = await createUser(store, 'bob');
   const keys = {
-    alice: createApiKey(db, alice.id, { name: 'test' }).key,
-    aliceReadOnly: createApiKey(db, alice.id, { name: 'ro', scope: 'read' }).key,
-    bob: createApiKey(db, bob.id, { name: 'test' }).key,
+    alice: (await createApiKey(store, alice.id, { name: 'test' })).key,
+    aliceReadOnly: (await createApiKey(store, alice.id, { name: 'ro', scope: 'read' })).key,
+    bob: (await createApiKey(store, bob.id, { name: 'test' })).key,
   };
   const sandboxKey = sandbox.apiKey ?? 'sandbox-key';
   await server.core.setProviderKey(alice.id, sandboxKey, SANDBOX);
@@ -57,9 +159,23 @@ export async function startTestServer(sandbox: SandboxOptions = {}): Promise<Tes
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
+    async dump() {
+      if (backend.kind === 'postgres') return dumpPostgres([schema, appSchema]);
+      // Push the WAL into the main file too, so both are checked with everything written.
+      (store as SqliteAppStore).database.pragma('wal_checkpoint(FULL)');
+      const files = readdirSync(dataDir).filter((f) => f.startsWith('finsync.db'));
+      return new Map(files.map((file) => [file, readFileSync(join(dataDir, file))]));
+    },
+    dumpMustInclude:
+      backend.kind === 'postgres'
+        ? [`${appSchema}.app_api_keys`, `${appSchema}.app_provider_credentials`, `${schema}.connections`]
+        : ['finsync.db'],
     async close() {
-      await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await server.close();
+      } finally {
+        await cleanup();
+      }
     },
   };
 }

@@ -1,271 +1,286 @@
 import { TransactionSchema } from '@finsync/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderedTransactionSchema } from '../src/contract.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
-let t: TestServer;
-let txId: string;
-let categories: Array<{ id: string; name: string }>;
-let tags: Array<{ id: string }>;
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(backend.title, () => {
+    let t: TestServer;
+    let txId: string;
+    let categories: Array<{ id: string; name: string }>;
+    let tags: Array<{ id: string }>;
 
-beforeAll(async () => {
-  t = await startTestServer();
-  const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=50');
-  txId = list.body.transactions.find(
-    (x: { classification: string; currency: string }) =>
-      x.classification === 'expense' && x.currency === 'GBP',
-  ).id;
-  categories = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories;
-  tags = [];
-  for (const name of ['Household', 'Work', 'Holiday'])
-    tags.push((await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name } })).body);
-});
+    beforeAll(async () => {
+      t = await startTestServer(backend);
+      const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=50');
+      txId = list.body.transactions.find(
+        (x: { classification: string; currency: string }) =>
+          x.classification === 'expense' && x.currency === 'GBP',
+      ).id;
+      categories = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories;
+      tags = [];
+      for (const name of ['Household', 'Work', 'Holiday'])
+        tags.push((await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name } })).body);
+    });
 
-afterAll(async () => {
-  await t.close();
-});
+    afterAll(async () => {
+      await t?.close();
+    });
 
-const get = async (id = txId) => (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${id}`)).body;
-const patch = (transaction: unknown, id = txId) =>
-  t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${id}`, { transaction });
+    const get = async (id = txId) =>
+      (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${id}`)).body;
+    const patch = (transaction: unknown, id = txId) =>
+      t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${id}`, { transaction });
 
-/** Asserts a rejected PATCH left the row exactly as it was. */
-async function expectRejectedUnchanged(body: unknown, status: number, error: string | RegExp) {
-  const before = await get();
-  const response = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, body);
-  expect(response.status).toBe(status);
-  expect(response.body.error).toBe(status === 400 ? 'bad_request' : 'validation_failed');
-  expect(JSON.stringify(response.body)).toMatch(error);
-  expect(await get()).toEqual(before);
+    /** Asserts a rejected PATCH left the row exactly as it was. */
+    async function expectRejectedUnchanged(body: unknown, status: number, error: string | RegExp) {
+      const before = await get();
+      const response = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, body);
+      expect(response.status).toBe(status);
+      expect(response.body.error).toBe(status === 400 ? 'bad_request' : 'validation_failed');
+      expect(JSON.stringify(response.body)).toMatch(error);
+      expect(await get()).toEqual(before);
+    }
+
+    describe('PATCH /api/v1/transactions/:id', () => {
+      it('answers 200 with the full transaction, in the service JSON, parsable by the client schema', async () => {
+        const response = await patch({ name: 'Corner shop' });
+        expect(response.status).toBe(200);
+        expect(RenderedTransactionSchema.parse(response.body).name).toBe('Corner shop');
+        expect(TransactionSchema.parse(response.body).amount_decimal).not.toBeNull();
+      });
+
+      it('changes only the members sent; omitted and null members stay as they were', async () => {
+        await patch({ notes: 'weekly shop', category_id: categories[0]!.id, tag_ids: [tags[0]!.id] });
+        const before = await get();
+        const response = await patch({
+          name: 'Renamed',
+          notes: null,
+          category_id: null,
+          merchant_id: null,
+          date: null,
+          amount: null,
+        });
+        expect(response.status).toBe(200);
+        const { name, updated_at, ...rest } = response.body;
+        const { name: _n, updated_at: _u, ...restBefore } = before;
+        expect(name).toBe('Renamed');
+        expect(rest).toEqual(restBefore);
+      });
+
+      it('notes: a string sets them, "" clears them', async () => {
+        expect((await patch({ notes: 'hello' })).body.notes).toBe('hello');
+        expect((await patch({ notes: '' })).body.notes).toBe('');
+      });
+
+      it('category and merchant: set by id, never cleared by null or ""', async () => {
+        const merchants = (await t.request(t.keys.alice, 'GET', '/api/v1/merchants')).body.merchants;
+        const set = await patch({ category_id: categories[1]!.id, merchant_id: merchants[0].id });
+        expect(set.body.category).toMatchObject({ id: categories[1]!.id, name: categories[1]!.name });
+        expect(set.body.merchant).toEqual({ id: merchants[0].id, name: merchants[0].name });
+        const kept = await patch({ category_id: '', merchant_id: null });
+        expect(kept.body.category.id).toBe(categories[1]!.id);
+        expect(kept.body.merchant.id).toBe(merchants[0].id);
+      });
+
+      it('tag_ids: absent keeps, a list replaces exactly (in order), [] and null clear', async () => {
+        expect(
+          (await patch({ tag_ids: [tags[1]!.id, tags[0]!.id] })).body.tags.map((x: { id: string }) => x.id),
+        ).toEqual([tags[1]!.id, tags[0]!.id]);
+        expect((await patch({ name: 'Still tagged' })).body.tags).toHaveLength(2);
+        expect((await patch({ tag_ids: [tags[2]!.id] })).body.tags.map((x: { id: string }) => x.id)).toEqual([
+          tags[2]!.id,
+        ]);
+        expect((await patch({ tag_ids: [] })).body.tags).toEqual([]);
+        await patch({ tag_ids: [tags[0]!.id] });
+        expect((await patch({ tag_ids: null })).body.tags).toEqual([]);
+      });
+
+      it('amount and nature: the sign follows nature; without nature positive is an expense', async () => {
+        const income = (await patch({ amount: 50, nature: 'income' })).body;
+        expect(income).toMatchObject({
+          amount: '-£50.00',
+          classification: 'income',
+          amount_cents: 5000,
+          signed_amount_cents: 5000,
+        });
+        const expense = (await patch({ amount: '-50', nature: 'Expense' })).body;
+        expect(expense).toMatchObject({
+          amount: '£50.00',
+          classification: 'expense',
+          amount_cents: 5000,
+          signed_amount_cents: -5000,
+        });
+        const plain = (await patch({ amount: '12.5' })).body;
+        expect(plain).toMatchObject({ amount: '£12.50', classification: 'expense', amount_cents: 1250 });
+        const negative = (await patch({ amount: -1000 })).body;
+        expect(negative).toMatchObject({ amount: '-£1,000.00', classification: 'income' });
+        // nature without amount changes nothing
+        const before = await get();
+        const { updated_at: _a, ...after } = (await patch({ nature: 'expense' })).body;
+        const { updated_at: _b, ...was } = before;
+        expect(after).toEqual(was);
+      });
+
+      it('formats amounts as the service does for USD, JPY and other currencies', async () => {
+        const { formatMoney } = await import('../src/render.js');
+        expect(formatMoney('42.1', 'USD')).toBe('$42.10');
+        expect(formatMoney('-1000', 'USD')).toBe('-$1,000.00');
+        expect(formatMoney('1234.5', 'JPY')).toBe('¥1,235');
+        expect(formatMoney('12', 'CAD')).toBe('CA$12.00');
+        expect(formatMoney('-0.001', 'USD')).toBe('$0.00');
+      });
+
+      it('date: YYYY-MM-DD sets it', async () => {
+        expect((await patch({ date: '2026-01-15' })).body.date).toBe('2026-01-15');
+      });
+
+      it('description is the name when name is absent; name wins when both are sent', async () => {
+        expect((await patch({ description: 'From description' })).body.name).toBe('From description');
+        expect((await patch({ description: 'ignored', name: 'From name' })).body.name).toBe('From name');
+      });
+
+      it('ignores unknown members and currency, as the service does', async () => {
+        const before = await get();
+        const response = await patch({
+          account_id: 'elsewhere',
+          classification: 'income',
+          excluded: true,
+          currency: 'EUR',
+        });
+        expect(response.status).toBe(200);
+        expect(response.body.currency).toBe(before.currency);
+        expect(response.body.account).toEqual(before.account);
+      });
+
+      it('PUT behaves as PATCH', async () => {
+        const response = await t.request(t.keys.alice, 'PUT', `/api/v1/transactions/${txId}`, {
+          transaction: { name: 'Via PUT' },
+        });
+        expect(response.status).toBe(200);
+        expect(response.body.name).toBe('Via PUT');
+      });
+
+      describe('rejected requests change nothing', () => {
+        it('a blank name → 422', () =>
+          expectRejectedUnchanged({ transaction: { name: '' } }, 422, /Name can't be blank/));
+        it('an impossible date → 422', () =>
+          expectRejectedUnchanged({ transaction: { date: '2024-02-30', name: 'x' } }, 422, /Date/));
+        it('a date that is not a date → 422', () =>
+          expectRejectedUnchanged({ transaction: { date: 'not-a-date' } }, 422, /Date/));
+        it('a date 30 years back → 422', () =>
+          expectRejectedUnchanged({ transaction: { date: '1990-01-01' } }, 422, /Date must be greater than/));
+        it('an amount that is not a number → 422 (the service would store 0)', () =>
+          expectRejectedUnchanged({ transaction: { amount: 'abc', notes: 'x' } }, 422, /Amount/));
+        it('a grouped amount → 422 (the service would store 1.0)', () =>
+          expectRejectedUnchanged({ transaction: { amount: '1,234.56' } }, 422, /Amount/));
+        it('an unknown nature → 422', () =>
+          expectRejectedUnchanged({ transaction: { amount: 5, nature: 'gift' } }, 422, /Nature/));
+        it('an unknown category → 422 (the service would answer 500)', () =>
+          expectRejectedUnchanged(
+            { transaction: { category_id: '00000000-0000-4000-8000-000000000000', name: 'x' } },
+            422,
+            /Category .* not found/,
+          ));
+        it('an unknown merchant → 422', () =>
+          expectRejectedUnchanged(
+            { transaction: { merchant_id: '00000000-0000-4000-8000-000000000000' } },
+            422,
+            /Merchant .* not found/,
+          ));
+        it('an unknown tag id, even beside a good one → 422 and the tags stay', async () => {
+          await patch({ tag_ids: [tags[0]!.id] });
+          await expectRejectedUnchanged(
+            { transaction: { tag_ids: [tags[1]!.id, 'nope'] } },
+            422,
+            /Tag nope not found/,
+          );
+        });
+        it("another user's category → 422", async () => {
+          const bobs = (await t.request(t.keys.bob, 'GET', '/api/v1/categories')).body.categories;
+          await expectRejectedUnchanged({ transaction: { category_id: bobs[0].id } }, 422, /not found/);
+        });
+        it('tag_ids that is not a list → 422', () =>
+          expectRejectedUnchanged({ transaction: { tag_ids: 'a' } }, 422, /tag_ids/));
+        it('no `transaction` member → 400 (the service would answer 500)', () =>
+          expectRejectedUnchanged({ name: 'x' }, 400, /transaction/));
+        it('an empty `transaction` member → 400', () =>
+          expectRejectedUnchanged({ transaction: {} }, 400, /transaction/));
+        it('malformed JSON → 400', () => expectRejectedUnchanged('{"transaction": {', 400, /JSON/));
+      });
+    });
+
+    describe('auth and scoping', () => {
+      it('needs a key: none or a wrong one → 401', async () => {
+        expect((await t.request(undefined, 'GET', '/api/v1/transactions')).status).toBe(401);
+        const wrong = await t.request('f'.repeat(64), 'GET', '/api/v1/transactions');
+        expect(wrong).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+        expect(
+          (
+            await t.request(undefined, 'PATCH', `/api/v1/transactions/${txId}`, {
+              transaction: { name: 'x' },
+            })
+          ).status,
+        ).toBe(401);
+      });
+
+      it("another user's transaction is a 404, for reading and for writing", async () => {
+        expect((await t.request(t.keys.bob, 'GET', `/api/v1/transactions/${txId}`)).body).toEqual({
+          error: 'not_found',
+          message: 'Transaction not found',
+        });
+        const before = await get();
+        expect(
+          (
+            await t.request(t.keys.bob, 'PATCH', `/api/v1/transactions/${txId}`, {
+              transaction: { name: 'mine' },
+            })
+          ).status,
+        ).toBe(404);
+        expect(await get()).toEqual(before);
+        const bobsList = (await t.request(t.keys.bob, 'GET', '/api/v1/transactions?per_page=100')).body
+          .transactions;
+        expect(bobsList.map((x: { id: string }) => x.id)).not.toContain(txId);
+      });
+
+      it('a read-only key reads, and gets 403 on PATCH before any lookup', async () => {
+        expect((await t.request(t.keys.aliceReadOnly, 'GET', `/api/v1/transactions/${txId}`)).status).toBe(
+          200,
+        );
+        expect(
+          (
+            await t.request(t.keys.aliceReadOnly, 'PATCH', `/api/v1/transactions/${txId}`, {
+              transaction: { name: 'x' },
+            })
+          ).body,
+        ).toEqual({
+          error: 'insufficient_scope',
+          message: "This action requires the 'write' scope",
+        });
+        expect(
+          (
+            await t.request(t.keys.aliceReadOnly, 'PATCH', '/api/v1/transactions/999999', {
+              transaction: { name: 'x' },
+            })
+          ).status,
+        ).toBe(403);
+      });
+
+      it('an id that is not a UUID, or unknown, is a 404', async () => {
+        expect((await t.request(t.keys.alice, 'GET', '/api/v1/transactions/999999')).status).toBe(404);
+        expect(
+          (
+            await t.request(
+              t.keys.alice,
+              'PATCH',
+              '/api/v1/transactions/00000000-0000-4000-8000-000000000000',
+              {
+                transaction: { name: 'x' },
+              },
+            )
+          ).status,
+        ).toBe(404);
+      });
+    });
+  });
 }
-
-describe('PATCH /api/v1/transactions/:id', () => {
-  it('answers 200 with the full transaction, in the service JSON, parsable by the client schema', async () => {
-    const response = await patch({ name: 'Corner shop' });
-    expect(response.status).toBe(200);
-    expect(RenderedTransactionSchema.parse(response.body).name).toBe('Corner shop');
-    expect(TransactionSchema.parse(response.body).amount_decimal).not.toBeNull();
-  });
-
-  it('changes only the members sent; omitted and null members stay as they were', async () => {
-    await patch({ notes: 'weekly shop', category_id: categories[0]!.id, tag_ids: [tags[0]!.id] });
-    const before = await get();
-    const response = await patch({
-      name: 'Renamed',
-      notes: null,
-      category_id: null,
-      merchant_id: null,
-      date: null,
-      amount: null,
-    });
-    expect(response.status).toBe(200);
-    const { name, updated_at, ...rest } = response.body;
-    const { name: _n, updated_at: _u, ...restBefore } = before;
-    expect(name).toBe('Renamed');
-    expect(rest).toEqual(restBefore);
-  });
-
-  it('notes: a string sets them, "" clears them', async () => {
-    expect((await patch({ notes: 'hello' })).body.notes).toBe('hello');
-    expect((await patch({ notes: '' })).body.notes).toBe('');
-  });
-
-  it('category and merchant: set by id, never cleared by null or ""', async () => {
-    const merchants = (await t.request(t.keys.alice, 'GET', '/api/v1/merchants')).body.merchants;
-    const set = await patch({ category_id: categories[1]!.id, merchant_id: merchants[0].id });
-    expect(set.body.category).toMatchObject({ id: categories[1]!.id, name: categories[1]!.name });
-    expect(set.body.merchant).toEqual({ id: merchants[0].id, name: merchants[0].name });
-    const kept = await patch({ category_id: '', merchant_id: null });
-    expect(kept.body.category.id).toBe(categories[1]!.id);
-    expect(kept.body.merchant.id).toBe(merchants[0].id);
-  });
-
-  it('tag_ids: absent keeps, a list replaces exactly (in order), [] and null clear', async () => {
-    expect(
-      (await patch({ tag_ids: [tags[1]!.id, tags[0]!.id] })).body.tags.map((x: { id: string }) => x.id),
-    ).toEqual([tags[1]!.id, tags[0]!.id]);
-    expect((await patch({ name: 'Still tagged' })).body.tags).toHaveLength(2);
-    expect((await patch({ tag_ids: [tags[2]!.id] })).body.tags.map((x: { id: string }) => x.id)).toEqual([
-      tags[2]!.id,
-    ]);
-    expect((await patch({ tag_ids: [] })).body.tags).toEqual([]);
-    await patch({ tag_ids: [tags[0]!.id] });
-    expect((await patch({ tag_ids: null })).body.tags).toEqual([]);
-  });
-
-  it('amount and nature: the sign follows nature; without nature positive is an expense', async () => {
-    const income = (await patch({ amount: 50, nature: 'income' })).body;
-    expect(income).toMatchObject({
-      amount: '-£50.00',
-      classification: 'income',
-      amount_cents: 5000,
-      signed_amount_cents: 5000,
-    });
-    const expense = (await patch({ amount: '-50', nature: 'Expense' })).body;
-    expect(expense).toMatchObject({
-      amount: '£50.00',
-      classification: 'expense',
-      amount_cents: 5000,
-      signed_amount_cents: -5000,
-    });
-    const plain = (await patch({ amount: '12.5' })).body;
-    expect(plain).toMatchObject({ amount: '£12.50', classification: 'expense', amount_cents: 1250 });
-    const negative = (await patch({ amount: -1000 })).body;
-    expect(negative).toMatchObject({ amount: '-£1,000.00', classification: 'income' });
-    // nature without amount changes nothing
-    const before = await get();
-    const { updated_at: _a, ...after } = (await patch({ nature: 'expense' })).body;
-    const { updated_at: _b, ...was } = before;
-    expect(after).toEqual(was);
-  });
-
-  it('formats amounts as the service does for USD, JPY and other currencies', async () => {
-    const { formatMoney } = await import('../src/render.js');
-    expect(formatMoney('42.1', 'USD')).toBe('$42.10');
-    expect(formatMoney('-1000', 'USD')).toBe('-$1,000.00');
-    expect(formatMoney('1234.5', 'JPY')).toBe('¥1,235');
-    expect(formatMoney('12', 'CAD')).toBe('CA$12.00');
-    expect(formatMoney('-0.001', 'USD')).toBe('$0.00');
-  });
-
-  it('date: YYYY-MM-DD sets it', async () => {
-    expect((await patch({ date: '2026-01-15' })).body.date).toBe('2026-01-15');
-  });
-
-  it('description is the name when name is absent; name wins when both are sent', async () => {
-    expect((await patch({ description: 'From description' })).body.name).toBe('From description');
-    expect((await patch({ description: 'ignored', name: 'From name' })).body.name).toBe('From name');
-  });
-
-  it('ignores unknown members and currency, as the service does', async () => {
-    const before = await get();
-    const response = await patch({
-      account_id: 'elsewhere',
-      classification: 'income',
-      excluded: true,
-      currency: 'EUR',
-    });
-    expect(response.status).toBe(200);
-    expect(response.body.currency).toBe(before.currency);
-    expect(response.body.account).toEqual(before.account);
-  });
-
-  it('PUT behaves as PATCH', async () => {
-    const response = await t.request(t.keys.alice, 'PUT', `/api/v1/transactions/${txId}`, {
-      transaction: { name: 'Via PUT' },
-    });
-    expect(response.status).toBe(200);
-    expect(response.body.name).toBe('Via PUT');
-  });
-
-  describe('rejected requests change nothing', () => {
-    it('a blank name → 422', () =>
-      expectRejectedUnchanged({ transaction: { name: '' } }, 422, /Name can't be blank/));
-    it('an impossible date → 422', () =>
-      expectRejectedUnchanged({ transaction: { date: '2024-02-30', name: 'x' } }, 422, /Date/));
-    it('a date that is not a date → 422', () =>
-      expectRejectedUnchanged({ transaction: { date: 'not-a-date' } }, 422, /Date/));
-    it('a date 30 years back → 422', () =>
-      expectRejectedUnchanged({ transaction: { date: '1990-01-01' } }, 422, /Date must be greater than/));
-    it('an amount that is not a number → 422 (the service would store 0)', () =>
-      expectRejectedUnchanged({ transaction: { amount: 'abc', notes: 'x' } }, 422, /Amount/));
-    it('a grouped amount → 422 (the service would store 1.0)', () =>
-      expectRejectedUnchanged({ transaction: { amount: '1,234.56' } }, 422, /Amount/));
-    it('an unknown nature → 422', () =>
-      expectRejectedUnchanged({ transaction: { amount: 5, nature: 'gift' } }, 422, /Nature/));
-    it('an unknown category → 422 (the service would answer 500)', () =>
-      expectRejectedUnchanged(
-        { transaction: { category_id: '00000000-0000-4000-8000-000000000000', name: 'x' } },
-        422,
-        /Category .* not found/,
-      ));
-    it('an unknown merchant → 422', () =>
-      expectRejectedUnchanged(
-        { transaction: { merchant_id: '00000000-0000-4000-8000-000000000000' } },
-        422,
-        /Merchant .* not found/,
-      ));
-    it('an unknown tag id, even beside a good one → 422 and the tags stay', async () => {
-      await patch({ tag_ids: [tags[0]!.id] });
-      await expectRejectedUnchanged(
-        { transaction: { tag_ids: [tags[1]!.id, 'nope'] } },
-        422,
-        /Tag nope not found/,
-      );
-    });
-    it("another user's category → 422", async () => {
-      const bobs = (await t.request(t.keys.bob, 'GET', '/api/v1/categories')).body.categories;
-      await expectRejectedUnchanged({ transaction: { category_id: bobs[0].id } }, 422, /not found/);
-    });
-    it('tag_ids that is not a list → 422', () =>
-      expectRejectedUnchanged({ transaction: { tag_ids: 'a' } }, 422, /tag_ids/));
-    it('no `transaction` member → 400 (the service would answer 500)', () =>
-      expectRejectedUnchanged({ name: 'x' }, 400, /transaction/));
-    it('an empty `transaction` member → 400', () =>
-      expectRejectedUnchanged({ transaction: {} }, 400, /transaction/));
-    it('malformed JSON → 400', () => expectRejectedUnchanged('{"transaction": {', 400, /JSON/));
-  });
-});
-
-describe('auth and scoping', () => {
-  it('needs a key: none or a wrong one → 401', async () => {
-    expect((await t.request(undefined, 'GET', '/api/v1/transactions')).status).toBe(401);
-    const wrong = await t.request('f'.repeat(64), 'GET', '/api/v1/transactions');
-    expect(wrong).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
-    expect(
-      (await t.request(undefined, 'PATCH', `/api/v1/transactions/${txId}`, { transaction: { name: 'x' } }))
-        .status,
-    ).toBe(401);
-  });
-
-  it("another user's transaction is a 404, for reading and for writing", async () => {
-    expect((await t.request(t.keys.bob, 'GET', `/api/v1/transactions/${txId}`)).body).toEqual({
-      error: 'not_found',
-      message: 'Transaction not found',
-    });
-    const before = await get();
-    expect(
-      (
-        await t.request(t.keys.bob, 'PATCH', `/api/v1/transactions/${txId}`, {
-          transaction: { name: 'mine' },
-        })
-      ).status,
-    ).toBe(404);
-    expect(await get()).toEqual(before);
-    const bobsList = (await t.request(t.keys.bob, 'GET', '/api/v1/transactions?per_page=100')).body
-      .transactions;
-    expect(bobsList.map((x: { id: string }) => x.id)).not.toContain(txId);
-  });
-
-  it('a read-only key reads, and gets 403 on PATCH before any lookup', async () => {
-    expect((await t.request(t.keys.aliceReadOnly, 'GET', `/api/v1/transactions/${txId}`)).status).toBe(200);
-    expect(
-      (
-        await t.request(t.keys.aliceReadOnly, 'PATCH', `/api/v1/transactions/${txId}`, {
-          transaction: { name: 'x' },
-        })
-      ).body,
-    ).toEqual({
-      error: 'insufficient_scope',
-      message: "This action requires the 'write' scope",
-    });
-    expect(
-      (
-        await t.request(t.keys.aliceReadOnly, 'PATCH', '/api/v1/transactions/999999', {
-          transaction: { name: 'x' },
-        })
-      ).status,
-    ).toBe(403);
-  });
-
-  it('an id that is not a UUID, or unknown, is a 404', async () => {
-    expect((await t.request(t.keys.alice, 'GET', '/api/v1/transactions/999999')).status).toBe(404);
-    expect(
-      (
-        await t.request(t.keys.alice, 'PATCH', '/api/v1/transactions/00000000-0000-4000-8000-000000000000', {
-          transaction: { name: 'x' },
-        })
-      ).status,
-    ).toBe(404);
-  });
-});

@@ -1,186 +1,196 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionCollectionSchema } from '../src/contract.js';
 import { SANDBOX } from '../src/server.js';
-import { startTestServer, type TestServer } from './helpers.js';
+import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
 const PROVIDER_SECRET = 'lf-sandbox-7Q2xZpT9uWc4';
-let t: TestServer;
 
-beforeAll(async () => {
-  t = await startTestServer({ apiKey: PROVIDER_SECRET });
-});
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(backend.title, () => {
+    let t: TestServer;
 
-afterAll(async () => {
-  await t.close();
-});
+    beforeAll(async () => {
+      t = await startTestServer(backend, { apiKey: PROVIDER_SECRET });
+    });
 
-describe('listing', () => {
-  it('pages through every transaction of the user, newest first, in the collection format', async () => {
-    const first = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=7');
-    expect(first.status).toBe(200);
-    TransactionCollectionSchema.parse(first.body);
-    const { total_count, total_pages, per_page, page } = first.body.pagination;
-    expect([page, per_page]).toEqual([1, 7]);
-    expect(total_pages).toBe(Math.ceil(total_count / 7));
-    const seen = new Set<string>();
-    for (let p = 1; p <= total_pages; p += 1) {
-      const response = await t.request(t.keys.alice, 'GET', `/api/v1/transactions?per_page=7&page=${p}`);
-      for (const tx of response.body.transactions) seen.add(tx.id);
-    }
-    expect(seen.size).toBe(total_count);
-    const dates = first.body.transactions.map((x: { date: string }) => x.date);
-    expect([...dates].sort().reverse()).toEqual(dates);
-  });
+    afterAll(async () => {
+      await t?.close();
+    });
 
-  it('filters by account and by an inclusive date range', async () => {
-    const accounts = (await t.request(t.keys.alice, 'GET', '/api/v1/accounts')).body.accounts;
-    const card = accounts.find((a: { account_type: string }) => a.account_type === 'credit_card');
-    expect(card).toBeDefined();
-    const byAccount = await t.request(
-      t.keys.alice,
-      'GET',
-      `/api/v1/transactions?per_page=100&account_id=${card.id}`,
-    );
-    expect(byAccount.body.transactions.length).toBeGreaterThan(0);
-    expect(
-      byAccount.body.transactions.every((x: { account: { id: string } }) => x.account.id === card.id),
-    ).toBe(true);
-
-    const day = byAccount.body.transactions[0].date;
-    const range = await t.request(
-      t.keys.alice,
-      'GET',
-      `/api/v1/transactions?per_page=100&start_date=${day}&end_date=${day}`,
-    );
-    expect(range.body.transactions.length).toBeGreaterThan(0);
-    expect(range.body.transactions.every((x: { date: string }) => x.date === day)).toBe(true);
-    expect((await t.request(t.keys.alice, 'GET', '/api/v1/transactions?start_date=yesterday')).status).toBe(
-      400,
-    );
-  });
-
-  it('converts the provider sign: money out is a positive expense', async () => {
-    const all = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100')).body.transactions;
-    const salary = all.find((x: { classification: string }) => x.classification === 'income');
-    const spend = all.find((x: { classification: string }) => x.classification === 'expense');
-    expect(salary.signed_amount_cents).toBeGreaterThan(0);
-    expect(salary.amount.startsWith('-')).toBe(true);
-    expect(spend.signed_amount_cents).toBeLessThan(0);
-    expect(spend.external_id).toMatch(/^lunchflow_/);
-    expect(spend.source).toBe('lunchflow');
-  });
-});
-
-describe('sync', () => {
-  it('reports status per account', async () => {
-    const status = await t.request(t.keys.alice, 'GET', '/api/v1/sync/status');
-    expect(status.body.provider_configured).toBe(true);
-    expect(status.body.connection.status).toBe('active');
-    expect(status.body.accounts.length).toBeGreaterThan(3);
-    expect(status.body.accounts.some((a: { state: string }) => a.state === 'inactive')).toBe(true);
-    expect(status.body.last_sync.ok).toBe(true);
-  });
-
-  it("keeps the user's edits on every later sync, and a pending row posts under the same id", async () => {
-    const list = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100')).body
-      .transactions;
-    const gbp = list.filter((x: { currency: string }) => x.currency === 'GBP');
-    const pending = gbp.filter((x: { external_id: string }) =>
-      x.external_id.startsWith('lunchflow_pending_'),
-    );
-    const posted = gbp.find((x: { external_id: string }) => !x.external_id.startsWith('lunchflow_pending_'));
-    expect(pending.length).toBeGreaterThan(0);
-    const categories = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories;
-    const tag = (await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name: 'Kept' } })).body;
-    const edit = {
-      name: 'My name',
-      notes: 'my notes',
-      category_id: categories[2].id,
-      tag_ids: [tag.id],
-      amount: '99.99',
-      date: '2026-01-02',
-    };
-    for (const tx of [posted, ...pending]) {
-      expect(
-        (await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${tx.id}`, { transaction: edit }))
-          .status,
-      ).toBe(200);
-    }
-
-    for (let day = 0; day < 5; day += 1) {
-      t.server.core.sandbox!.advanceDays(1);
-      const summary = (await t.request(t.keys.alice, 'POST', '/api/v1/sync')).body;
-      expect(summary.ok).toBe(true);
-    }
-
-    for (const tx of [posted, ...pending]) {
-      const now = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${tx.id}`);
-      if (now.status === 404) continue; // a hold that lapsed without posting is gone upstream
-      expect(now.body).toMatchObject({
-        name: 'My name',
-        notes: 'my notes',
-        amount: '£99.99',
-        date: '2026-01-02',
+    describe('listing', () => {
+      it('pages through every transaction of the user, newest first, in the collection format', async () => {
+        const first = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=7');
+        expect(first.status).toBe(200);
+        TransactionCollectionSchema.parse(first.body);
+        const { total_count, total_pages, per_page, page } = first.body.pagination;
+        expect([page, per_page]).toEqual([1, 7]);
+        expect(total_pages).toBe(Math.ceil(total_count / 7));
+        const seen = new Set<string>();
+        for (let p = 1; p <= total_pages; p += 1) {
+          const response = await t.request(t.keys.alice, 'GET', `/api/v1/transactions?per_page=7&page=${p}`);
+          for (const tx of response.body.transactions) seen.add(tx.id);
+        }
+        expect(seen.size).toBe(total_count);
+        const dates = first.body.transactions.map((x: { date: string }) => x.date);
+        expect([...dates].sort().reverse()).toEqual(dates);
       });
-      expect(now.body.category.id).toBe(categories[2].id);
-      expect(now.body.tags.map((x: { id: string }) => x.id)).toEqual([tag.id]);
-    }
-    const postedNow = [];
-    for (const tx of pending) {
-      const now = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${tx.id}`);
-      if (now.status === 200 && !now.body.external_id.startsWith('lunchflow_pending_'))
-        postedNow.push(now.body);
-    }
-    expect(postedNow.length).toBeGreaterThan(0);
-  });
-});
 
-describe('provider key', () => {
-  it('refuses a provider URL that is not the provider (no SSRF)', async () => {
-    const response = await t.request(t.keys.alice, 'PUT', '/api/v1/provider', {
-      api_key: 'x',
-      base_url: 'http://169.254.169.254/',
+      it('filters by account and by an inclusive date range', async () => {
+        const accounts = (await t.request(t.keys.alice, 'GET', '/api/v1/accounts')).body.accounts;
+        const card = accounts.find((a: { account_type: string }) => a.account_type === 'credit_card');
+        expect(card).toBeDefined();
+        const byAccount = await t.request(
+          t.keys.alice,
+          'GET',
+          `/api/v1/transactions?per_page=100&account_id=${card.id}`,
+        );
+        expect(byAccount.body.transactions.length).toBeGreaterThan(0);
+        expect(
+          byAccount.body.transactions.every((x: { account: { id: string } }) => x.account.id === card.id),
+        ).toBe(true);
+
+        const day = byAccount.body.transactions[0].date;
+        const range = await t.request(
+          t.keys.alice,
+          'GET',
+          `/api/v1/transactions?per_page=100&start_date=${day}&end_date=${day}`,
+        );
+        expect(range.body.transactions.length).toBeGreaterThan(0);
+        expect(range.body.transactions.every((x: { date: string }) => x.date === day)).toBe(true);
+        expect(
+          (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?start_date=yesterday')).status,
+        ).toBe(400);
+      });
+
+      it('converts the provider sign: money out is a positive expense', async () => {
+        const all = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100')).body
+          .transactions;
+        const salary = all.find((x: { classification: string }) => x.classification === 'income');
+        const spend = all.find((x: { classification: string }) => x.classification === 'expense');
+        expect(salary.signed_amount_cents).toBeGreaterThan(0);
+        expect(salary.amount.startsWith('-')).toBe(true);
+        expect(spend.signed_amount_cents).toBeLessThan(0);
+        expect(spend.external_id).toMatch(/^lunchflow_/);
+        expect(spend.source).toBe('lunchflow');
+      });
     });
-    expect(response.status).toBe(422);
-  });
 
-  it('a rotated provider key that the provider refuses puts the connection in reauth_required', async () => {
-    const bad = await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
-      api_key: 'wrong-key',
-      base_url: SANDBOX,
+    describe('sync', () => {
+      it('reports status per account', async () => {
+        const status = await t.request(t.keys.alice, 'GET', '/api/v1/sync/status');
+        expect(status.body.provider_configured).toBe(true);
+        expect(status.body.connection.status).toBe('active');
+        expect(status.body.accounts.length).toBeGreaterThan(3);
+        expect(status.body.accounts.some((a: { state: string }) => a.state === 'inactive')).toBe(true);
+        expect(status.body.last_sync.ok).toBe(true);
+      });
+
+      it("keeps the user's edits on every later sync, and a pending row posts under the same id", async () => {
+        const list = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100')).body
+          .transactions;
+        const gbp = list.filter((x: { currency: string }) => x.currency === 'GBP');
+        const pending = gbp.filter((x: { external_id: string }) =>
+          x.external_id.startsWith('lunchflow_pending_'),
+        );
+        const posted = gbp.find(
+          (x: { external_id: string }) => !x.external_id.startsWith('lunchflow_pending_'),
+        );
+        expect(pending.length).toBeGreaterThan(0);
+        const categories = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories;
+        const tag = (await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name: 'Kept' } })).body;
+        const edit = {
+          name: 'My name',
+          notes: 'my notes',
+          category_id: categories[2].id,
+          tag_ids: [tag.id],
+          amount: '99.99',
+          date: '2026-01-02',
+        };
+        for (const tx of [posted, ...pending]) {
+          expect(
+            (await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${tx.id}`, { transaction: edit }))
+              .status,
+          ).toBe(200);
+        }
+
+        for (let day = 0; day < 5; day += 1) {
+          t.server.core.sandbox!.advanceDays(1);
+          const summary = (await t.request(t.keys.alice, 'POST', '/api/v1/sync')).body;
+          expect(summary.ok).toBe(true);
+        }
+
+        for (const tx of [posted, ...pending]) {
+          const now = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${tx.id}`);
+          if (now.status === 404) continue; // a hold that lapsed without posting is gone upstream
+          expect(now.body).toMatchObject({
+            name: 'My name',
+            notes: 'my notes',
+            amount: '£99.99',
+            date: '2026-01-02',
+          });
+          expect(now.body.category.id).toBe(categories[2].id);
+          expect(now.body.tags.map((x: { id: string }) => x.id)).toEqual([tag.id]);
+        }
+        const postedNow = [];
+        for (const tx of pending) {
+          const now = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${tx.id}`);
+          if (now.status === 200 && !now.body.external_id.startsWith('lunchflow_pending_'))
+            postedNow.push(now.body);
+        }
+        expect(postedNow.length).toBeGreaterThan(0);
+      });
     });
-    expect(bad.status).toBe(200);
-    const summary = (await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body;
-    expect(summary).toMatchObject({ ok: false, status: 'reauth_required' });
-    await t.request(t.keys.bob, 'PUT', '/api/v1/provider', { api_key: PROVIDER_SECRET, base_url: SANDBOX });
-    expect((await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body.ok).toBe(true);
-  });
 
-  it('keeps no plaintext API key or provider key in the database files', async () => {
-    // Push the WAL into the main file too, so both are checked with everything written.
-    t.server.core.db.pragma('wal_checkpoint(FULL)');
-    const files = readdirSync(t.dataDir).filter((f) => f.startsWith('finsync.db'));
-    expect(files).toContain('finsync.db');
-    for (const file of files) {
-      const bytes = readFileSync(join(t.dataDir, file));
-      for (const secret of [PROVIDER_SECRET, t.keys.alice, t.keys.bob, t.keys.aliceReadOnly]) {
-        expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 6)}… in ${file}`).toBe(false);
-      }
-    }
-  });
-});
+    describe('provider key', () => {
+      it('refuses a provider URL that is not the provider (no SSRF)', async () => {
+        const response = await t.request(t.keys.alice, 'PUT', '/api/v1/provider', {
+          api_key: 'x',
+          base_url: 'http://169.254.169.254/',
+        });
+        expect(response.status).toBe(422);
+      });
 
-describe('OpenAPI', () => {
-  it('serves an OpenAPI 3.1 document generated from the schemas', async () => {
-    const response = await fetch(`${t.server.url}/api/v1/openapi.json`);
-    const doc = (await response.json()) as any;
-    expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(['/api/v1/transactions', '/api/v1/transactions/{id}']);
-    expect(doc.components.schemas.Transaction.properties.signed_amount_cents.type).toBe('integer');
-    expect(doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties).toHaveProperty(
-      'tag_ids',
-    );
+      it('a rotated provider key that the provider refuses puts the connection in reauth_required', async () => {
+        const bad = await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
+          api_key: 'wrong-key',
+          base_url: SANDBOX,
+        });
+        expect(bad.status).toBe(200);
+        const summary = (await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body;
+        expect(summary).toMatchObject({ ok: false, status: 'reauth_required' });
+        await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
+          api_key: PROVIDER_SECRET,
+          base_url: SANDBOX,
+        });
+        expect((await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body.ok).toBe(true);
+      });
+
+      it('keeps no plaintext API key or provider key in the database', async () => {
+        const dump = await t.dump();
+        for (const place of t.dumpMustInclude) expect([...dump.keys()]).toContain(place);
+        // The check can see what is stored: the sealed provider keys are there, as ciphertext.
+        expect([...dump.values()].some((bytes) => bytes.includes('v1.'))).toBe(true);
+        for (const [place, bytes] of dump) {
+          for (const secret of [PROVIDER_SECRET, t.keys.alice, t.keys.bob, t.keys.aliceReadOnly]) {
+            for (const form of [secret, Buffer.from(secret).toString('hex')]) {
+              expect(bytes.includes(form), `${secret.slice(0, 6)}… in ${place}`).toBe(false);
+            }
+          }
+        }
+      });
+    });
+
+    describe('OpenAPI', () => {
+      it('serves an OpenAPI 3.1 document generated from the schemas', async () => {
+        const response = await fetch(`${t.server.url}/api/v1/openapi.json`);
+        const doc = (await response.json()) as any;
+        expect(doc.openapi).toBe('3.1.0');
+        expect(Object.keys(doc.paths)).toEqual(['/api/v1/transactions', '/api/v1/transactions/{id}']);
+        expect(doc.components.schemas.Transaction.properties.signed_amount_cents.type).toBe('integer');
+        expect(
+          doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties,
+        ).toHaveProperty('tag_ids');
+      });
+    });
   });
-});
+}

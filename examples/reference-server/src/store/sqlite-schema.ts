@@ -1,7 +1,7 @@
 /**
- * The reference server's own tables, in the same SQLite file as the engine's mirror (one file to back
- * up). They hold the app's model: users and keys, and the service's view of accounts and
- * transactions, which the change feed keeps up to date.
+ * The app's own tables on SQLite, in the same file as the engine's mirror (one file to back up).
+ * They hold the app's model: users and keys, and the service's view of accounts and transactions,
+ * which the change feed keeps up to date. `postgres-schema.ts` is the same model on PostgreSQL.
  */
 import Database from 'better-sqlite3';
 
@@ -99,6 +99,7 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
   },
 ];
 
+/** Opens (creating and migrating) the database file; `:memory:` for a throwaway one. */
 export function openDatabase(filename: string): Db {
   const db = new Database(filename);
   if (filename !== ':memory:') db.pragma('journal_mode = WAL');

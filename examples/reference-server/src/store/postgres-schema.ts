@@ -1,0 +1,128 @@
+/**
+ * The app's own tables on PostgreSQL, in a schema of their own (default `finsync_app`) beside the
+ * engine's (`finsync`). The same model as `sqlite-schema.ts`, typed so that both stores answer alike:
+ * money, dates and timestamps are `text` exactly as written (never numeric or timestamptz), and
+ * every text column is `COLLATE "C"`, so ORDER BY and comparisons go by code point like SQLite's.
+ *
+ * Migrations are versioned and forward-only, and run by `migrate` from @finsync/postgres: all
+ * pending ones in one transaction under a transaction-scoped advisory lock specific to the schema,
+ * recorded in `<schema>.finsync_migrations`. Many instances starting at once: one migrates, the
+ * others wait and then find nothing to do. A shipped migration is never edited; fixes are new versions.
+ */
+import { migrate, type Migration, type MigrationResult } from '@finsync/postgres';
+import type { Pool } from 'pg';
+
+export const APP_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'app tables',
+    up: `
+      CREATE TABLE app_users (
+        id         text COLLATE "C" PRIMARY KEY,
+        name       text COLLATE "C" NOT NULL UNIQUE,
+        created_at text COLLATE "C" NOT NULL
+      );
+      CREATE TABLE app_api_keys (
+        id           text COLLATE "C" PRIMARY KEY,
+        user_id      text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name         text COLLATE "C" NOT NULL,
+        key_hash     bytea NOT NULL UNIQUE,
+        scope        text COLLATE "C" NOT NULL CHECK (scope IN ('read', 'read_write')),
+        created_at   text COLLATE "C" NOT NULL,
+        revoked_at   text COLLATE "C",
+        last_used_at text COLLATE "C"
+      );
+      CREATE INDEX app_api_keys_by_user ON app_api_keys (user_id);
+      CREATE TABLE app_provider_credentials (
+        user_id    text COLLATE "C" PRIMARY KEY REFERENCES app_users(id) ON DELETE CASCADE,
+        sealed_key text COLLATE "C" NOT NULL,
+        base_url   text COLLATE "C",
+        updated_at text COLLATE "C" NOT NULL
+      );
+      CREATE TABLE app_accounts (
+        id                  text COLLATE "C" PRIMARY KEY,
+        user_id             text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        provider_account_id text COLLATE "C" NOT NULL,
+        name                text COLLATE "C" NOT NULL,
+        account_type        text COLLATE "C" NOT NULL,
+        currency            text COLLATE "C",
+        balance             text COLLATE "C",
+        state               text COLLATE "C" NOT NULL,
+        UNIQUE (user_id, provider_account_id)
+      );
+      CREATE TABLE app_categories (
+        id      text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name    text COLLATE "C" NOT NULL,
+        color   text COLLATE "C" NOT NULL,
+        icon    text COLLATE "C" NOT NULL,
+        UNIQUE (user_id, name)
+      );
+      CREATE TABLE app_merchants (
+        id      text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name    text COLLATE "C" NOT NULL,
+        UNIQUE (user_id, name)
+      );
+      CREATE TABLE app_tags (
+        id      text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        name    text COLLATE "C" NOT NULL,
+        color   text COLLATE "C" NOT NULL,
+        UNIQUE (user_id, name)
+      );
+      CREATE TABLE app_transactions (
+        id          text COLLATE "C" PRIMARY KEY,
+        user_id     text COLLATE "C" NOT NULL REFERENCES app_users(id) ON DELETE CASCADE,
+        account_id  text COLLATE "C" NOT NULL REFERENCES app_accounts(id) ON DELETE CASCADE,
+        feed_key    text COLLATE "C" NOT NULL,
+        external_id text COLLATE "C" NOT NULL,
+        source      text COLLATE "C" NOT NULL,
+        date        text COLLATE "C" NOT NULL,
+        amount      text COLLATE "C" NOT NULL,
+        currency    text COLLATE "C" NOT NULL,
+        name        text COLLATE "C" NOT NULL,
+        notes       text COLLATE "C",
+        category_id text COLLATE "C" REFERENCES app_categories(id),
+        merchant_id text COLLATE "C" REFERENCES app_merchants(id),
+        is_pending  boolean NOT NULL,
+        locked      text COLLATE "C" NOT NULL DEFAULT '[]',
+        created_at  text COLLATE "C" NOT NULL,
+        updated_at  text COLLATE "C" NOT NULL,
+        UNIQUE (account_id, feed_key)
+      );
+      CREATE INDEX app_transactions_by_user_date ON app_transactions (user_id, date DESC, id);
+      CREATE INDEX app_transactions_by_category ON app_transactions (category_id);
+      CREATE INDEX app_transactions_by_merchant ON app_transactions (merchant_id);
+      CREATE TABLE app_transaction_tags (
+        transaction_id text COLLATE "C" NOT NULL REFERENCES app_transactions(id) ON DELETE CASCADE,
+        tag_id         text COLLATE "C" NOT NULL REFERENCES app_tags(id) ON DELETE CASCADE,
+        position       integer NOT NULL,
+        PRIMARY KEY (transaction_id, tag_id)
+      );
+      CREATE INDEX app_transaction_tags_by_tag ON app_transaction_tags (tag_id);
+      CREATE TABLE app_feed_cursors (
+        connection_id text COLLATE "C" PRIMARY KEY,
+        seq           bigint NOT NULL
+      );
+    `,
+  },
+];
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/i;
+
+/** Checks a schema name (identifiers cannot be bound as parameters) and returns it quoted for SQL. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema) || schema.length > 63) {
+    throw new TypeError(
+      `a schema name must match ${SCHEMA_NAME} and be at most 63 characters, got ${JSON.stringify(schema)}`,
+    );
+  }
+  return `"${schema}"`;
+}
+
+/** Creates or upgrades the app schema; idempotent, safe to run from many instances at once. */
+export function migrateAppSchema(pool: Pool, schema: string): Promise<MigrationResult> {
+  quoteSchema(schema);
+  return migrate(pool, { schema, migrations: APP_MIGRATIONS });
+}

@@ -1,0 +1,154 @@
+/** `AppTransaction` on PostgreSQL: statements on the client of the open transaction, locking what they read. */
+import type { PoolClient, QueryResultRow } from 'pg';
+import type { AppTransaction, LockableField, StoredTransaction, TransactionRow } from './types.js';
+import { UPDATABLE_COLUMNS } from './types.js';
+
+export const TX_COLUMNS =
+  'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
+
+export type Queryable = Pick<PoolClient, 'query'>;
+
+export async function rows<T extends QueryResultRow>(db: Queryable, sql: string, params: unknown[] = []) {
+  return (await db.query<T>(sql, params)).rows;
+}
+
+export function storedTransaction(row: TransactionRow & { locked: string }): StoredTransaction {
+  return { ...row, locked: JSON.parse(row.locked) as LockableField[] };
+}
+
+/** The statements of `AppTransaction`, on the client that holds the open transaction; `s` is the quoted schema. */
+export function postgresTransaction(client: PoolClient, s: string): AppTransaction {
+  const run = async (sql: string, params: unknown[]) => {
+    await client.query(sql, params);
+  };
+  return {
+    insertUser: (u) =>
+      run(`INSERT INTO ${s}.app_users (id, name, created_at) VALUES ($1, $2, $3)`, [
+        u.id,
+        u.name,
+        u.created_at,
+      ]),
+    insertCategory: (userId, c) =>
+      run(`INSERT INTO ${s}.app_categories (id, user_id, name, color, icon) VALUES ($1, $2, $3, $4, $5)`, [
+        c.id,
+        userId,
+        c.name,
+        c.color,
+        c.icon,
+      ]),
+    lockTransaction: async (userId, id) => {
+      const [row] = await rows<TransactionRow & { locked: string }>(
+        client,
+        `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions WHERE id = $1 AND user_id = $2 FOR UPDATE`,
+        [id, userId],
+      );
+      return row && storedTransaction(row);
+    },
+    updateTransaction: async (id, update) => {
+      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
+      if (entries.length === 0) return;
+      for (const [column] of entries)
+        if (!UPDATABLE_COLUMNS.has(column)) throw new Error(`not an updatable column: ${column}`);
+      await run(
+        `UPDATE ${s}.app_transactions SET ${entries.map(([column], i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`,
+        [id, ...entries.map(([, value]) => (Array.isArray(value) ? JSON.stringify(value) : value))],
+      );
+    },
+    replaceTransactionTags: async (transactionId, tagIds) => {
+      await run(`DELETE FROM ${s}.app_transaction_tags WHERE transaction_id = $1`, [transactionId]);
+      if (tagIds.length === 0) return;
+      await run(
+        `INSERT INTO ${s}.app_transaction_tags (transaction_id, tag_id, position)
+         SELECT $1, tag, ordinality - 1 FROM unnest($2::text[]) WITH ORDINALITY AS x(tag, ordinality)`,
+        [transactionId, tagIds],
+      );
+    },
+    lockFeedCursor: async (connectionId) => {
+      // A row to lock even before the first batch: concurrent appliers of one connection queue on it.
+      await run(
+        `INSERT INTO ${s}.app_feed_cursors (connection_id, seq) VALUES ($1, 0) ON CONFLICT (connection_id) DO NOTHING`,
+        [connectionId],
+      );
+      const [row] = await rows<{ seq: string }>(
+        client,
+        `SELECT seq FROM ${s}.app_feed_cursors WHERE connection_id = $1 FOR UPDATE`,
+        [connectionId],
+      );
+      return Number(row?.seq ?? 0);
+    },
+    setFeedCursor: (connectionId, seq) =>
+      run(
+        `INSERT INTO ${s}.app_feed_cursors (connection_id, seq) VALUES ($1, $2)
+         ON CONFLICT (connection_id) DO UPDATE SET seq = excluded.seq`,
+        [connectionId, seq],
+      ),
+    findAccount: async (userId, providerAccountId) =>
+      (
+        await rows<{ id: string; currency: string | null }>(
+          client,
+          `SELECT id, currency FROM ${s}.app_accounts WHERE user_id = $1 AND provider_account_id = $2`,
+          [userId, providerAccountId],
+        )
+      )[0],
+    insertAccount: (a) =>
+      run(
+        `INSERT INTO ${s}.app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [a.id, a.user_id, a.provider_account_id, a.name, a.account_type, a.currency, a.balance, a.state],
+      ),
+    updateAccount: (id, f) =>
+      run(`UPDATE ${s}.app_accounts SET name = $1, currency = $2, balance = $3, state = $4 WHERE id = $5`, [
+        f.name,
+        f.currency,
+        f.balance,
+        f.state,
+        id,
+      ]),
+    findFeedTransaction: async (accountId, key, previousKey) => {
+      const [row] = await rows<{ id: string; locked: string }>(
+        client,
+        `SELECT id, locked FROM ${s}.app_transactions WHERE account_id = $1 AND feed_key IN ($2, $3)
+         ORDER BY feed_key = $2 DESC LIMIT 1 FOR UPDATE`,
+        [accountId, key, previousKey],
+      );
+      return row && { id: row.id, locked: JSON.parse(row.locked) as LockableField[] };
+    },
+    deleteFeedTransaction: (accountId, key) =>
+      run(`DELETE FROM ${s}.app_transactions WHERE account_id = $1 AND feed_key = $2`, [accountId, key]),
+    ensureMerchant: async (userId, name, newId) => {
+      await run(
+        `INSERT INTO ${s}.app_merchants (id, user_id, name) VALUES ($1, $2, $3) ON CONFLICT (user_id, name) DO NOTHING`,
+        [newId, userId, name],
+      );
+      const [row] = await rows<{ id: string }>(
+        client,
+        `SELECT id FROM ${s}.app_merchants WHERE user_id = $1 AND name = $2`,
+        [userId, name],
+      );
+      return row!.id;
+    },
+    insertTransaction: (t) =>
+      run(
+        `INSERT INTO ${s}.app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name,
+           notes, merchant_id, is_pending, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          t.id,
+          t.user_id,
+          t.account_id,
+          t.feed_key,
+          t.external_id,
+          t.source,
+          t.date,
+          t.amount,
+          t.currency,
+          t.name,
+          t.notes,
+          t.merchant_id,
+          t.is_pending,
+          t.created_at,
+          t.updated_at,
+        ],
+      ),
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * The app store on PostgreSQL (pg). Its pool is shared with the engine's `PostgresStorage`, which
+ * keeps its own tables in another schema. Every table name is `<quoted schema>.<table>`, never
+ * resolved through `search_path`; every value is a bound parameter.
+ *
+ * Several server instances may use one database: a transaction's `lock…`/`find…` reads take row
+ * locks (`FOR UPDATE`), so a PATCH and a feed batch on the same row, or two feed batches of one
+ * connection, run one after the other instead of overwriting each other.
+ */
+import { Pool, type QueryResultRow } from 'pg';
+import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
+import { postgresTransaction, rows, storedTransaction, TX_COLUMNS } from './postgres-transaction.js';
+import type {
+  AccountRecord,
+  ActiveApiKey,
+  AppStore,
+  AppTransaction,
+  Category,
+  Merchant,
+  NewApiKey,
+  OwnedKind,
+  ProviderCredential,
+  StoredTransaction,
+  Tag,
+  TransactionFilter,
+  TransactionRow,
+  User,
+} from './types.js';
+
+const OWNED_TABLES: Record<OwnedKind, string> = {
+  category: 'app_categories',
+  merchant: 'app_merchants',
+  tag: 'app_tags',
+};
+/** SQLite's LIKE ignores the case of ASCII letters only; `translate` with these does the same here. */
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+
+export interface PostgresAppStoreOptions {
+  connectionString: string;
+  /** Schema of the app's tables; default `finsync_app`. */
+  schema?: string;
+}
+
+export class PostgresAppStore implements AppStore {
+  readonly kind = 'postgres';
+  /** Shared with the engine's storage; ended by `close()`. */
+  readonly pool: Pool;
+  readonly schema: string;
+  /** `"<schema>"`, checked, for splicing into SQL. */
+  readonly #s: string;
+  #initialized: Promise<unknown> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresAppStoreOptions) {
+    this.schema = options.schema ?? 'finsync_app';
+    this.#s = quoteSchema(this.schema);
+    this.pool = new Pool({ connectionString: options.connectionString });
+    // An idle pooled connection that dies (server restart, network) is reported as an 'error'
+    // event, which would crash the process without a listener. The pool has already dropped it,
+    // and the next query reports any lasting problem to its caller.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Creates or migrates the app schema (once; other methods call it first; retried after a failure). */
+  async init(): Promise<void> {
+    if (this.#closed) throw new Error('the app store is closed');
+    this.#initialized ??= migrateAppSchema(this.pool, this.schema).catch((error: unknown) => {
+      this.#initialized = undefined;
+      throw error;
+    });
+    await this.#initialized;
+  }
+
+  async #rows<T extends QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+    await this.init();
+    return rows<T>(this.pool, sql, params);
+  }
+
+  async #run(sql: string, params: unknown[]): Promise<number> {
+    await this.init();
+    return (await this.pool.query(sql, params)).rowCount ?? 0;
+  }
+
+  async findUser(idOrName: string): Promise<User | undefined> {
+    const [user] = await this.#rows<User>(
+      `SELECT id, name, created_at FROM ${this.#s}.app_users WHERE id = $1 OR name = $1`,
+      [idOrName],
+    );
+    return user;
+  }
+
+  listUsers(): Promise<User[]> {
+    return this.#rows(`SELECT id, name, created_at FROM ${this.#s}.app_users ORDER BY created_at, id`);
+  }
+
+  async insertApiKey(k: NewApiKey): Promise<void> {
+    await this.#run(
+      `INSERT INTO ${this.#s}.app_api_keys (id, user_id, name, key_hash, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [k.id, k.user_id, k.name, k.key_hash, k.scope, k.created_at],
+    );
+  }
+
+  revokeApiKeys(userId: string, namePrefix: string, at: string): Promise<number> {
+    return this.#run(
+      `UPDATE ${this.#s}.app_api_keys SET revoked_at = $1
+       WHERE user_id = $2 AND revoked_at IS NULL AND left(name, length($3)) = $3`,
+      [at, userId, namePrefix],
+    );
+  }
+
+  async findActiveApiKey(keyHash: Buffer): Promise<ActiveApiKey | undefined> {
+    const [key] = await this.#rows<ActiveApiKey>(
+      `SELECT id, user_id, key_hash, scope FROM ${this.#s}.app_api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+      [keyHash],
+    );
+    return key;
+  }
+
+  async touchApiKey(id: string, at: string): Promise<void> {
+    await this.#run(`UPDATE ${this.#s}.app_api_keys SET last_used_at = $1 WHERE id = $2`, [at, id]);
+  }
+
+  async upsertProviderCredential(c: ProviderCredential): Promise<void> {
+    await this.#run(
+      `INSERT INTO ${this.#s}.app_provider_credentials (user_id, sealed_key, base_url, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id) DO UPDATE SET sealed_key = excluded.sealed_key, base_url = excluded.base_url, updated_at = excluded.updated_at`,
+      [c.user_id, c.sealed_key, c.base_url, c.updated_at],
+    );
+  }
+
+  async getProviderCredential(userId: string): Promise<ProviderCredential | undefined> {
+    const [credential] = await this.#rows<ProviderCredential>(
+      `SELECT user_id, sealed_key, base_url, updated_at FROM ${this.#s}.app_provider_credentials WHERE user_id = $1`,
+      [userId],
+    );
+    return credential;
+  }
+
+  listProviderCredentials(): Promise<ProviderCredential[]> {
+    return this.#rows(
+      `SELECT user_id, sealed_key, base_url, updated_at FROM ${this.#s}.app_provider_credentials ORDER BY user_id`,
+    );
+  }
+
+  listAccounts(userId: string): Promise<AccountRecord[]> {
+    return this.#rows(
+      `SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state
+       FROM ${this.#s}.app_accounts WHERE user_id = $1 ORDER BY name, id`,
+      [userId],
+    );
+  }
+
+  listCategories(userId: string): Promise<Category[]> {
+    return this.#rows(
+      `SELECT id, name, color, icon FROM ${this.#s}.app_categories WHERE user_id = $1 ORDER BY name`,
+      [userId],
+    );
+  }
+
+  listMerchants(userId: string): Promise<Merchant[]> {
+    return this.#rows(`SELECT id, name FROM ${this.#s}.app_merchants WHERE user_id = $1 ORDER BY name`, [
+      userId,
+    ]);
+  }
+
+  listTags(userId: string): Promise<Tag[]> {
+    return this.#rows(`SELECT id, name, color FROM ${this.#s}.app_tags WHERE user_id = $1 ORDER BY name`, [
+      userId,
+    ]);
+  }
+
+  async insertTag(userId: string, tag: Tag): Promise<boolean> {
+    const inserted = await this.#run(
+      `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id, name) DO NOTHING`,
+      [tag.id, userId, tag.name, tag.color],
+    );
+    return inserted === 1;
+  }
+
+  async ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.#rows<{ id: string }>(
+      `SELECT id FROM ${this.#s}.${OWNED_TABLES[kind]} WHERE user_id = $1 AND id = ANY($2::text[])`,
+      [userId, ids],
+    );
+    return new Set(found.map((r) => r.id));
+  }
+
+  async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
+    const [row] = await this.#rows<TransactionRow & { locked: string }>(
+      `SELECT ${TX_COLUMNS}, locked FROM ${this.#s}.app_transactions WHERE id = $1 AND user_id = $2`,
+      [id, userId],
+    );
+    return row && storedTransaction(row);
+  }
+
+  async findTransactions(
+    userId: string,
+    filter: TransactionFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }> {
+    const args: unknown[] = [userId];
+    const param = (value: unknown) => `$${args.push(value)}`;
+    const where = ['t.user_id = $1'];
+    if (filter.account_id) where.push(`t.account_id = ${param(filter.account_id)}`);
+    if (filter.start_date) where.push(`t.date >= ${param(filter.start_date)}`);
+    if (filter.end_date) where.push(`t.date <= ${param(filter.end_date)}`);
+    if (filter.category_id) where.push(`t.category_id = ${param(filter.category_id)}`);
+    if (filter.search) {
+      const pattern = param(`%${filter.search.replace(/[\\%_]/g, '\\$&')}%`);
+      where.push(
+        `translate(t.name, '${UPPER}', '${LOWER}') LIKE translate(${pattern}, '${UPPER}', '${LOWER}') ESCAPE '\\'`,
+      );
+    }
+    if (filter.tag_ids && filter.tag_ids.length > 0) {
+      where.push(
+        `EXISTS (SELECT 1 FROM ${this.#s}.app_transaction_tags tt WHERE tt.transaction_id = t.id AND tt.tag_id = ANY(${param(filter.tag_ids)}::text[]))`,
+      );
+    }
+    const sql = where.join(' AND ');
+    const [count] = await this.#rows<{ n: string }>(
+      `SELECT count(*) AS n FROM ${this.#s}.app_transactions t WHERE ${sql}`,
+      args,
+    );
+    const page_ = await this.#rows<TransactionRow>(
+      `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions t WHERE ${sql}
+       ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+      [...args, page.limit, page.offset],
+    );
+    return { total: Number(count?.n ?? 0), rows: page_ };
+  }
+
+  async accountsByIds(ids: string[]) {
+    if (ids.length === 0) return [];
+    return this.#rows<{ id: string; name: string; account_type: string }>(
+      `SELECT id, name, account_type FROM ${this.#s}.app_accounts WHERE id = ANY($1::text[])`,
+      [ids],
+    );
+  }
+
+  async categoriesByIds(ids: string[]): Promise<Category[]> {
+    if (ids.length === 0) return [];
+    return this.#rows(
+      `SELECT id, name, color, icon FROM ${this.#s}.app_categories WHERE id = ANY($1::text[])`,
+      [ids],
+    );
+  }
+
+  async merchantsByIds(ids: string[]): Promise<Merchant[]> {
+    if (ids.length === 0) return [];
+    return this.#rows(`SELECT id, name FROM ${this.#s}.app_merchants WHERE id = ANY($1::text[])`, [ids]);
+  }
+
+  async tagsOfTransactions(transactionIds: string[]) {
+    if (transactionIds.length === 0) return [];
+    return this.#rows<Tag & { transaction_id: string }>(
+      `SELECT tt.transaction_id, t.id, t.name, t.color
+       FROM ${this.#s}.app_transaction_tags tt JOIN ${this.#s}.app_tags t ON t.id = tt.tag_id
+       WHERE tt.transaction_id = ANY($1::text[]) ORDER BY tt.position`,
+      [transactionIds],
+    );
+  }
+
+  async feedCursor(connectionId: string): Promise<number> {
+    const [row] = await this.#rows<{ seq: string }>(
+      `SELECT seq FROM ${this.#s}.app_feed_cursors WHERE connection_id = $1`,
+      [connectionId],
+    );
+    return row ? Number(row.seq) : 0;
+  }
+
+  async transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
+    await this.init();
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(postgresTransaction(client, this.#s));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          // A connection whose ROLLBACK failed is in an unknown state: destroy it, don't reuse it.
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#initialized?.catch(() => undefined);
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,158 @@
+/** `AppTransaction` on SQLite: plain statements, run while `SqliteAppStore.transaction` holds the connection. */
+import type { Db } from './sqlite-schema.js';
+import {
+  UPDATABLE_COLUMNS,
+  type AccountRecord,
+  type AppTransaction,
+  type LockableField,
+  type StoredTransaction,
+  type TransactionRow,
+} from './types.js';
+
+export const TX_COLUMNS =
+  'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
+
+export const parseLocked = (locked: string) => JSON.parse(locked) as LockableField[];
+
+/** Values as SQLite STRICT tables take them: booleans as 0/1, lists as JSON text. */
+function toSqlite(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (Array.isArray(value)) return JSON.stringify(value);
+  return value;
+}
+
+export function readTransaction(db: Db, userId: string, id: string): StoredTransaction | undefined {
+  const row = db
+    .prepare(`SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ?`)
+    .get(id, userId) as (TransactionRow & { locked: string }) | undefined;
+  return row && { ...row, locked: parseLocked(row.locked) };
+}
+
+/** The statements of `AppTransaction`, on the connection the open transaction holds. */
+export function sqliteTransaction(db: Db): AppTransaction {
+  const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
+  const get = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as T | undefined;
+  return {
+    insertUser: async (user) => {
+      run(
+        'INSERT INTO app_users (id, name, created_at) VALUES (?, ?, ?)',
+        user.id,
+        user.name,
+        user.created_at,
+      );
+    },
+    insertCategory: async (userId, c) => {
+      run(
+        'INSERT INTO app_categories (id, user_id, name, color, icon) VALUES (?, ?, ?, ?, ?)',
+        c.id,
+        userId,
+        c.name,
+        c.color,
+        c.icon,
+      );
+    },
+    lockTransaction: async (userId, id) => readTransaction(db, userId, id),
+    updateTransaction: async (id, update) => {
+      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
+      if (entries.length === 0) return;
+      for (const [column] of entries)
+        if (!UPDATABLE_COLUMNS.has(column)) throw new Error(`not an updatable column: ${column}`);
+      run(
+        `UPDATE app_transactions SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`,
+        ...entries.map(([, value]) => toSqlite(value)),
+        id,
+      );
+    },
+    replaceTransactionTags: async (transactionId, tagIds) => {
+      run('DELETE FROM app_transaction_tags WHERE transaction_id = ?', transactionId);
+      const insert = db.prepare(
+        'INSERT INTO app_transaction_tags (transaction_id, tag_id, position) VALUES (?, ?, ?)',
+      );
+      tagIds.forEach((tag, position) => insert.run(transactionId, tag, position));
+    },
+    lockFeedCursor: async (connectionId) =>
+      get<{ seq: number }>('SELECT seq FROM app_feed_cursors WHERE connection_id = ?', connectionId)?.seq ??
+      0,
+    setFeedCursor: async (connectionId, seq) => {
+      run(
+        'INSERT INTO app_feed_cursors (connection_id, seq) VALUES (?, ?) ON CONFLICT (connection_id) DO UPDATE SET seq = excluded.seq',
+        connectionId,
+        seq,
+      );
+    },
+    findAccount: async (userId, providerAccountId) =>
+      get<{ id: string; currency: string | null }>(
+        'SELECT id, currency FROM app_accounts WHERE user_id = ? AND provider_account_id = ?',
+        userId,
+        providerAccountId,
+      ),
+    insertAccount: async (a: AccountRecord) => {
+      run(
+        'INSERT INTO app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        a.id,
+        a.user_id,
+        a.provider_account_id,
+        a.name,
+        a.account_type,
+        a.currency,
+        a.balance,
+        a.state,
+      );
+    },
+    updateAccount: async (id, f) => {
+      run(
+        'UPDATE app_accounts SET name = ?, currency = ?, balance = ?, state = ? WHERE id = ?',
+        f.name,
+        f.currency,
+        f.balance,
+        f.state,
+        id,
+      );
+    },
+    findFeedTransaction: async (accountId, key, previousKey) => {
+      const row = get<{ id: string; locked: string }>(
+        'SELECT id, locked FROM app_transactions WHERE account_id = ? AND feed_key IN (?, ?) ORDER BY feed_key = ? DESC LIMIT 1',
+        accountId,
+        key,
+        previousKey,
+        key,
+      );
+      return row && { id: row.id, locked: parseLocked(row.locked) };
+    },
+    deleteFeedTransaction: async (accountId, key) => {
+      run('DELETE FROM app_transactions WHERE account_id = ? AND feed_key = ?', accountId, key);
+    },
+    ensureMerchant: async (userId, name, newId) => {
+      run(
+        'INSERT INTO app_merchants (id, user_id, name) VALUES (?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
+        newId,
+        userId,
+        name,
+      );
+      return get<{ id: string }>('SELECT id FROM app_merchants WHERE user_id = ? AND name = ?', userId, name)!
+        .id;
+    },
+    insertTransaction: async (t) => {
+      run(
+        `INSERT INTO app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name, notes,
+           merchant_id, is_pending, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        t.id,
+        t.user_id,
+        t.account_id,
+        t.feed_key,
+        t.external_id,
+        t.source,
+        t.date,
+        t.amount,
+        t.currency,
+        t.name,
+        t.notes,
+        t.merchant_id,
+        t.is_pending ? 1 : 0,
+        t.created_at,
+        t.updated_at,
+      );
+    },
+  };
+}

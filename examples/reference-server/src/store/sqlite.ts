@@ -1,0 +1,311 @@
+/**
+ * The app store on SQLite (better-sqlite3), sharing one connection with the engine's `SqliteStorage`.
+ *
+ * better-sqlite3 is synchronous, so every method does its work in one go. `transaction()` is the
+ * exception: its work is async, so while it is open a gate makes every other call — this store's
+ * and the engine storage's (see `guard`) — wait for the commit. Otherwise a statement from elsewhere
+ * would run on the same connection inside the open transaction, and be rolled back with it.
+ */
+import type { Storage } from '@finsync/sync';
+import { openDatabase, type Db } from './sqlite-schema.js';
+import { readTransaction, sqliteTransaction, TX_COLUMNS } from './sqlite-transaction.js';
+import type {
+  AccountRecord,
+  ActiveApiKey,
+  AppStore,
+  AppTransaction,
+  Category,
+  Merchant,
+  NewApiKey,
+  OwnedKind,
+  ProviderCredential,
+  StoredTransaction,
+  Tag,
+  TransactionFilter,
+  TransactionRow,
+  User,
+} from './types.js';
+
+const OWNED_TABLES: Record<OwnedKind, string> = {
+  category: 'app_categories',
+  merchant: 'app_merchants',
+  tag: 'app_tags',
+};
+
+const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+
+/** Makes SQLite calls wait while an app transaction holds the connection. */
+class Gate {
+  #open: Promise<void> | undefined;
+
+  /** Runs a synchronous database call once no transaction is open. */
+  async run<T>(work: () => T): Promise<Awaited<T>> {
+    while (this.#open) await this.#open;
+    return await work();
+  }
+
+  /** Holds the gate across async work; calls arriving meanwhile wait. */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#open) await this.#open;
+    let release!: () => void;
+    this.#open = new Promise((resolve) => (release = resolve));
+    try {
+      return await work();
+    } finally {
+      this.#open = undefined;
+      release();
+    }
+  }
+}
+
+export class SqliteAppStore implements AppStore {
+  readonly kind = 'sqlite';
+  /** The better-sqlite3 handle, shared with the engine's storage. */
+  readonly database: Db;
+  readonly #gate = new Gate();
+  readonly #tx: AppTransaction;
+
+  constructor(filename: string) {
+    this.database = openDatabase(filename);
+    this.#tx = sqliteTransaction(this.database);
+  }
+
+  /** The engine's storage on this connection, made to wait while an app transaction is open. */
+  guard(storage: Storage): Storage {
+    const gate = this.#gate;
+    return {
+      init: () => gate.run(() => storage.init()),
+      close: () => gate.run(() => storage.close()),
+      apply: (batch) => gate.run(() => storage.apply(batch)),
+      getConnection: (id) => gate.run(() => storage.getConnection(id)),
+      listConnections: () => gate.run(() => storage.listConnections()),
+      removeConnection: (id) => gate.run(() => storage.removeConnection(id)),
+      listAccounts: (id) => gate.run(() => storage.listAccounts(id)),
+      listAccountStates: (id) => gate.run(() => storage.listAccountStates(id)),
+      findTransactions: (id, account, query) => gate.run(() => storage.findTransactions(id, account, query)),
+      // Reads of the engine's own tables only, never written by an app transaction.
+      scanTransactions: (id, account) => storage.scanTransactions(id, account),
+      countTransactions: (id, account) => gate.run(() => storage.countTransactions(id, account)),
+      listHoldings: (id, account) => gate.run(() => storage.listHoldings(id, account)),
+      readChanges: (options) => gate.run(() => storage.readChanges(options)),
+      lastSeq: () => gate.run(() => storage.lastSeq()),
+    };
+  }
+
+  #get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
+    return this.#gate.run(() => this.database.prepare(sql).get(...params) as T | undefined);
+  }
+
+  #all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+    return this.#gate.run(() => this.database.prepare(sql).all(...params) as T[]);
+  }
+
+  #run(sql: string, ...params: unknown[]): Promise<number> {
+    return this.#gate.run(() => this.database.prepare(sql).run(...params).changes);
+  }
+
+  findUser(idOrName: string): Promise<User | undefined> {
+    return this.#get(
+      'SELECT id, name, created_at FROM app_users WHERE id = ? OR name = ?',
+      idOrName,
+      idOrName,
+    );
+  }
+
+  listUsers(): Promise<User[]> {
+    return this.#all('SELECT id, name, created_at FROM app_users ORDER BY created_at, id');
+  }
+
+  async insertApiKey(key: NewApiKey): Promise<void> {
+    await this.#run(
+      'INSERT INTO app_api_keys (id, user_id, name, key_hash, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      key.id,
+      key.user_id,
+      key.name,
+      key.key_hash,
+      key.scope,
+      key.created_at,
+    );
+  }
+
+  revokeApiKeys(userId: string, namePrefix: string, at: string): Promise<number> {
+    return this.#run(
+      'UPDATE app_api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND substr(name, 1, length(?)) = ?',
+      at,
+      userId,
+      namePrefix,
+      namePrefix,
+    );
+  }
+
+  findActiveApiKey(keyHash: Buffer): Promise<ActiveApiKey | undefined> {
+    return this.#get(
+      'SELECT id, user_id, key_hash, scope FROM app_api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+      keyHash,
+    );
+  }
+
+  async touchApiKey(id: string, at: string): Promise<void> {
+    await this.#run('UPDATE app_api_keys SET last_used_at = ? WHERE id = ?', at, id);
+  }
+
+  async upsertProviderCredential(c: ProviderCredential): Promise<void> {
+    await this.#run(
+      `INSERT INTO app_provider_credentials (user_id, sealed_key, base_url, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET sealed_key = excluded.sealed_key, base_url = excluded.base_url, updated_at = excluded.updated_at`,
+      c.user_id,
+      c.sealed_key,
+      c.base_url,
+      c.updated_at,
+    );
+  }
+
+  getProviderCredential(userId: string): Promise<ProviderCredential | undefined> {
+    return this.#get(
+      'SELECT user_id, sealed_key, base_url, updated_at FROM app_provider_credentials WHERE user_id = ?',
+      userId,
+    );
+  }
+
+  listProviderCredentials(): Promise<ProviderCredential[]> {
+    return this.#all(
+      'SELECT user_id, sealed_key, base_url, updated_at FROM app_provider_credentials ORDER BY user_id',
+    );
+  }
+
+  listAccounts(userId: string): Promise<AccountRecord[]> {
+    return this.#all(
+      'SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state FROM app_accounts WHERE user_id = ? ORDER BY name, id',
+      userId,
+    );
+  }
+
+  listCategories(userId: string): Promise<Category[]> {
+    return this.#all(
+      'SELECT id, name, color, icon FROM app_categories WHERE user_id = ? ORDER BY name',
+      userId,
+    );
+  }
+
+  listMerchants(userId: string): Promise<Merchant[]> {
+    return this.#all('SELECT id, name FROM app_merchants WHERE user_id = ? ORDER BY name', userId);
+  }
+
+  listTags(userId: string): Promise<Tag[]> {
+    return this.#all('SELECT id, name, color FROM app_tags WHERE user_id = ? ORDER BY name', userId);
+  }
+
+  async insertTag(userId: string, tag: Tag): Promise<boolean> {
+    const changes = await this.#run(
+      'INSERT INTO app_tags (id, user_id, name, color) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
+      tag.id,
+      userId,
+      tag.name,
+      tag.color,
+    );
+    return changes === 1;
+  }
+
+  async ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.#all<{ id: string }>(
+      `SELECT id FROM ${OWNED_TABLES[kind]} WHERE user_id = ? AND id IN (${marks(ids)})`,
+      userId,
+      ...ids,
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
+    return this.#gate.run(() => readTransaction(this.database, userId, id));
+  }
+
+  findTransactions(
+    userId: string,
+    filter: TransactionFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }> {
+    const where = ['t.user_id = ?'];
+    const args: unknown[] = [userId];
+    if (filter.account_id) (where.push('t.account_id = ?'), args.push(filter.account_id));
+    if (filter.start_date) (where.push('t.date >= ?'), args.push(filter.start_date));
+    if (filter.end_date) (where.push('t.date <= ?'), args.push(filter.end_date));
+    if (filter.category_id) (where.push('t.category_id = ?'), args.push(filter.category_id));
+    if (filter.search) {
+      where.push("t.name LIKE ? ESCAPE '\\'");
+      args.push(`%${filter.search.replace(/[\\%_]/g, '\\$&')}%`);
+    }
+    if (filter.tag_ids && filter.tag_ids.length > 0) {
+      where.push(
+        `EXISTS (SELECT 1 FROM app_transaction_tags tt WHERE tt.transaction_id = t.id AND tt.tag_id IN (${marks(filter.tag_ids)}))`,
+      );
+      args.push(...filter.tag_ids);
+    }
+    const sql = where.join(' AND ');
+    return this.#gate.run(() => {
+      const { n } = this.database
+        .prepare(`SELECT count(*) AS n FROM app_transactions t WHERE ${sql}`)
+        .get(...args) as { n: number };
+      const rows = this.database
+        .prepare(
+          `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
+        )
+        .all(...args, page.limit, page.offset) as TransactionRow[];
+      return { total: n, rows };
+    });
+  }
+
+  async accountsByIds(ids: string[]) {
+    if (ids.length === 0) return [];
+    return this.#all<{ id: string; name: string; account_type: string }>(
+      `SELECT id, name, account_type FROM app_accounts WHERE id IN (${marks(ids)})`,
+      ...ids,
+    );
+  }
+
+  async categoriesByIds(ids: string[]): Promise<Category[]> {
+    if (ids.length === 0) return [];
+    return this.#all(`SELECT id, name, color, icon FROM app_categories WHERE id IN (${marks(ids)})`, ...ids);
+  }
+
+  async merchantsByIds(ids: string[]): Promise<Merchant[]> {
+    if (ids.length === 0) return [];
+    return this.#all(`SELECT id, name FROM app_merchants WHERE id IN (${marks(ids)})`, ...ids);
+  }
+
+  async tagsOfTransactions(transactionIds: string[]) {
+    if (transactionIds.length === 0) return [];
+    return this.#all<Tag & { transaction_id: string }>(
+      `SELECT tt.transaction_id, t.id, t.name, t.color FROM app_transaction_tags tt JOIN app_tags t ON t.id = tt.tag_id
+       WHERE tt.transaction_id IN (${marks(transactionIds)}) ORDER BY tt.position`,
+      ...transactionIds,
+    );
+  }
+
+  async feedCursor(connectionId: string): Promise<number> {
+    const row = await this.#get<{ seq: number }>(
+      'SELECT seq FROM app_feed_cursors WHERE connection_id = ?',
+      connectionId,
+    );
+    return row?.seq ?? 0;
+  }
+
+  transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
+    return this.#gate.hold(async () => {
+      // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
+      this.database.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(this.#tx);
+        this.database.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.database.inTransaction) this.database.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#gate.run(() => this.database.close());
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The data-access seam for the app's own tables (users and keys, provider credentials, and the
+ * service's view of accounts, categories, merchants, tags and transactions, plus the feed cursors).
+ * Two implementations hold the SQL: `SqliteAppStore` (better-sqlite3) and `PostgresAppStore` (pg).
+ * The business rules — PATCH semantics, applying the change feed, rendering — are written once on
+ * top of these interfaces.
+ *
+ * Both stores keep money as TEXT decimal strings, timestamps as ISO TEXT and dates as `YYYY-MM-DD`
+ * TEXT, and order and compare text by code point, so the two answer byte for byte alike.
+ */
+
+export type Scope = 'read' | 'read_write';
+
+/** Fields the user owns once edited; the feed never overwrites them afterwards. */
+export type LockableField = 'name' | 'date' | 'notes' | 'amount' | 'category_id' | 'merchant_id' | 'tag_ids';
+
+export interface User {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface NewApiKey {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: Buffer;
+  scope: Scope;
+  created_at: string;
+}
+
+export interface ActiveApiKey {
+  id: string;
+  user_id: string;
+  key_hash: Buffer;
+  scope: Scope;
+}
+
+export interface ProviderCredential {
+  user_id: string;
+  /** The provider key, encrypted (see crypto.ts); never the key itself. */
+  sealed_key: string;
+  base_url: string | null;
+  updated_at: string;
+}
+
+export interface AccountRecord {
+  id: string;
+  user_id: string;
+  provider_account_id: string;
+  name: string;
+  account_type: string;
+  currency: string | null;
+  balance: string | null;
+  state: string;
+}
+
+export interface Category {
+  id: string;
+  name: string;
+  color: string;
+  icon: string;
+}
+
+export interface Merchant {
+  id: string;
+  name: string;
+}
+
+export interface Tag {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/** A transaction as the API renders it. */
+export interface TransactionRow {
+  id: string;
+  account_id: string;
+  external_id: string;
+  source: string;
+  date: string;
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  category_id: string | null;
+  merchant_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoredTransaction extends TransactionRow {
+  locked: LockableField[];
+}
+
+export interface NewTransaction {
+  id: string;
+  user_id: string;
+  account_id: string;
+  feed_key: string;
+  external_id: string;
+  source: string;
+  date: string;
+  amount: string;
+  currency: string;
+  name: string;
+  notes: string | null;
+  merchant_id: string | null;
+  is_pending: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Columns of a transaction that may be written after it was inserted. */
+export interface TransactionUpdate {
+  feed_key?: string;
+  external_id?: string;
+  date?: string;
+  amount?: string;
+  currency?: string;
+  name?: string;
+  notes?: string | null;
+  category_id?: string;
+  merchant_id?: string | null;
+  is_pending?: boolean;
+  locked?: LockableField[];
+  updated_at?: string;
+}
+
+/** The columns `TransactionUpdate` may name; each store builds its SET list from these only. */
+export const UPDATABLE_COLUMNS: ReadonlySet<string> = new Set<keyof TransactionUpdate>([
+  'feed_key',
+  'external_id',
+  'date',
+  'amount',
+  'currency',
+  'name',
+  'notes',
+  'category_id',
+  'merchant_id',
+  'is_pending',
+  'locked',
+  'updated_at',
+]);
+
+export interface TransactionFilter {
+  account_id?: string | undefined;
+  /** Inclusive, `YYYY-MM-DD`. */
+  start_date?: string | undefined;
+  end_date?: string | undefined;
+  category_id?: string | undefined;
+  /** Substring of the name; ASCII letters match case-insensitively (SQLite's LIKE), in both stores. */
+  search?: string | undefined;
+  /** Any of these tags. */
+  tag_ids?: string[] | undefined;
+}
+
+export type OwnedKind = 'category' | 'merchant' | 'tag';
+
+/**
+ * The writes that must commit together, and the reads they depend on. Inside
+ * `AppStore.transaction`, use only these methods (the SQLite store runs one transaction at a time
+ * on its single connection, so calling the store itself from inside would wait for ever).
+ * The `lock…`/`find…` reads lock what they return until the commit (PostgreSQL: `FOR UPDATE`;
+ * SQLite: the whole database is held), so a decision made on them cannot be overtaken.
+ */
+export interface AppTransaction {
+  insertUser(user: User): Promise<void>;
+  insertCategory(userId: string, category: Category): Promise<void>;
+
+  /** The transaction if it is `userId`'s, locked. */
+  lockTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
+  updateTransaction(id: string, update: TransactionUpdate): Promise<void>;
+  /** Replaces the tags exactly, in this order. */
+  replaceTransactionTags(transactionId: string, tagIds: string[]): Promise<void>;
+
+  /** The feed cursor of a connection (0 when none), locked: feed batches of one connection run one at a time. */
+  lockFeedCursor(connectionId: string): Promise<number>;
+  setFeedCursor(connectionId: string, seq: number): Promise<void>;
+  findAccount(
+    userId: string,
+    providerAccountId: string,
+  ): Promise<{ id: string; currency: string | null } | undefined>;
+  insertAccount(account: AccountRecord): Promise<void>;
+  updateAccount(
+    id: string,
+    fields: { name: string; currency: string | null; balance: string | null; state: string },
+  ): Promise<void>;
+  /** The row with feed key `key`, else the one with `previousKey`, locked. */
+  findFeedTransaction(
+    accountId: string,
+    key: string,
+    previousKey: string,
+  ): Promise<{ id: string; locked: LockableField[] } | undefined>;
+  deleteFeedTransaction(accountId: string, key: string): Promise<void>;
+  /** The id of the user's merchant with this name, created with `newId` when there is none. */
+  ensureMerchant(userId: string, name: string, newId: string): Promise<string>;
+  insertTransaction(transaction: NewTransaction): Promise<void>;
+}
+
+export interface AppStore {
+  readonly kind: 'sqlite' | 'postgres';
+
+  findUser(idOrName: string): Promise<User | undefined>;
+  listUsers(): Promise<User[]>;
+
+  insertApiKey(key: NewApiKey): Promise<void>;
+  /** Revokes the user's live keys whose name starts with `namePrefix`; returns how many. */
+  revokeApiKeys(userId: string, namePrefix: string, at: string): Promise<number>;
+  findActiveApiKey(keyHash: Buffer): Promise<ActiveApiKey | undefined>;
+  touchApiKey(id: string, at: string): Promise<void>;
+
+  upsertProviderCredential(credential: ProviderCredential): Promise<void>;
+  getProviderCredential(userId: string): Promise<ProviderCredential | undefined>;
+  listProviderCredentials(): Promise<ProviderCredential[]>;
+
+  /** Ordered by name. */
+  listAccounts(userId: string): Promise<AccountRecord[]>;
+  listCategories(userId: string): Promise<Category[]>;
+  listMerchants(userId: string): Promise<Merchant[]>;
+  listTags(userId: string): Promise<Tag[]>;
+  /** False when the user has a tag of that name already. */
+  insertTag(userId: string, tag: Tag): Promise<boolean>;
+  /** Which of `ids` are the user's categories / merchants / tags. */
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>>;
+
+  getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
+  /** Newest first (date, then created_at, descending; then id), one page, and the total count. */
+  findTransactions(
+    userId: string,
+    filter: TransactionFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }>;
+  accountsByIds(ids: string[]): Promise<Array<{ id: string; name: string; account_type: string }>>;
+  categoriesByIds(ids: string[]): Promise<Category[]>;
+  merchantsByIds(ids: string[]): Promise<Merchant[]>;
+  /** The tags of each transaction, in their assigned order. */
+  tagsOfTransactions(transactionIds: string[]): Promise<Array<Tag & { transaction_id: string }>>;
+
+  feedCursor(connectionId: string): Promise<number>;
+
+  /** Runs `work` in one database transaction: it commits when `work` resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

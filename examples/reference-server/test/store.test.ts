@@ -1,0 +1,148 @@
+/** The two app stores answer alike: transactions, exact text, ordering and search. */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStores, type OpenedStores } from '../src/store/open.js';
+import type { AppStore, NewTransaction } from '../src/store/types.js';
+import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
+
+const now = () => new Date().toISOString();
+
+async function seedUser(store: AppStore, name: string) {
+  const user = { id: randomUUID(), name, created_at: now() };
+  const account = {
+    id: randomUUID(),
+    user_id: user.id,
+    provider_account_id: `acc-${name}`,
+    name: 'Current',
+    account_type: 'depository',
+    currency: 'GBP',
+    balance: '0.10',
+    state: 'active',
+  };
+  await store.transaction(async (tx) => {
+    await tx.insertUser(user);
+    await tx.insertAccount(account);
+  });
+  return { user, account };
+}
+
+function transaction(userId: string, accountId: string, fields: Partial<NewTransaction>): NewTransaction {
+  return {
+    id: randomUUID(),
+    user_id: userId,
+    account_id: accountId,
+    feed_key: randomUUID(),
+    external_id: 'lunchflow_1',
+    source: 'lunchflow',
+    date: '2026-01-02',
+    amount: '1',
+    currency: 'GBP',
+    name: 'x',
+    notes: null,
+    merchant_id: null,
+    is_pending: false,
+    created_at: now(),
+    updated_at: now(),
+    ...fields,
+  };
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`app store ${backend.title}`, () => {
+    let db: TestDatabase;
+    let opened: OpenedStores;
+
+    beforeAll(() => {
+      db = testDatabase(backend);
+      opened = openStores(db.database, db.dataDir);
+    });
+
+    afterAll(async () => {
+      await opened?.storage.close();
+      await opened?.store.close();
+      await db?.cleanup();
+    });
+
+    it('a transaction that throws leaves nothing behind, and nobody sees its writes meanwhile', async () => {
+      const { store } = opened;
+      const user = { id: randomUUID(), name: 'rolled-back', created_at: now() };
+      let during: Promise<unknown> | undefined;
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insertUser(user);
+          // Not awaited here: on SQLite it waits for the transaction to end.
+          during = store.findUser(user.name);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await during).toBeUndefined();
+      expect(await store.findUser(user.name)).toBeUndefined();
+    });
+
+    it("the engine's writes during an app transaction are not rolled back with it", async () => {
+      const { store, storage } = opened;
+      const state = {
+        id: `conn-${randomUUID()}`,
+        status: 'active' as const,
+        pausedUntil: null,
+        statusReason: null,
+        lastRunAt: null,
+        lastSuccessAt: null,
+        createdAt: now(),
+      };
+      let applying: Promise<void> | undefined;
+      await expect(
+        store.transaction(async () => {
+          applying = storage.apply({ changes: [], connections: [state] });
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      await applying;
+      expect(await storage.getConnection(state.id)).toMatchObject({ id: state.id });
+    });
+
+    it('money, dates and timestamps come back as the exact text written', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, 'exact');
+      const written = transaction(user.id, account.id, {
+        amount: '-12345678901234.56789',
+        created_at: '2026-01-02T03:04:05.678Z',
+      });
+      await store.transaction((tx) => tx.insertTransaction(written));
+      await store.transaction((tx) =>
+        tx.updateTransaction(written.id, { amount: '0.10', locked: ['amount'] }),
+      );
+      expect(await store.getTransaction(user.id, written.id)).toMatchObject({
+        amount: '0.10',
+        date: '2026-01-02',
+        created_at: '2026-01-02T03:04:05.678Z',
+        locked: ['amount'],
+      });
+      expect((await store.listAccounts(user.id))[0]?.balance).toBe('0.10');
+    });
+
+    it('orders names by code point, and search ignores the case of ASCII letters only', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, 'ordering');
+      for (const name of ['b', 'B', 'a', 'Z', 'é'])
+        expect(await store.insertTag(user.id, { id: randomUUID(), name, color: '#000' })).toBe(true);
+      expect(await store.insertTag(user.id, { id: randomUUID(), name: 'a', color: '#fff' })).toBe(false);
+      expect((await store.listTags(user.id)).map((t) => t.name)).toEqual(['B', 'Z', 'a', 'b', 'é']);
+
+      await store.transaction(async (tx) => {
+        for (const name of ['ÉCOLE Fees', 'école', 'Save 50% now', 'Save 500 now'])
+          await tx.insertTransaction(transaction(user.id, account.id, { name }));
+      });
+      const search = async (text: string) =>
+        (await store.findTransactions(user.id, { search: text }, { limit: 10, offset: 0 })).rows
+          .map((r) => r.name)
+          .sort();
+      expect(await search('cole')).toEqual(['ÉCOLE Fees', 'école']);
+      expect(await search('ÉCOLE')).toEqual(['ÉCOLE Fees']);
+      expect(await search('50%')).toEqual(['Save 50% now']);
+      expect(await search('_')).toEqual([]);
+    });
+  });
+}
