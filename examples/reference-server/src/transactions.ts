@@ -180,7 +180,7 @@ export async function updateTransaction(
   if (errors.length > 0)
     throw new ApiProblem(422, 'validation_failed', 'Transaction could not be updated', errors);
 
-  await store.transaction(async (tx) => {
+  const updated = await store.transaction(async (tx) => {
     const row = await tx.lockTransaction(userId, id);
     if (!row) throw notFound(); // deleted by a sync since the checks
     const locked = new Set(row.locked);
@@ -194,13 +194,11 @@ export async function updateTransaction(
       await tx.replaceTransactionTags(id, tagIds);
       locked.add('tag_ids');
     }
-    if (Object.keys(write).length > 0 || tagIds) {
-      await tx.updateTransaction(id, {
-        ...write,
-        locked: [...locked].sort(),
-        updated_at: new Date().toISOString(),
-      });
-    }
+    if (Object.keys(write).length === 0 && !tagIds) return row;
+    const updatedAt = new Date().toISOString();
+    await tx.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
+    return { ...row, ...write, updated_at: updatedAt };
   });
-  return getTransaction(store, userId, id);
+  // The row as committed, rendered without reading it back.
+  return (await renderTransactions(store, [updated]))[0];
 }

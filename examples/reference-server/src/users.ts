@@ -71,6 +71,9 @@ export function revokeApiKeys(
   return store.revokeApiKeys(userId, options.namePrefix ?? '', new Date().toISOString());
 }
 
+const TOUCH_EVERY_MS = 60_000;
+const lastTouched = new Map<string, number>();
+
 /** Resolves a presented key to its user, or `undefined`. Unknown, malformed and revoked keys look alike. */
 export async function authenticate(
   store: AppStore,
@@ -79,6 +82,13 @@ export async function authenticate(
   if (!presented || presented.length > 256) return undefined;
   const row = await store.findActiveApiKey(hashApiKey(presented));
   if (!row || !apiKeyMatches(presented, row.key_hash)) return undefined;
-  await store.touchApiKey(row.id, new Date().toISOString());
+  // Recording every use would make each request a write; once a minute tells the same story.
+  const now = Date.now();
+  const lastUsed = lastTouched.get(row.id) ?? 0;
+  if (now - lastUsed >= TOUCH_EVERY_MS) {
+    lastTouched.set(row.id, now);
+    if (lastTouched.size > 10_000) lastTouched.clear();
+    await store.touchApiKey(row.id, new Date(now).toISOString());
+  }
   return { userId: row.user_id, keyId: row.id, scope: row.scope };
 }

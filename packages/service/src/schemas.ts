@@ -42,15 +42,22 @@ export const TransferSchema = z
   .loose();
 
 /** Digits after the decimal point for a currency (2 for USD, 0 for JPY, 3 for KWD). */
+const scales = new Map<string, number>();
+
 export function currencyScale(currency: string): number {
-  try {
-    return (
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
-      2
-    );
-  } catch {
-    return 2;
+  let scale = scales.get(currency);
+  if (scale === undefined) {
+    try {
+      scale =
+        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+          .maximumFractionDigits ?? 2;
+    } catch {
+      scale = 2;
+    }
+    // Building a NumberFormat costs far more than the lookup, and there are only so many currencies.
+    if (scales.size < 512) scales.set(currency, scale);
   }
+  return scale;
 }
 
 function centsToDecimal(cents: number, scale: number): string {

@@ -1,5 +1,5 @@
 /** `AppTransaction` on SQLite: plain statements, run while `SqliteAppStore.transaction` holds the connection. */
-import type { Db } from './sqlite-schema.js';
+import { prepareCached, type Db } from './sqlite-schema.js';
 import {
   UPDATABLE_COLUMNS,
   type AccountRecord,
@@ -22,16 +22,18 @@ function toSqlite(value: unknown): unknown {
 }
 
 export function readTransaction(db: Db, userId: string, id: string): StoredTransaction | undefined {
-  const row = db
-    .prepare(`SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ?`)
-    .get(id, userId) as (TransactionRow & { locked: string }) | undefined;
+  const row = prepareCached(
+    db,
+    `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ?`,
+  ).get(id, userId) as (TransactionRow & { locked: string }) | undefined;
   return row && { ...row, locked: parseLocked(row.locked) };
 }
 
 /** The statements of `AppTransaction`, on the connection the open transaction holds. */
 export function sqliteTransaction(db: Db): AppTransaction {
-  const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params);
-  const get = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as T | undefined;
+  const run = (sql: string, ...params: unknown[]) => prepareCached(db, sql).run(...params);
+  const get = <T>(sql: string, ...params: unknown[]) =>
+    prepareCached(db, sql).get(...params) as T | undefined;
   return {
     insertUser: async (user) => {
       run(
@@ -65,7 +67,8 @@ export function sqliteTransaction(db: Db): AppTransaction {
     },
     replaceTransactionTags: async (transactionId, tagIds) => {
       run('DELETE FROM app_transaction_tags WHERE transaction_id = ?', transactionId);
-      const insert = db.prepare(
+      const insert = prepareCached(
+        db,
         'INSERT INTO app_transaction_tags (transaction_id, tag_id, position) VALUES (?, ?, ?)',
       );
       tagIds.forEach((tag, position) => insert.run(transactionId, tag, position));

@@ -7,7 +7,7 @@
  * would run on the same connection inside the open transaction, and be rolled back with it.
  */
 import type { Storage } from '@finsync/sync';
-import { openDatabase, type Db } from './sqlite-schema.js';
+import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { readTransaction, sqliteTransaction, TX_COLUMNS } from './sqlite-transaction.js';
 import type {
   AccountRecord,
@@ -93,15 +93,15 @@ export class SqliteAppStore implements AppStore {
   }
 
   #get<T>(sql: string, ...params: unknown[]): Promise<T | undefined> {
-    return this.#gate.run(() => this.database.prepare(sql).get(...params) as T | undefined);
+    return this.#gate.run(() => prepareCached(this.database, sql).get(...params) as T | undefined);
   }
 
   #all<T>(sql: string, ...params: unknown[]): Promise<T[]> {
-    return this.#gate.run(() => this.database.prepare(sql).all(...params) as T[]);
+    return this.#gate.run(() => prepareCached(this.database, sql).all(...params) as T[]);
   }
 
   #run(sql: string, ...params: unknown[]): Promise<number> {
-    return this.#gate.run(() => this.database.prepare(sql).run(...params).changes);
+    return this.#gate.run(() => prepareCached(this.database, sql).run(...params).changes);
   }
 
   findUser(idOrName: string): Promise<User | undefined> {
@@ -243,14 +243,14 @@ export class SqliteAppStore implements AppStore {
     }
     const sql = where.join(' AND ');
     return this.#gate.run(() => {
-      const { n } = this.database
-        .prepare(`SELECT count(*) AS n FROM app_transactions t WHERE ${sql}`)
-        .get(...args) as { n: number };
-      const rows = this.database
-        .prepare(
-          `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
-        )
-        .all(...args, page.limit, page.offset) as TransactionRow[];
+      const { n } = prepareCached(
+        this.database,
+        `SELECT count(*) AS n FROM app_transactions t WHERE ${sql}`,
+      ).get(...args) as { n: number };
+      const rows = prepareCached(
+        this.database,
+        `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
+      ).all(...args, page.limit, page.offset) as TransactionRow[];
       return { total: n, rows };
     });
   }
