@@ -1,0 +1,107 @@
+/**
+ * Where the time goes: runs one measurement child under `node --cpu-prof` and prints the functions
+ * with the most self time, and self time per package. Used to explain the targets a run misses.
+ *
+ *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http] [--mode whole|windowed]
+ *        [--rows 100000] [--top 25]
+ *
+ * `sync` profiles one full sync into SQLite (the engine's process; the sandbox server is another
+ * process and is not in the profile). `http` profiles the client-overhead measurement, where plain
+ * fetch passes and client passes alternate: what the client adds shows up as zod, ky and provider code.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { flag, stringFlag, tempDir, type SyncMode } from './lib.js';
+import { runTask } from './spawn-task.js';
+
+interface CpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Which package or runtime part a function belongs to, from its script URL. */
+function area(url: string, name: string): string {
+  const workspace = /\/packages\/([^/]+)\//.exec(url);
+  if (workspace) return `@finsync/${workspace[1]}`;
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (dependency) return dependency[1]!;
+  if (url.includes('/bench/')) return 'bench';
+  if (url.startsWith('node:')) return 'node internals';
+  if (url === '') return name.startsWith('(') ? name : 'native (V8 builtins, C++ bindings)';
+  return 'other';
+}
+
+/**
+ * Self time per function and per area, counting only samples from the first one taken inside
+ * `entry` (the task function) onwards: process start-up and module loading (tsx compiling the
+ * TypeScript sources) come before it and are not the measured work.
+ */
+function summarizeProfile(profile: CpuProfile, entry: string, top: number): string {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inEntry = (id: number): boolean => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byNode.get(at)?.callFrame;
+      if (frame?.functionName === entry && frame.url.includes('/bench/')) return true;
+    }
+    return false;
+  };
+  const first = profile.samples.findIndex(inEntry);
+  const selfByFunction = new Map<string, { ms: number; area: string }>();
+  const selfByArea = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    if (i < first) return;
+    const node = byNode.get(id);
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    if (!node || node.callFrame.functionName === '(idle)') return;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url
+      ? `${url.replace(/^file:\/\/.*?\/(packages|node_modules|bench)\//, '$1/')}:${lineNumber + 1}`
+      : '';
+    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    const a = area(url, functionName);
+    const entry = selfByFunction.get(key) ?? { ms: 0, area: a };
+    entry.ms += ms;
+    selfByFunction.set(key, entry);
+    selfByArea.set(a, (selfByArea.get(a) ?? 0) + ms);
+    total += ms;
+  });
+  const pct = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)}%`;
+  const lines = [
+    `busy time ${(total / 1000).toFixed(2)} s from the start of ${entry}() (idle and start-up excluded)`,
+    '',
+    'self time by area (a native call, e.g. a SQLite statement, counts as its JS caller):',
+  ];
+  for (const [a, ms] of [...selfByArea].sort((x, y) => y[1] - x[1])) lines.push(`  ${pct(ms)}  ${a}`);
+  lines.push('', `top ${top} functions by self time:`);
+  for (const [key, { ms, area: a }] of [...selfByFunction].sort((x, y) => y[1].ms - x[1].ms).slice(0, top)) {
+    lines.push(`  ${pct(ms)}  ${key}  [${a}]`);
+  }
+  return lines.join('\n');
+}
+
+const target = stringFlag('target') ?? 'sync';
+const mode = (stringFlag('mode') ?? 'whole') as SyncMode;
+const rows = flag('rows', 100_000);
+const tmp = tempDir();
+try {
+  if (target === 'sync') {
+    await runTask('sqlite-sync', { rows, mode, fullOnly: true }, { cpuProfDir: tmp.dir });
+  } else if (target === 'http') {
+    await runTask('http', { rows, reps: 5 }, { cpuProfDir: tmp.dir });
+  } else throw new Error(`--target must be sync or http, got ${target}`);
+  const file = readdirSync(tmp.dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no .cpuprofile written');
+  const profile = JSON.parse(readFileSync(join(tmp.dir, file), 'utf8')) as CpuProfile;
+  console.log(`profile of ${target} (${mode}), ${rows.toLocaleString('en-US')} rows`);
+  console.log(summarizeProfile(profile, target === 'sync' ? 'sqliteSync' : 'http', flag('top', 25)));
+} finally {
+  tmp.remove();
+}

@@ -1,0 +1,139 @@
+/** The shape of one benchmark run, as run.ts collects it and latest.json stores it. */
+import type { RequestCounts } from './engine-run.js';
+import type { Summary, SyncMode } from './lib.js';
+import type { NaiveVariant } from './naive.js';
+import type { RawVariant } from './sqlite-raw.js';
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  sqlite: string;
+  betterSqlite3: string;
+  postgres: string | null;
+  commit: string | null;
+  /** Uncommitted changes under packages/ when the run started: the figures are of that working tree. */
+  dirtyPackages: boolean;
+  /** 1/5/15-minute load averages at the start and end of the run: other work on the cores is noise. */
+  loadAverageAtStart: number[];
+  loadAverageAtEnd?: number[];
+}
+
+export interface BenchConfig {
+  rows: number;
+  accounts: number;
+  historyDays: number;
+  runs: number;
+  httpReps: number;
+  batchRows: number;
+  naiveBudgetMs: number;
+  memorySizes: number[];
+  postgresUrl: string | null;
+}
+
+export interface SyncFigures {
+  rows: number;
+  ms: Summary;
+  peakRssMiB: Summary;
+  baselineRssMiB: Summary;
+  requests: RequestCounts;
+  databaseMiB?: number;
+}
+
+export interface ResyncFigures {
+  ms: Summary;
+  /** Per run. */
+  requests: RequestCounts[];
+  feedEntriesWritten: number[];
+  fetched: number;
+  added: number;
+  modified: number;
+  removed: number;
+  bookkeepingRows?: number[];
+}
+
+export interface RawFigures {
+  rows: number;
+  ms: Record<RawVariant, Summary>;
+}
+
+export interface NaiveFigures {
+  rows: number;
+  totalMs: Summary;
+  fetchMs: Summary;
+  /** Rows really inserted per run before the time budget; fewer than `rows` means extrapolated. */
+  inserted: number[];
+}
+
+export interface HttpFigures {
+  pages: number;
+  rows: number;
+  plainMs: Summary;
+  clientMs: Summary;
+}
+
+export interface ValidationFigures {
+  rows: number;
+  jsonParseMs: Summary;
+  schemaParseMs: Summary;
+}
+
+export interface PostgresFigures {
+  version: string;
+  sync: SyncFigures;
+  raw: RawFigures;
+}
+
+/**
+ * `whole` and `windowed` run with Node's default flags (what the targets judge). `windowed-capped`
+ * is a diagnostic: the windowed sync with V8's old space capped (`--max-old-space-size`), which
+ * shows how much of the peak is garbage V8 had not yet collected rather than data held.
+ */
+export type MemoryConfig = SyncMode | 'windowed-capped';
+
+export interface MemoryPoint {
+  peakRssMiB: Summary;
+  /** Medians over the runs. */
+  peakHeapUsedMiB: number;
+  retainedHeapMiB: number | null;
+  ms: number;
+}
+
+export interface MemoryFigures {
+  /** Data set size → transactions stored. */
+  rows: Record<number, number>;
+  /** The old-space cap of `windowed-capped`, in MiB. */
+  cappedOldSpaceMiB: number;
+  points: Record<MemoryConfig, Record<number, MemoryPoint>>;
+}
+
+export interface Target {
+  name: string;
+  /** PASS / MISS, or NOT RUN when the measurement was skipped. */
+  verdict: 'PASS' | 'MISS' | 'NOT RUN';
+  detail: string;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  durationMs: number;
+  machine: MachineInfo;
+  config: BenchConfig;
+  sqlite: {
+    sync: Record<SyncMode, SyncFigures>;
+    noop: Record<SyncMode, ResyncFigures>;
+    day: Record<SyncMode, ResyncFigures>;
+    raw: RawFigures;
+    naive: Record<NaiveVariant, NaiveFigures>;
+  };
+  http: Record<SyncMode, HttpFigures>;
+  /** The client's response schema vs JSON.parse on the same bodies in memory (see http.ts). */
+  validation: ValidationFigures;
+  postgres: PostgresFigures | { skipped: string };
+  memory: MemoryFigures;
+  /** Item 6 of the issue; see reference-patch.ts. */
+  referencePatch: { measured: false; note: string };
+  targets: Target[];
+}

@@ -1,0 +1,18 @@
+/** Every measurement that runs in a child process, by name (see child.ts and spawn-task.ts). */
+import { http } from './http.js';
+import { naive } from './naive.js';
+import { postgresRaw, postgresSync } from './postgres.js';
+import { sqliteRaw } from './sqlite-raw.js';
+import { sqliteSync } from './sqlite-sync.js';
+
+export const tasks = {
+  'sqlite-sync': sqliteSync,
+  'sqlite-raw': sqliteRaw,
+  http,
+  naive,
+  'postgres-sync': postgresSync,
+  'postgres-raw': postgresRaw,
+};
+
+export type Tasks = typeof tasks;
+export type TaskName = keyof Tasks;
