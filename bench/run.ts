@@ -22,7 +22,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import * as prettier from 'prettier';
 import type { EngineRunResult } from './engine-run.js';
 import {
   HISTORY_DAYS,
@@ -287,13 +286,8 @@ function naiveFigures(samples: typeof naive.default) {
   };
 }
 
-// Formatted by prettier (with the repository's settings), so `prettier --check .` passes with the
-// results file present: it is git-ignored (bench/.gitignore), but prettier reads only the root one.
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(
-  out,
-  await prettier.format(JSON.stringify(results), { ...(await prettier.resolveConfig(out)), parser: 'json' }),
-);
+writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(renderTable(results));
 console.log();
 console.log(renderTargets(results.targets));
