@@ -1,18 +1,27 @@
 import type { z } from 'zod';
+import { buildCreateBody } from './create-body.js';
 import { InvalidRequestError, InvalidResponseError, formatIssuePath, type Issue } from './errors.js';
 import { HttpClient, type JsonResponse } from './http.js';
 import { logTo, type ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
+import { listIssues, pageIssues, toQuery, type QueryValue } from './params.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
 import {
+  TransactionDeleteResultSchema,
   TransactionPageSchema,
   TransactionSchema,
-  isCalendarDate,
   type Transaction,
+  type TransactionCreate,
+  type TransactionCreateResult,
+  type TransactionDeleteResult,
+  type TransactionDeletedListParams,
   type TransactionListParams,
   type TransactionUpdate,
 } from './schemas.js';
+import { isWellFormedText } from './text.js';
 import { buildUpdateBody } from './update-body.js';
+
+export type { QueryValue } from './params.js';
 
 export interface ServiceClientOptions {
   /** The service root, e.g. `http://localhost:3000`; paths are `/api/v1/…`. A trailing `/api/v1` is dropped. */
@@ -38,8 +47,6 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type QueryValue = string | number | boolean | readonly string[] | undefined;
-
 export interface RawRequestOptions extends CallOptions {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Below `/api/v1/`, e.g. `categories` or `transactions/…` (segments are sent as given). */
@@ -52,41 +59,10 @@ export interface RawRequestOptions extends CallOptions {
 
 const API_PREFIX = 'api/v1';
 
-function toQuery(query: Record<string, QueryValue> | undefined): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) params.append(`${name}[]`, String(item));
-    else params.set(name, String(value));
-  }
-  return params;
-}
-
-function listIssues(params: TransactionListParams): Issue[] {
-  const issues: Issue[] = [];
-  if (params.page !== undefined && !(Number.isInteger(params.page) && params.page >= 1)) {
-    issues.push({ path: 'page', message: 'must be a positive integer' });
-  }
-  if (
-    params.per_page !== undefined &&
-    !(Number.isInteger(params.per_page) && params.per_page >= 1 && params.per_page <= 100)
-  ) {
-    // The service silently answers 25 per page for anything outside 1..100.
-    issues.push({ path: 'per_page', message: 'must be an integer from 1 to 100' });
-  }
-  for (const name of ['start_date', 'end_date'] as const) {
-    const value = params[name];
-    if (value !== undefined && !isCalendarDate(value)) {
-      issues.push({ path: name, message: 'must be a calendar date YYYY-MM-DD' });
-    }
-  }
-  if (params.start_date && params.end_date && params.start_date > params.end_date) {
-    issues.push({ path: 'start_date', message: `is after end_date (${params.end_date})` });
-  }
-  return issues;
-}
-
-/** `GET`/`PATCH` `/api/v1/transactions…`. Reached as `client.transactions`. */
+/**
+ * `/api/v1/transactions…`: get, list, create, update, delete, and finsync's restore and listDeleted.
+ * Reached as `client.transactions`.
+ */
 export class TransactionsResource {
   readonly #client: ServiceClient;
   readonly #http: HttpClient;
@@ -104,6 +80,26 @@ export class TransactionsResource {
     const path = this.#itemPath('GET', id);
     const response = await this.#http.requestJson({ method: 'GET', path, signal: options.signal });
     return parseBody(TransactionSchema, response);
+  }
+
+  /**
+   * `POST /api/v1/transactions` with `{ "transaction": body }`. The body is checked first; nothing is
+   * sent when it is refused (`InvalidRequestError`). With `external_id` the create is idempotent: a
+   * repeat for the same account, `external_id` and `source` answers 200 with the row made the first
+   * time (`created: false`, nothing new is stored), and the call is retried like an update. Without
+   * it, it is never repeated once the request may have reached the service.
+   */
+  async create(body: TransactionCreate, options: CallOptions = {}): Promise<TransactionCreateResult> {
+    const path = `${API_PREFIX}/transactions`;
+    const members = buildCreateBody(body, { method: 'POST', path: `/${path}` });
+    const response = await this.#http.requestJson({
+      method: 'POST',
+      path,
+      json: { transaction: members },
+      signal: options.signal,
+      retryClass: members.external_id === undefined ? 'once' : 'idempotent',
+    });
+    return { created: response.status === 201, transaction: parseBody(TransactionSchema, response) };
   }
 
   /**
@@ -128,26 +124,71 @@ export class TransactionsResource {
   }
 
   /**
+   * `DELETE /api/v1/transactions/{id}` → `{ message }`. Retried only on 429: a repeat after the
+   * request may have reached the service would answer 404 for the row this call deleted.
+   */
+  async delete(id: string, options: CallOptions = {}): Promise<TransactionDeleteResult> {
+    const path = this.#itemPath('DELETE', id);
+    const response = await this.#http.requestJson({ method: 'DELETE', path, signal: options.signal });
+    return { message: parseBody(TransactionDeleteResultSchema, response).message };
+  }
+
+  /**
+   * `POST /api/v1/transactions/{id}/restore` — a finsync extension (the reference server has it;
+   * Sure does not): brings a deleted transaction back and returns it. 404 when `id` is not a deleted
+   * transaction of yours. Retried only on 429, like `delete`.
+   */
+  async restore(id: string, options: CallOptions = {}): Promise<Transaction> {
+    const path = `${this.#itemPath('POST', id)}/restore`;
+    const response = await this.#http.requestJson({ method: 'POST', path, signal: options.signal });
+    return parseBody(TransactionSchema, response);
+  }
+
+  /**
    * `GET /api/v1/transactions`, every page: `for await (const tx of client.transactions.list())`.
    * The parameters are checked when the call is made.
    */
   list(params: TransactionListParams = {}, options: CallOptions = {}): TransactionList {
-    const issues = listIssues(params);
-    if (issues.length > 0) {
-      const first = issues[0]!;
-      throw new InvalidRequestError(`refused to list transactions: ${first.path}: ${first.message}`, {
-        method: 'GET',
-        path: `/${API_PREFIX}/transactions`,
-        issues,
-      });
+    this.#checkParams(listIssues(params), 'list transactions', 'transactions');
+    return this.#pages('transactions', params, options);
+  }
+
+  /**
+   * `GET /api/v1/transactions/deleted` — a finsync extension (the reference server has it; Sure does
+   * not): the deleted transactions, most recently deleted first, paged like `list()`.
+   */
+  listDeleted(params: TransactionDeletedListParams = {}, options: CallOptions = {}): TransactionList {
+    const issues = pageIssues(params);
+    for (const name of Object.keys(params ?? {})) {
+      if (name !== 'page' && name !== 'per_page') {
+        issues.push({ path: name, message: 'not a parameter of the deleted list (only page, per_page)' });
+      }
     }
-    const { page: startPage = 1, ...filters } = params;
+    this.#checkParams(issues, 'list deleted transactions', 'transactions/deleted');
+    return this.#pages('transactions/deleted', params, options);
+  }
+
+  #checkParams(issues: Issue[], what: string, route: string): void {
+    if (issues.length === 0) return;
+    const first = issues[0]!;
+    throw new InvalidRequestError(`refused to ${what}: ${first.path}: ${first.message}`, {
+      method: 'GET',
+      path: `/${API_PREFIX}/${route}`,
+      issues,
+    });
+  }
+
+  #pages(
+    route: string,
+    params: TransactionListParams | TransactionDeletedListParams,
+    options: CallOptions,
+  ): TransactionList {
+    const { page: startPage = 1, ...filters } = params as { page?: number } & Record<string, QueryValue>;
     const fetchPage = async (page: number): Promise<TransactionPage> => {
-      const query = toQuery({ ...filters, page });
       const response = await this.#http.requestJson({
         method: 'GET',
-        path: `${API_PREFIX}/transactions`,
-        query,
+        path: `${API_PREFIX}/${route}`,
+        query: toQuery({ ...filters, page }),
         signal: options.signal,
       });
       return parseBody(TransactionPageSchema, response);
@@ -156,11 +197,18 @@ export class TransactionsResource {
   }
 
   #itemPath(method: string, id: string): string {
-    if (typeof id !== 'string' || id.trim() === '') {
-      throw new InvalidRequestError(`refused to send ${method}: id must be a non-empty string`, {
+    // An empty id would address the index; a lone surrogate cannot be URL-encoded (URIError).
+    const problem =
+      typeof id !== 'string' || id.trim() === ''
+        ? 'must be a non-empty string'
+        : isWellFormedText(id)
+          ? undefined
+          : 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)';
+    if (problem) {
+      throw new InvalidRequestError(`refused to send ${method}: id ${problem}`, {
         method,
         path: `/${API_PREFIX}/transactions/{id}`,
-        issues: [{ path: 'id', message: 'must be a non-empty string' }],
+        issues: [{ path: 'id', message: problem }],
       });
     }
     return `${API_PREFIX}/transactions/${encodeURIComponent(id)}`;

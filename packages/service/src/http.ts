@@ -51,6 +51,8 @@ export interface RequestSpec {
   /** Sent as a JSON body when defined. */
   json?: unknown;
   signal?: AbortSignal | undefined;
+  /** Overrides the method's retry class (`retryClassOf`), e.g. `idempotent` for a keyed POST. */
+  retryClass?: RetryClass | undefined;
 }
 
 export interface JsonResponse {
@@ -117,7 +119,7 @@ export class HttpClient {
         cause: spec.signal.reason,
       });
     }
-    const retryClass = retryClassOf(method);
+    const retryClass = spec.retryClass ?? retryClassOf(method);
     const state = { retries: 0 };
     const started = performance.now();
     let response: Response;

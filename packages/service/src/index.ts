@@ -34,6 +34,9 @@ export {
   ErrorBodySchema,
   TransactionUpdateSchema,
   TransactionUpdateRequestSchema,
+  TransactionCreateSchema,
+  TransactionCreateRequestSchema,
+  TransactionDeleteResultSchema,
   currencyScale,
   isCalendarDate,
 } from './schemas.js';
@@ -42,5 +45,10 @@ export type {
   Pagination,
   ErrorBody,
   TransactionUpdate,
+  TransactionCreate,
+  TransactionCreateResult,
+  TransactionDeleteResult,
   TransactionListParams,
+  TransactionDeletedListParams,
 } from './schemas.js';
+export { isWellFormedText } from './text.js';

@@ -32,8 +32,11 @@ export type {
 export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js';
 export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
 export { renderTransaction } from './fake/render.js';
-export { applyUpdate, castDate, castUuid, INTERNAL_ERROR } from './fake/update.js';
-export type { FakeResult } from './fake/update.js';
+export { applyUpdate } from './fake/update.js';
+export { applyCreate } from './fake/create.js';
+export { applyDelete, applyRestore, DELETED } from './fake/delete.js';
+export { castDate, castUuid, INTERNAL_ERROR } from './fake/cast.js';
+export type { FakeResult } from './fake/cast.js';
 export {
   formatServiceMoney,
   resolveLocale,
@@ -45,8 +48,9 @@ export {
 } from './fake/money.js';
 
 /**
- * MSW handlers that answer `{baseUrl}/api/v1/transactions…` (GET index, GET show, PATCH/PUT update)
- * from `store`, like the service. Other routes are left unhandled.
+ * MSW handlers that answer `{baseUrl}/api/v1/transactions…` from `store`, like the service: GET index,
+ * POST create, GET show, PATCH/PUT update, DELETE; plus finsync's extensions (the reference server
+ * has them, Sure does not): POST `…/{id}/restore` and GET `…/deleted`. Other routes are left unhandled.
  *
  * ```ts
  * const store = new FakeServiceStore({ apiKeys: [{ key: 'k', scope: 'read_write' }], … });

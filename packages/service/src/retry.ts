@@ -37,7 +37,7 @@ export function backoffDelay(retryNumber: number, random: () => number = Math.ra
 }
 
 /**
- * Which failures a method may repeat.
+ * Which failures a call may repeat.
  *
  * - `read` (GET): network errors, timeouts, 408, 429 and every 5xx.
  * - `overwrite` (PATCH/PUT of a transaction): the update sets fields to the given values, so sending
@@ -45,10 +45,16 @@ export function backoffDelay(retryNumber: number, random: () => number = Math.ra
  *   and refuses before acting), 502/503/504 (a proxy, or a dropped connection). Never 500: the service
  *   answers client mistakes with 500 (a missing `transaction` member, an unknown tag id), and
  *   repeating them cannot help. Never any other 4xx.
- * - `once` (POST, DELETE): only 429, which the service returns before doing anything.
+ * - `idempotent` (a create with an idempotency key: POST with `external_id`): the service answers a
+ *   repeat with the row the first attempt made (200) and creates nothing, so the same failures as
+ *   `overwrite` are repeated, for the same reasons.
+ * - `once` (POST without a key, DELETE, restore): only 429, which the service returns before doing
+ *   anything. After a request may have reached the service (no response, a 5xx), a repeat could
+ *   create a second row, or answer 404 for a row this very call deleted or restored.
  */
-export type RetryClass = 'read' | 'overwrite' | 'once';
+export type RetryClass = 'read' | 'overwrite' | 'idempotent' | 'once';
 
+/** The class of a method when the call does not say otherwise (a create with `external_id` does). */
 export function retryClassOf(method: string): RetryClass {
   const upper = method.toUpperCase();
   if (upper === 'GET' || upper === 'HEAD') return 'read';
@@ -60,7 +66,9 @@ export function retryClassOf(method: string): RetryClass {
 export function isRetryableStatus(retryClass: RetryClass, status: number): boolean {
   if (status === 429) return true;
   if (retryClass === 'read') return status === 408 || status >= 500;
-  if (retryClass === 'overwrite') return status === 502 || status === 503 || status === 504;
+  if (retryClass === 'overwrite' || retryClass === 'idempotent') {
+    return status === 502 || status === 503 || status === 504;
+  }
   return false;
 }
 

@@ -4,6 +4,7 @@
  * published schema); request bodies are built strictly.
  */
 import { z } from 'zod';
+import { textMember } from './text.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Responses
@@ -153,7 +154,7 @@ export const ErrorBodySchema = z
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------------
-// PATCH /api/v1/transactions/{id}
+// Request bodies: PATCH /api/v1/transactions/{id} and POST /api/v1/transactions
 
 const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -165,44 +166,58 @@ export function isCalendarDate(text: string): boolean {
 }
 
 const nonBlank = (what: string) =>
-  z.string().refine((s) => s.trim() !== '', { message: `${what} can't be blank` });
+  textMember(what).refine((s) => s.trim() !== '', { message: `${what} can't be blank` });
+
+/** `YYYY-MM-DD`. */
+const CalendarDateMember = textMember('Date').refine(isCalendarDate, {
+  message: 'Date must be a calendar date (YYYY-MM-DD)',
+});
+
+/** A finite number or a plain decimal string (`"12.34"`, `"-7"`); never `"1,234.56"` or `"abc"`. */
+const AmountMember = z.union(
+  [
+    z.number().finite(),
+    textMember('Amount').regex(PLAIN_DECIMAL, { message: 'Amount must be a decimal number like 12.34' }),
+  ],
+  {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'Amount is required'
+        : 'Amount must be a finite number or a decimal string like 12.34',
+  },
+);
+
+const NATURES = ['income', 'inflow', 'expense', 'outflow'];
+
+/** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
+const NatureMember = textMember('Nature').refine((s) => NATURES.includes(s.toLowerCase()), {
+  message: 'Nature must be income, expense, inflow or outflow',
+});
 
 /**
  * The members of an update. Every member is optional; only the members present are sent, and an
- * omitted member leaves the field unchanged. Field names are the API's own.
+ * omitted member leaves the field unchanged. Field names are the API's own. Every text member must
+ * be valid Unicode (no unpaired UTF-16 surrogate).
  */
 export const TransactionUpdateSchema = z.object({
   /** `YYYY-MM-DD`. */
-  date: z
-    .string()
-    .refine(isCalendarDate, { message: 'Date must be a calendar date (YYYY-MM-DD)' })
-    .optional(),
+  date: CalendarDateMember.optional(),
   /**
    * A decimal number or string. Without `nature`, positive is an expense and negative income; with
    * `nature`, its sign is ignored.
    */
-  amount: z
-    .union([
-      z.number().finite(),
-      z.string().regex(PLAIN_DECIMAL, { message: 'Amount must be a decimal number like 12.34' }),
-    ])
-    .optional(),
+  amount: AmountMember.optional(),
   name: nonBlank('Name').optional(),
   /** Used as the name when `name` is absent. */
   description: nonBlank('Description').optional(),
   /** Any string; `""` clears the notes (`null` would not). */
-  notes: z.string().optional(),
+  notes: textMember('Notes').optional(),
   /** Accepted by the service but ignored on update. */
-  currency: z.string().optional(),
+  currency: textMember('Currency').optional(),
   category_id: nonBlank('Category').optional(),
   merchant_id: nonBlank('Merchant').optional(),
   /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
-  nature: z
-    .string()
-    .refine((s) => ['income', 'inflow', 'expense', 'outflow'].includes(s.toLowerCase()), {
-      message: 'Nature must be income, expense, inflow or outflow',
-    })
-    .optional(),
+  nature: NatureMember.optional(),
   /** Replaces the tag set exactly; `[]` removes every tag. */
   tag_ids: z.array(nonBlank('Tag id')).optional(),
 });
@@ -211,6 +226,55 @@ export type TransactionUpdate = z.input<typeof TransactionUpdateSchema>;
 
 /** The request body: `{ "transaction": { … } }`. */
 export const TransactionUpdateRequestSchema = z.object({ transaction: TransactionUpdateSchema });
+
+/**
+ * The members of a create (`POST /api/v1/transactions`). `account_id`, `date`, `amount` and a name
+ * (`name`, or `description` as its alias) are required. `external_id` makes the create idempotent:
+ * a repeat for the same account, `external_id` and `source` (default `"api"`) answers 200 with the
+ * original row. Every text member must be valid Unicode (no unpaired UTF-16 surrogate).
+ */
+export const TransactionCreateSchema = z
+  .object({
+    /** The account the transaction goes in (a UUID; it must be writable by the key's user). */
+    account_id: nonBlank('Account ID'),
+    /** `YYYY-MM-DD`; future dates are allowed, 30+ years back is a 422. */
+    date: CalendarDateMember,
+    /** A decimal number or string. Without `nature`, positive is an expense and negative income. */
+    amount: AmountMember,
+    /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
+    nature: NatureMember.optional(),
+    name: nonBlank('Name').optional(),
+    /** Used as the name when `name` is absent; `name` wins if both are sent. */
+    description: nonBlank('Description').optional(),
+    /** A three-letter ISO code, stored as sent. Default: the family's currency (not the account's). */
+    currency: textMember('Currency')
+      .regex(/^[A-Z]{3}$/, { message: 'Currency must be an upper-case ISO 4217 code such as USD' })
+      .optional(),
+    notes: textMember('Notes').optional(),
+    category_id: nonBlank('Category').optional(),
+    merchant_id: nonBlank('Merchant').optional(),
+    tag_ids: z.array(nonBlank('Tag id')).optional(),
+    /** An idempotency key, unique per account and `source`; stored on the row. */
+    external_id: nonBlank('External ID').optional(),
+    /** Where the row comes from (`"api"` when `external_id` is sent without it); needs `external_id`. */
+    source: nonBlank('Source').optional(),
+  })
+  .superRefine((body, context) => {
+    if (body.name === undefined && body.description === undefined) {
+      context.addIssue({ code: 'custom', path: ['name'], message: "Name can't be blank" });
+    }
+    if (body.source !== undefined && body.external_id === undefined) {
+      context.addIssue({ code: 'custom', path: ['source'], message: 'Source requires external_id' });
+    }
+  });
+
+export type TransactionCreate = z.input<typeof TransactionCreateSchema>;
+
+/** The request body: `{ "transaction": { … } }`. */
+export const TransactionCreateRequestSchema = z.object({ transaction: TransactionCreateSchema });
+
+/** The answer to `DELETE /api/v1/transactions/{id}`: `{"message":"Transaction deleted successfully"}`. */
+export const TransactionDeleteResultSchema = z.object({ message: z.string() }).loose();
 
 export interface TransactionListParams {
   page?: number;
@@ -226,4 +290,21 @@ export interface TransactionListParams {
   merchant_id?: string;
   /** Transactions carrying any of these tags (sent as `tag_ids[]`). */
   tag_ids?: string[];
+}
+
+/** `listDeleted()` parameters: the deleted rows are paged like the index, without filters. */
+export interface TransactionDeletedListParams {
+  page?: number;
+  per_page?: number;
+}
+
+/** What `create()` returns: `created` is true on 201 (a new row), false on 200 (an idempotent repeat). */
+export interface TransactionCreateResult {
+  created: boolean;
+  transaction: Transaction;
+}
+
+/** What `delete()` returns: the service's `{"message":"Transaction deleted successfully"}`. */
+export interface TransactionDeleteResult {
+  message: string;
 }

@@ -230,11 +230,14 @@ describe('auth (§3, §4)', () => {
   });
 
   it('routes it does not serve are left unhandled', async () => {
-    const post = new Request(`${BASE}/api/v1/transactions`, {
-      method: 'POST',
-      headers: { 'x-api-key': KEY },
-    });
-    expect(await handleServiceRequest(world.store, post, { baseUrl: BASE })).toBeUndefined();
+    for (const [method, path] of [
+      ['DELETE', '/api/v1/transactions'],
+      ['POST', `/api/v1/transactions/${world.market.id}`],
+      ['GET', `/api/v1/transactions/${world.market.id}/restore`],
+    ] as const) {
+      const request = new Request(`${BASE}${path}`, { method, headers: { 'x-api-key': KEY } });
+      expect(await handleServiceRequest(world.store, request, { baseUrl: BASE })).toBeUndefined();
+    }
     const other = new Request(`${BASE}/api/v1/accounts`, { headers: { 'x-api-key': KEY } });
     expect(await handleServiceRequest(world.store, other, { baseUrl: BASE })).toBeUndefined();
   });

@@ -1,11 +1,16 @@
 /**
- * The fake service's HTTP surface as one `Request → Response` function (no msw import): auth, the
- * per-key rate limit, index with filters and pagination, show, and update (service-api.md §3, §4, §6).
+ * The fake service's HTTP surface as one `Request → Response` function (no msw import): routing, auth,
+ * the per-key rate limit and the write scope, in the service's order (service-api.md §3, §4, §6); then
+ * index, show, create, update, delete, and finsync's restore and deleted list.
  */
+import { castUuid, type FakeResult } from './cast.js';
+import { applyCreate } from './create.js';
+import { applyDelete, applyRestore } from './delete.js';
+import { listDeletedTransactions, listTransactions } from './list.js';
 import { resolveLocale } from './money.js';
 import { renderTransaction } from './render.js';
 import type { FakeApiKey, FakeRequestRecord, FakeServiceStore, FakeTransaction } from './store.js';
-import { applyUpdate, castDate, castUuid, type FakeResult } from './update.js';
+import { applyUpdate } from './update.js';
 
 export interface FakeRateLimitOptions {
   /** Requests per window per key (the managed service allows 100 per clock hour). */
@@ -41,12 +46,6 @@ function json(result: FakeResult, headers: Record<string, string> = {}): Respons
   });
 }
 
-/** Ruby's `to_i`: the leading integer, else 0. */
-function toI(value: string | null): number {
-  const parsed = Number.parseInt(value ?? '', 10);
-  return Number.isNaN(parsed) ? 0 : parsed;
-}
-
 function authenticate(request: Request, store: FakeServiceStore): FakeApiKey | FakeResult {
   const authorization = request.headers.get('authorization');
   if (authorization && /^bearer\s/i.test(authorization)) {
@@ -64,54 +63,42 @@ function authenticate(request: Request, store: FakeServiceStore): FakeApiKey | F
   return key;
 }
 
-function listTransactions(store: FakeServiceStore, url: URL, locale: string): FakeResult {
-  const query = url.searchParams;
-  const page = Math.max(1, toI(query.get('page')));
-  const perPageAsked = toI(query.get('per_page'));
-  const perPage = perPageAsked >= 1 && perPageAsked <= 100 ? perPageAsked : 25;
-  const accountId = query.get('account_id');
-  const categoryId = query.get('category_id');
-  const merchantId = query.get('merchant_id');
-  // Unparseable dates are ignored rather than guessed at.
-  const start = castDate(query.get('start_date') ?? '');
-  const end = castDate(query.get('end_date') ?? '');
-  const search = query.get('search')?.toLowerCase();
-  const tagIds = [...query.getAll('tag_ids[]'), ...query.getAll('tag_ids')].filter((id) => id !== '');
+type Route =
+  | { kind: 'collection' }
+  | { kind: 'deleted' }
+  | { kind: 'item'; id: string }
+  | { kind: 'restore'; id: string };
 
-  const rows = [...store.transactions.values()].filter((tx) => {
-    const account = store.accounts.get(tx.account_id);
-    if (!account || account.status === 'pending_deletion') return false;
-    if (accountId && tx.account_id !== accountId) return false;
-    if (categoryId && tx.category_id !== categoryId) return false;
-    if (merchantId && tx.merchant_id !== merchantId) return false;
-    if (start && tx.date < start) return false;
-    if (end && tx.date > end) return false;
-    if (search && !tx.name.toLowerCase().includes(search)) return false;
-    if (tagIds.length > 0 && !tx.tag_ids.some((id) => tagIds.includes(id))) return false;
-    return true;
-  });
-  rows.sort(
-    (a, b) =>
-      b.date.localeCompare(a.date) || b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id),
-  );
-  const slice = rows.slice((page - 1) * perPage, page * perPage);
-  return {
-    status: 200,
-    body: {
-      transactions: slice.map((tx) => renderTransaction(store, tx, locale)),
-      pagination: {
-        page,
-        per_page: perPage,
-        total_count: rows.length,
-        total_pages: Math.max(1, Math.ceil(rows.length / perPage)),
-      },
-    },
-  };
+const ROUTE = /^\/api\/v1\/transactions(?:\/([^/]+?)(?:\/(restore))?)?(?:\.json)?\/?$/;
+
+/** The route `method path` names, or `undefined` for one the fake does not serve. */
+function matchRoute(method: string, path: string): Route | undefined {
+  const match = ROUTE.exec(path);
+  if (!match) return undefined;
+  const [, id, restore] = match;
+  if (id === undefined) return method === 'GET' || method === 'POST' ? { kind: 'collection' } : undefined;
+  if (restore) return method === 'POST' ? { kind: 'restore', id } : undefined;
+  // finsync's collection route is declared before the item routes, as in the reference server.
+  if (id === 'deleted' && method === 'GET') return { kind: 'deleted' };
+  return ['GET', 'PATCH', 'PUT', 'DELETE'].includes(method) ? { kind: 'item', id } : undefined;
 }
 
-function findTransaction(store: FakeServiceStore, id: string): FakeTransaction | undefined {
-  const uuid = castUuid(decodeURIComponent(id));
-  return uuid === null ? undefined : store.transactions.get(uuid);
+/** A transaction in the key's scope, by the id in the path (cast like the uuid column). */
+function findIn(
+  rows: Map<string, FakeTransaction>,
+  store: FakeServiceStore,
+  key: FakeApiKey,
+  id: string,
+): FakeTransaction | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(id);
+  } catch {
+    return undefined;
+  }
+  const uuid = castUuid(decoded);
+  const tx = uuid === null ? undefined : rows.get(uuid);
+  return tx && store.canAccess(key, tx.account_id) ? tx : undefined;
 }
 
 /**
@@ -127,13 +114,9 @@ export async function handleServiceRequest(
   const root = new URL(options.baseUrl ?? DEFAULT_FAKE_BASE_URL);
   const rootPath = root.pathname.replace(/\/+$/, '');
   if (url.origin !== root.origin || !url.pathname.startsWith(`${rootPath}/`)) return undefined;
-  const route = /^\/api\/v1\/transactions(?:\/([^/]+?))?(?:\.json)?\/?$/.exec(
-    url.pathname.slice(rootPath.length),
-  );
   const method = request.method.toUpperCase();
+  const route = matchRoute(method, url.pathname.slice(rootPath.length));
   if (!route) return undefined;
-  const id = route[1];
-  if (id === undefined ? method !== 'GET' : !['GET', 'PATCH', 'PUT'].includes(method)) return undefined;
 
   const record: FakeRequestRecord = { method, path: `${url.pathname}${url.search}`, status: 0 };
   store.requests.push(record);
@@ -208,14 +191,29 @@ export async function handleServiceRequest(
     );
   }
   const locale = resolveLocale(url.searchParams.get('locale'), request.headers.get('accept-language'));
-  if (id === undefined) return respond(listTransactions(store, url, locale), headers);
-  const tx = findTransaction(store, id);
-  if (!tx) return respond(NOT_FOUND, headers);
-  if (method === 'GET') return respond({ status: 200, body: renderTransaction(store, tx, locale) }, headers);
+  const answer = (result: FakeResult) => respond(result, headers);
+  switch (route.kind) {
+    case 'collection':
+      return answer(
+        method === 'GET' ? listTransactions(store, key, url, locale) : applyCreate(store, body, locale, key),
+      );
+    case 'deleted':
+      return answer(listDeletedTransactions(store, key, url, locale));
+    case 'restore': {
+      const deleted = findIn(store.deletedTransactions, store, key, route.id);
+      return answer(deleted ? applyRestore(store, deleted, locale) : NOT_FOUND);
+    }
+    case 'item':
+      break;
+  }
+  const tx = findIn(store.transactions, store, key, route.id);
+  if (!tx) return answer(NOT_FOUND);
+  if (method === 'GET') return answer({ status: 200, body: renderTransaction(store, tx, locale) });
+  if (method === 'DELETE') return answer(applyDelete(store, tx));
 
   // The update is all-or-nothing: work on a copy, keep it only on success.
   const draft: FakeTransaction = structuredClone(tx);
   const result = applyUpdate(store, draft, body, locale);
   if (result.status === 200) store.transactions.set(tx.id, Object.assign(tx, draft));
-  return respond(result, headers);
+  return answer(result);
 }

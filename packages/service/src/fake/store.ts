@@ -17,6 +17,12 @@ export interface FakeApiKey {
   revoked: boolean;
   /** A key of a deactivated user answers 401 "Account has been deactivated". */
   userDeactivated: boolean;
+  /**
+   * The accounts the key's user can access (owned or shared with them); default every account of
+   * the family. Transactions elsewhere are someone else's: 404 on show/update/delete/restore, left
+   * out of the lists, and not a place to create in.
+   */
+  accountIds?: readonly string[] | undefined;
 }
 
 export interface FakeAccount {
@@ -116,6 +122,11 @@ export interface FakeServiceSeed {
 export interface FakeServiceStoreOptions {
   /** The clock for timestamps, "today" and rate-limit windows. Default `() => new Date()`. */
   now?: () => Date;
+  /**
+   * The family's currency: what a POST without `currency` stores (the service uses the family's
+   * currency there, not the account's). Default `USD`.
+   */
+  familyCurrency?: string;
 }
 
 /** One request the fake answered. `body` is the parsed JSON body, when there was one. */
@@ -146,14 +157,22 @@ export class FakeServiceStore {
   readonly merchants = new Map<string, FakeMerchant>();
   readonly tags = new Map<string, FakeTag>();
   readonly transactions = new Map<string, FakeTransaction>();
+  /**
+   * Deleted transactions, kept aside (oldest deletion first) for finsync's restore and deleted-list
+   * extensions. The service itself destroys the row.
+   */
+  readonly deletedTransactions = new Map<string, FakeTransaction>();
   readonly transfers = new Map<string, FakeTransfer>();
   /** Every request answered, oldest first (bodies included, headers never). */
   readonly requests: FakeRequestRecord[] = [];
+  /** What a POST without `currency` stores. */
+  readonly familyCurrency: string;
   readonly #now: () => Date;
   readonly #windows = new Map<string, { window: number; count: number }>();
 
   constructor(seed: FakeServiceSeed = {}, options: FakeServiceStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.familyCurrency = options.familyCurrency ?? 'USD';
     this.seed(seed);
   }
 
@@ -235,6 +254,46 @@ export class FakeServiceStore {
     };
     this.transactions.set(transaction.id, transaction);
     return transaction;
+  }
+
+  /** Whether the user of `key` can access (read and write) the account `accountId`. */
+  canAccess(key: FakeApiKey, accountId: string): boolean {
+    return key.accountIds === undefined || key.accountIds.includes(accountId);
+  }
+
+  /** The live transaction of `accountId` with this `external_id` and `source` (the idempotency key). */
+  findByExternalId(accountId: string, externalId: string, source: string): FakeTransaction | undefined {
+    for (const tx of this.transactions.values()) {
+      if (tx.account_id === accountId && tx.external_id === externalId && tx.source === source) return tx;
+    }
+    return undefined;
+  }
+
+  /**
+   * Deletes a transaction: the row moves to `deletedTransactions`, and a transfer it was a side of
+   * is destroyed with it (a restore does not bring the transfer back). Returns the row, if it existed.
+   */
+  deleteTransaction(id: string): FakeTransaction | undefined {
+    const tx = this.transactions.get(id);
+    if (!tx) return undefined;
+    this.transactions.delete(id);
+    this.deletedTransactions.delete(id);
+    this.deletedTransactions.set(id, tx);
+    for (const [transferId, transfer] of this.transfers) {
+      if (transfer.inflow_transaction_id === id || transfer.outflow_transaction_id === id) {
+        this.transfers.delete(transferId);
+      }
+    }
+    return tx;
+  }
+
+  /** Moves a deleted transaction back among the live ones. Returns it, if it was deleted. */
+  restoreTransaction(id: string): FakeTransaction | undefined {
+    const tx = this.deletedTransactions.get(id);
+    if (!tx) return undefined;
+    this.deletedTransactions.delete(id);
+    this.transactions.set(id, tx);
+    return tx;
   }
 
   /** Links two transactions as the two sides of a transfer (both render `transfer`). */
