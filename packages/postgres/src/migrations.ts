@@ -140,9 +140,34 @@ CREATE TABLE feed_head (
 INSERT INTO feed_head (id, last_seq) VALUES (true, 0);
 `;
 
+// Version 2: the engine remembers rows that another key stands for (a hold listed beside its
+// posted twin, a re-issued id), says why a feed entry replaces another, and checks balances
+// against the rows. ledger and reconciliation are JSON text; NULL in rows written before.
+const identityAndBalanceCheck = `
+CREATE TABLE superseded_transactions (
+  connection_id text COLLATE "C" NOT NULL,
+  account_id    text COLLATE "C" NOT NULL,
+  key           text COLLATE "C" NOT NULL,
+  replaced_by   text COLLATE "C" NOT NULL,
+  reason        text NOT NULL,
+  date          text COLLATE "C" NOT NULL,
+  record        text NOT NULL,
+  PRIMARY KEY (connection_id, account_id, key)
+);
+
+ALTER TABLE feed ADD COLUMN reason text;
+ALTER TABLE account_states ADD COLUMN ledger text;
+ALTER TABLE accounts ADD COLUMN reconciliation text;
+`;
+
 /** Every migration this release knows, oldest first. Append only. */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({ version: 1, name: 'initial schema', up: initialSchema }),
+  Object.freeze({
+    version: 2,
+    name: 'superseded rows, link reasons, balance check',
+    up: identityAndBalanceCheck,
+  }),
 ]);
 
 /** The schema version this release writes: the last entry of `MIGRATIONS`. */

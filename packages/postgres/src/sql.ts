@@ -7,7 +7,7 @@ import { columnNames as names, type Column } from '@finsync/sync/sql';
 import { arrayElementType, codec } from './rows.js';
 import { quoteSchema } from './schema.js';
 
-const { connection, accountState, feed, mirror } = codec;
+const { connection, accountState, feed, mirror, superseded } = codec;
 
 /** `unnest($first::text[], $next::boolean[], …)`: one array parameter per column. */
 function unnest(columns: readonly Column[], first = 1): string {
@@ -63,7 +63,7 @@ const connectionSelect = names(connection.columns);
 const transactionSelect = names([...mirror.transaction.idColumns, ...mirror.transaction.fieldColumns]);
 const feedSelect =
   'seq, connection_id, account_id, entity, op, key, record::text AS record, replaces, replaced_by, ' +
-  `link_flags, ${iso('at')} AS at`;
+  `link_flags, reason, ${iso('at')} AS at`;
 /** `$2::timestamptz + $3 ms`, for lease expiry times. */
 const leaseUntil = (now: string, ms: string) =>
   `${now}::timestamptz + ${ms}::float8 * interval '1 millisecond'`;
@@ -80,6 +80,17 @@ export function buildStatements(schemaName: string) {
     },
     upsertConnections: upsert(`${s}.connections`, connection.columns, ['id']),
     upsertAccountStates: upsert(`${s}.account_states`, accountState.columns, ['connection_id', 'account_id']),
+    upsertSuperseded: upsert(`${s}.superseded_transactions`, superseded.columns, [
+      'connection_id',
+      'account_id',
+      'key',
+    ]),
+    releaseSuperseded:
+      `DELETE FROM ${s}.superseded_transactions WHERE (connection_id, account_id, key) IN ` +
+      `(SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`,
+    listSuperseded:
+      `SELECT ${names(superseded.columns)} FROM ${s}.superseded_transactions ` +
+      'WHERE connection_id = $1 AND account_id = $2 ORDER BY key',
 
     // Locks the connection row until commit: while the batch commits, no claimer can take the lease
     // over (claimDue skips locked rows) and no release or renewal can slip in between.
@@ -127,7 +138,8 @@ export function buildStatements(schemaName: string) {
       `t AS (DELETE FROM ${s}.transactions WHERE connection_id = $1), ` +
       `h AS (DELETE FROM ${s}.holdings WHERE connection_id = $1), ` +
       `a AS (DELETE FROM ${s}.accounts WHERE connection_id = $1), ` +
-      `st AS (DELETE FROM ${s}.account_states WHERE connection_id = $1) ` +
+      `st AS (DELETE FROM ${s}.account_states WHERE connection_id = $1), ` +
+      `sp AS (DELETE FROM ${s}.superseded_transactions WHERE connection_id = $1) ` +
       `DELETE FROM ${s}.connections WHERE id = $1`,
 
     // SKIP LOCKED makes concurrent claimers pass over each other's rows instead of queueing on them,

@@ -8,6 +8,7 @@ import {
   type MirrorTransaction,
   type ReadChangesOptions,
   type Storage,
+  type SupersededTransaction,
   type TransactionQuery,
   type WorkQueue,
   type WriteBatch,
@@ -219,6 +220,12 @@ export class PostgresStorage implements Storage, WorkQueue {
         ? await this.#query<{ n: string }>(this.#sql.countConnection, [connectionId])
         : await this.#query<{ n: string }>(this.#sql.countAccount, [connectionId, accountId]);
     return Number(rows[0]?.n ?? 0);
+  }
+
+  async listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]> {
+    return (await this.#query<Row['superseded']>(this.#sql.listSuperseded, [connectionId, accountId])).map(
+      codec.superseded.fromRow,
+    );
   }
 
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {

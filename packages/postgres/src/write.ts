@@ -114,6 +114,8 @@ export function hasWork(batch: WriteBatch): boolean {
     batch.changes.length > 0 ||
     (batch.connections?.length ?? 0) > 0 ||
     (batch.accountStates?.length ?? 0) > 0 ||
+    (batch.superseded?.length ?? 0) > 0 ||
+    (batch.releasedSuperseded?.length ?? 0) > 0 ||
     batch.fence !== undefined
   );
 }
@@ -148,6 +150,25 @@ export async function writeBatch(
     await client.query(
       sql.upsertAccountStates,
       toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
+    );
+  }
+
+  const released = batch.releasedSuperseded ?? [];
+  if (released.length > 0) {
+    await client.query(sql.releaseSuperseded, [
+      released.map((r) => r.connectionId),
+      released.map((r) => r.accountId),
+      released.map((r) => r.key),
+    ]);
+  }
+  const superseded = lastById(
+    batch.superseded ?? [],
+    (r) => `${r.connectionId}\u0000${r.accountId}\u0000${r.key}`,
+  );
+  if (superseded.length > 0) {
+    await client.query(
+      sql.upsertSuperseded,
+      toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
     );
   }
 

@@ -86,6 +86,7 @@ describe.skipIf(!url)(suiteName('PostgresStorage migrations'), () => {
       'feed_head',
       'finsync_migrations',
       'holdings',
+      'superseded_transactions',
       'transactions',
     ]);
     await storage({ schema: name }).init();

@@ -24,14 +24,19 @@ interface Line {
   t: number;
 }
 
-function signature(t: {
-  id?: string | null;
-  providerId?: string | null;
-  amount: string;
-  date: string;
-  isPending: boolean;
-}) {
-  return `${t.providerId ?? t.id ?? '-'}|${toDecimalString(t.amount)}|${t.date}|${t.isPending}`;
+function signature(
+  withId: boolean,
+  t: {
+    id?: string | null;
+    providerId?: string | null;
+    amount: string;
+    date: string;
+    isPending: boolean;
+  },
+) {
+  // A bank that re-issues ids shows whichever id a row had when last re-read: compare content.
+  const id = withId ? (t.providerId ?? t.id ?? '-') : '?';
+  return `${id}|${toDecimalString(t.amount)}|${t.date}|${t.isPending}`;
 }
 
 describe.skipIf(!url)(suiteName('several worker processes on one PostgreSQL'), () => {
@@ -162,10 +167,15 @@ describe.skipIf(!url)(suiteName('several worker processes on one PostgreSQL'), (
       const sandbox = sandboxes[sandboxOf(id)]!;
       expect((await storage.getConnection(id))?.lastSuccessAt, `${id} succeeded`).not.toBeNull();
       for (const account of sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
+        // Each purchase once: a hold the bank lists beside its posted twin is not mirrored.
+        const withId = account.reissueIdsEveryDays === null;
         const expected = [...sandbox.transactionsOf(account.id, { includePending: true })]
-          .map(signature)
+          .filter((t) => !t.lingering)
+          .map((t) => signature(withId, t))
           .sort();
-        const actual = (await storage.findTransactions(id, account.id)).map(signature).sort();
+        const actual = (await storage.findTransactions(id, account.id))
+          .map((t) => signature(withId, t))
+          .sort();
         expect(actual, `${id}/${account.id}`).toEqual(expected);
         rows += actual.length;
       }

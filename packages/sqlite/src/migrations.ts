@@ -118,9 +118,34 @@ CREATE TABLE feed (
 CREATE INDEX feed_by_connection ON feed (connection_id, seq);
 `;
 
+// Version 2: the engine remembers rows that another key stands for (a hold listed beside its
+// posted twin, a re-issued id), says why a feed entry replaces another, and checks balances
+// against the rows. ledger and reconciliation are JSON text; NULL in rows written before.
+const identityAndBalanceCheck = `
+CREATE TABLE superseded_transactions (
+  connection_id TEXT NOT NULL,
+  account_id    TEXT NOT NULL,
+  key           TEXT NOT NULL,
+  replaced_by   TEXT NOT NULL,
+  reason        TEXT NOT NULL,
+  date          TEXT NOT NULL,
+  record        TEXT NOT NULL,
+  PRIMARY KEY (connection_id, account_id, key)
+) STRICT, WITHOUT ROWID;
+
+ALTER TABLE feed ADD COLUMN reason TEXT;
+ALTER TABLE account_states ADD COLUMN ledger TEXT;
+ALTER TABLE accounts ADD COLUMN reconciliation TEXT;
+`;
+
 /** Every migration this release knows, oldest first. Append only. */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { version: 1, name: 'initial schema', up: (db: Database.Database) => void db.exec(initialSchema) },
+  {
+    version: 2,
+    name: 'superseded rows, link reasons, balance check',
+    up: (db: Database.Database) => void db.exec(identityAndBalanceCheck),
+  },
 ]);
 
 /** The schema version this release writes: the last entry of `MIGRATIONS`. */

@@ -16,6 +16,7 @@ export const codec = createRowCodec({ boolean: 'integer' });
 
 export const connectionColumns = columnNames(codec.connection.columns);
 export const accountStateColumns = columnNames(codec.accountState.columns);
+export const supersededColumns = columnNames(codec.superseded.columns);
 export const transactionColumns = columnNames([
   ...codec.mirror.transaction.idColumns,
   ...codec.mirror.transaction.fieldColumns,

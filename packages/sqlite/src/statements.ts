@@ -11,6 +11,7 @@ import {
   codec,
   connectionColumns,
   feedColumns,
+  supersededColumns,
   transactionColumns,
   type Row,
   type SqlValue,
@@ -66,6 +67,9 @@ export class Statements {
   readonly appendFeed: Statement;
   readonly upsertConnection: Statement;
   readonly upsertAccountState: Statement;
+  readonly upsertSuperseded: Statement;
+  readonly releaseSuperseded: Statement;
+  readonly listSuperseded: Statement<Row['superseded']>;
 
   readonly getConnection: Statement<Row['connection']>;
   readonly listConnections: Statement<Row['connection']>;
@@ -104,6 +108,17 @@ export class Statements {
     this.upsertConnection = db.prepare<Params>(upsert('connections', connectionColumns, ['id']));
     this.upsertAccountState = db.prepare<Params>(
       upsert('account_states', accountStateColumns, ['connection_id', 'account_id']),
+    );
+
+    this.upsertSuperseded = db.prepare<Params>(
+      upsert('superseded_transactions', supersededColumns, ['connection_id', 'account_id', 'key']),
+    );
+    this.releaseSuperseded = db.prepare<Params>(
+      'DELETE FROM superseded_transactions WHERE connection_id = ? AND account_id = ? AND key = ?',
+    );
+    this.listSuperseded = db.prepare<Params, Row['superseded']>(
+      `SELECT ${supersededColumns} FROM superseded_transactions ` +
+        'WHERE connection_id = ? AND account_id = ? ORDER BY key',
     );
 
     this.getConnection = db.prepare<Params, Row['connection']>(
@@ -155,6 +170,7 @@ export class Statements {
       'DELETE FROM holdings WHERE connection_id = ?',
       'DELETE FROM accounts WHERE connection_id = ?',
       'DELETE FROM account_states WHERE connection_id = ?',
+      'DELETE FROM superseded_transactions WHERE connection_id = ?',
       'DELETE FROM connections WHERE id = ?',
     ].map((sql) => db.prepare<Params>(sql));
   }

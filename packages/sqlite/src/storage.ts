@@ -10,6 +10,7 @@ import {
   type MirrorTransaction,
   type ReadChangesOptions,
   type Storage,
+  type SupersededTransaction,
   type TransactionQuery,
   type WriteBatch,
 } from '@finsync/sync';
@@ -136,7 +137,14 @@ export class SqliteStorage implements Storage {
   async apply(batch: WriteBatch): Promise<void> {
     const { applyBatch } = this.#prepare();
     this.#assertWritable();
-    if (batch.changes.length === 0 && !batch.connections?.length && !batch.accountStates?.length) return;
+    if (
+      batch.changes.length === 0 &&
+      !batch.connections?.length &&
+      !batch.accountStates?.length &&
+      !batch.superseded?.length &&
+      !batch.releasedSuperseded?.length
+    )
+      return;
     // IMMEDIATE takes the write lock up front, so with another process writing we wait on the busy
     // timeout instead of failing midway when a read lock cannot be upgraded.
     applyBatch.immediate(batch);
@@ -177,6 +185,9 @@ export class SqliteStorage implements Storage {
     for (const connection of batch.connections ?? [])
       s.upsertConnection.run(codec.connection.values(connection));
     for (const state of batch.accountStates ?? []) s.upsertAccountState.run(codec.accountState.values(state));
+    for (const ref of batch.releasedSuperseded ?? [])
+      s.releaseSuperseded.run([ref.connectionId, ref.accountId, ref.key]);
+    for (const row of batch.superseded ?? []) s.upsertSuperseded.run(codec.superseded.values(row));
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
@@ -242,6 +253,10 @@ export class SqliteStorage implements Storage {
 
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
     return this.#ready().listHoldings.all([connectionId, accountId]).map(codec.mirror.holding.fromRow);
+  }
+
+  async listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]> {
+    return this.#ready().listSuperseded.all([connectionId, accountId]).map(codec.superseded.fromRow);
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {

@@ -37,15 +37,20 @@ async function runChild(filename: string, baseUrl: string, today: string, killAf
   return { code, signal, stderr, progress, killed };
 }
 
-function signature(t: {
-  id?: string | null;
-  providerId?: string | null;
-  amount: string;
-  date: string;
-  isPending: boolean;
-  merchant: string | null;
-}) {
-  return `${t.providerId ?? t.id ?? '-'}|${toDecimalString(t.amount)}|${t.date}|${t.isPending}|${t.merchant ?? ''}`;
+function signature(
+  withId: boolean,
+  t: {
+    id?: string | null;
+    providerId?: string | null;
+    amount: string;
+    date: string;
+    isPending: boolean;
+    merchant: string | null;
+  },
+) {
+  // A bank that re-issues ids shows whichever id a row had when last re-read: compare content.
+  const id = withId ? (t.providerId ?? t.id ?? '-') : '?';
+  return `${id}|${toDecimalString(t.amount)}|${t.date}|${t.isPending}|${t.merchant ?? ''}`;
 }
 
 async function expectConsistent(filename: string, sandbox: SandboxProvider) {
@@ -54,10 +59,15 @@ async function expectConsistent(filename: string, sandbox: SandboxProvider) {
   try {
     expect(storage.database.pragma('integrity_check', { simple: true })).toBe('ok');
     for (const account of sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
+      // Each purchase once: a hold the bank lists beside its posted twin is not mirrored.
+      const withId = account.reissueIdsEveryDays === null;
       const expected = [...sandbox.transactionsOf(account.id, { includePending: true, from: '2026-01-01' })]
-        .map(signature)
+        .filter((t) => !t.lingering)
+        .map((t) => signature(withId, t))
         .sort();
-      const actual = (await storage.findTransactions('kill', account.id)).map(signature).sort();
+      const actual = (await storage.findTransactions('kill', account.id))
+        .map((t) => signature(withId, t))
+        .sort();
       expect(actual, `account ${account.id}`).toEqual(expected);
     }
     // The feed replays to exactly the mirror: nothing lost, nothing added twice.

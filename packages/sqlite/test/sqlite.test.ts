@@ -51,6 +51,7 @@ describe('SqliteStorage: money stays text', () => {
       'feed',
       'finsync_migrations',
       'holdings',
+      'superseded_transactions',
       'transactions',
     ]);
     const money: Record<string, string[]> = {

@@ -12,9 +12,7 @@ export { DEFAULT_TUNING } from './engine/options.js';
 export type { ScheduleOptions } from './engine/scheduler.js';
 export type { SyncEvents, SyncEventName, SyncListener, SyncProgress } from './engine/events.js';
 export type { AccountReport, ConnectionReport, SyncIssue, SyncReport, SyncStage } from './engine/report.js';
-export { diffWindow, PENDING_MATCH_DAYS } from './engine/diff.js';
-export type { WindowDiffInput } from './engine/diff.js';
-export { keyTransactions } from './engine/keys.js';
+export { PENDING_MATCH_DAYS } from './engine/twins.js';
 export { MemoryStorage } from './storage/memory.js';
 export type {
   Storage,
@@ -23,6 +21,7 @@ export type {
   ReadChangesOptions,
   WorkQueue,
   LeaseInfo,
+  TransactionRef,
 } from './storage/types.js';
 export { isWorkQueue } from './storage/types.js';
 export {

@@ -26,7 +26,55 @@ export interface MirrorAccount {
   currency: string | null;
   state: AccountState;
   balance: MirrorBalance | null;
+  /**
+   * Whether the provider's balance and the mirrored rows add up; `null` until the balance has been
+   * checked once. It changes only when its outcome does, so a healthy account adds no feed entries.
+   */
+  reconciliation: BalanceReconciliation | null;
 }
+
+/**
+ * The balance check of one account (see the package README, "Balances that add up").
+ *
+ * - `unchecked`: one balance seen so far; there is nothing to compare it with yet.
+ * - `balanced`: the provider's balance moved by exactly what the mirrored rows moved since the
+ *   last check that added up.
+ * - `mismatch`: it did not; from `since` on, a running balance computed from the mirrored rows is
+ *   off by `difference`.
+ */
+export interface BalanceReconciliation {
+  status: 'unchecked' | 'balanced' | 'mismatch';
+  /**
+   * `posted`: the balance counts posted rows only (the usual case). `posted-and-pending`: this
+   * bank's balance also counts pending rows.
+   */
+  basis: 'posted' | 'posted-and-pending';
+  /**
+   * The balance minus the mirrored rows (of `basis`): what the account held before `historyFrom`.
+   * Not zero when history was not synced back to the account's opening (or it opened with money).
+   */
+  openingBalance: string;
+  /** The earliest date of a mirrored posted row. */
+  historyFrom: string | null;
+  /** While `mismatch`: the first day whose running balance the rows do not explain. */
+  since: string | null;
+  /**
+   * While `mismatch`: the provider's balance minus what the rows add up to. Positive: the rows
+   * are short of money in (a deposit missing, or a payment counted twice); negative: the reverse.
+   */
+  difference: string | null;
+}
+
+/**
+ * Why one transaction key stands for another in the mirror:
+ * - `posted`: a pending row was replaced by its posted twin (also while the bank still lists the
+ *   hold beside it);
+ * - `id-changed`: the bank re-issued the id of a posted row (same account, date, amount, currency,
+ *   merchant and description);
+ * - `reverted`: the row that had replaced another disappeared while the one it replaced is still
+ *   listed, so that one takes its place again.
+ */
+export type ReplacementReason = 'posted' | 'id-changed' | 'reverted';
 
 export interface MirrorTransaction {
   connectionId: string;
@@ -88,6 +136,39 @@ export interface AccountSyncState {
   /** `null` until asked; `false` after the provider said the account has no holdings. */
   holdingsSupported: boolean | null;
   holdingsCheckedAt: string | null;
+  /** Running totals behind the balance check; `null` in stores written before it existed. */
+  ledger: AccountLedger | null;
+}
+
+/**
+ * What the balance check remembers between runs, kept up to date by every commit that changes the
+ * account's rows (so no check ever needs to sum the whole history).
+ */
+export interface AccountLedger {
+  /** Sum of the mirrored posted rows' amounts. */
+  postedTotal: string;
+  /** The earliest date of a mirrored posted row. */
+  historyFrom: string | null;
+  /** The last check that added up; `null` before the first check. */
+  anchor: LedgerAnchor | null;
+  /**
+   * Sum of the changes, since the anchor, to posted rows dated before the anchor's `historyFrom`:
+   * history synced further back, which moves the opening balance and not the current one.
+   */
+  olderHistoryDelta: string;
+  /** The earliest date of a posted row added, modified or removed since the anchor. */
+  changedFrom: string | null;
+}
+
+export interface LedgerAnchor {
+  /** The day of that check. */
+  on: string;
+  /** The balance then, minus the posted rows then. */
+  openingPosted: string;
+  /** The same, minus the pending rows too. */
+  openingWithPending: string;
+  basis: BalanceReconciliation['basis'];
+  historyFrom: string | null;
 }
 
 export type ChangeOp = 'added' | 'modified' | 'removed';
@@ -105,9 +186,29 @@ export interface ChangeBase<E extends string, R> {
 
 export type AccountChange = ChangeBase<'account', MirrorAccount>;
 export interface TransactionChange extends ChangeBase<'transaction', MirrorTransaction> {
-  /** On an `added` posted row: the key of the pending row it replaces. On that `removed` pending row: the posted row's key. */
+  /** On an `added` row: the key of the row it takes the place of (see `reason`). */
   replaces?: string | null;
+  /** On a `removed` row: the key of the row that takes its place. */
   replacedBy?: string | null;
+  /** Why, on both entries of a `replaces` / `replacedBy` pair. */
+  reason?: ReplacementReason;
+}
+
+/**
+ * A row the provider still lists (or may list again) that the mirror no longer shows, because
+ * another key stands for it: a hold listed beside its posted twin, or a posted row under an id the
+ * bank has since re-issued. Engine bookkeeping, never in the feed: it is how a later sync that
+ * receives the row again knows not to add it back.
+ */
+export interface SupersededTransaction {
+  connectionId: string;
+  accountId: string;
+  key: string;
+  /** The row as the provider last listed it. */
+  record: MirrorTransaction;
+  /** The mirror key that stands for it. */
+  replacedBy: string;
+  reason: ReplacementReason;
 }
 export type HoldingChange = ChangeBase<'holding', MirrorHolding>;
 

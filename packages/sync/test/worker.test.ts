@@ -95,6 +95,7 @@ describe('SyncWorker', () => {
               currency: null,
               state: 'active',
               balance: null,
+              reconciliation: null,
             },
           },
         ],

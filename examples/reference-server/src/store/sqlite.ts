@@ -87,6 +87,7 @@ export class SqliteAppStore implements AppStore {
       scanTransactions: (id, account) => storage.scanTransactions(id, account),
       countTransactions: (id, account) => gate.run(() => storage.countTransactions(id, account)),
       listHoldings: (id, account) => gate.run(() => storage.listHoldings(id, account)),
+      listSuperseded: (id, account) => gate.run(() => storage.listSuperseded(id, account)),
       readChanges: (options) => gate.run(() => storage.readChanges(options)),
       lastSeq: () => gate.run(() => storage.lastSeq()),
     };

@@ -36,6 +36,11 @@ export interface SandboxAccountSpec {
   holdings?: boolean;
   /** Last day the bank delivered data (YYYY-MM-DD); the account's state is frozen from then on. */
   dataUntil?: string;
+  /**
+   * Positive integer n: the bank re-issues the ids of ALL posted rows whenever
+   * ⌊today / n⌋ changes (1 = new ids every day, as Pekao does). Omitted: ids are stable.
+   */
+  reissueIdsEveryDays?: number;
 }
 
 /** Ground-truth view of an account, normalised (ids as strings, absent fields as null). */
@@ -57,6 +62,8 @@ export interface SandboxAccount {
   openingBalance: string;
   /** Null unless the account's data stops at a fixed day. */
   dataUntil: string | null;
+  /** Null when posted ids are stable; n when they all change each time ⌊today / n⌋ does. */
+  reissueIdsEveryDays: number | null;
 }
 
 /** Resolved, precomputed form used on the hot path. */
@@ -75,6 +82,7 @@ export interface AccountModel {
   holdingsSupported: boolean;
   /** Twin pending purchases fall on days where (day + twinPhase) % 3 === 0. */
   twinPhase: number;
+  reissueIdsEveryDays: number | undefined;
 }
 
 const FEW_ROWS_PER_DAY: Record<SandboxAccountProfile, number> = {
@@ -103,7 +111,10 @@ function shiftIso(iso: string, days: number): string {
   return new Date(requireDay(iso, 'today') * DAY + days * DAY).toISOString().slice(0, 10);
 }
 
-/** The documented default set; the disconnected account's data stops 150 days before `today`. */
+/**
+ * The documented default set (4711, 4712, 4713, 5001, 5002, 6001, 7001, 8001); the disconnected
+ * account's data stops 150 days before `today`, and 8001's bank re-issues posted ids every day.
+ */
 export function defaultAccountSpecs(today: string): SandboxAccountSpec[] {
   return [
     {
@@ -179,6 +190,16 @@ export function defaultAccountSpecs(today: string): SandboxAccountSpec[] {
       currency: 'JPY',
       profile: 'credit-card',
     },
+    {
+      id: 8001,
+      connectionId: 99,
+      name: 'Konto Osobiste',
+      institutionName: 'Baltic Bank',
+      provider: 'gocardless',
+      currency: 'PLN',
+      profile: 'current',
+      reissueIdsEveryDays: 1,
+    },
   ];
 }
 
@@ -203,6 +224,10 @@ export function resolveAccounts(
     if (!(meanPerDay >= 0 && meanPerDay <= 10_000)) {
       throw new RangeError(`transactionsPerDay must be within 0..10000, got ${meanPerDay}`);
     }
+    const reissue = spec.reissueIdsEveryDays;
+    if (reissue !== undefined && !(Number.isSafeInteger(reissue) && reissue > 0)) {
+      throw new RangeError(`reissueIdsEveryDays must be a positive integer, got ${reissue}`);
+    }
     const key = hashInts(seedKey, hashString(String(spec.id)));
     const openingMinor =
       spec.openingBalance !== undefined
@@ -223,6 +248,7 @@ export function resolveAccounts(
       dataUntilDay: spec.dataUntil === undefined ? undefined : requireDay(spec.dataUntil, 'dataUntil'),
       holdingsSupported: spec.holdings ?? profile === 'brokerage',
       twinPhase: key % 3,
+      reissueIdsEveryDays: reissue,
     };
   });
 }
@@ -243,5 +269,6 @@ export function describeAccount(model: AccountModel): SandboxAccount {
     holdingsSupported: model.holdingsSupported,
     openingBalance: formatMinor(model.openingMinor, model.decimals),
     dataUntil: spec.dataUntil ?? null,
+    reissueIdsEveryDays: model.reissueIdsEveryDays ?? null,
   };
 }

@@ -7,6 +7,8 @@ import { generateDay, randomRows } from './profiles.js';
 export interface RowState {
   row: RowSeed;
   pending: boolean;
+  /** A pending row still listed after its posted row appeared (implies `pending`). */
+  lingering: boolean;
   /** The row's `date`: authorisation day while pending, posting day once posted. */
   day: number;
 }
@@ -32,6 +34,8 @@ export class Dataset implements GeneratorContext {
   constructor(
     private readonly seedKey: number,
     readonly startDay: number,
+    /** False: every hold disappears the day its row posts. */
+    private readonly lingeringHolds = true,
   ) {}
 
   rowsForDay(acct: AccountModel, day: number): RowSeed[] {
@@ -78,9 +82,19 @@ export class Dataset implements GeneratorContext {
         for (const row of rows) {
           const settleDay = auth + row.lag;
           if (settleDay <= asOf) {
-            if (settleDay === day && !row.hold) yield { row, pending: false, day };
+            if (settleDay === day && !row.hold) yield { row, pending: false, lingering: false, day };
+            // A lingering hold keeps its pending date (the authorisation day), so it is listed in
+            // the same place as while it was pending; lag > 0 keeps it apart from its posted row.
+            if (
+              auth === day &&
+              window.includePending &&
+              this.lingeringHolds &&
+              asOf < settleDay + row.linger
+            ) {
+              yield { row, pending: true, lingering: true, day };
+            }
           } else if (auth === day && window.includePending) {
-            yield { row, pending: true, day };
+            yield { row, pending: true, lingering: false, day };
           }
         }
       }

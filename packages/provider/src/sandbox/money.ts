@@ -35,6 +35,7 @@ const MAGNITUDE: Record<string, number> = {
   JPY: 150,
   KRW: 1300,
   HUF: 350,
+  PLN: 5,
   ISK: 150,
   CLP: 900,
   BHD: 0.5,

@@ -1,6 +1,7 @@
 import type { AccountModel } from './accounts.js';
 import { isOrdinary } from './accounts.js';
 import { calendar } from './dates.js';
+import { assignLingering } from './lingering.js';
 import { Rng, hashInts } from './random.js';
 import { CITIES, MEAN_ROW, PENDING_TEXT, TWIN_MEAN_MAJOR, TWIN_MERCHANTS, pickCategory } from './catalog.js';
 
@@ -15,6 +16,10 @@ export interface RowSeed {
   lag: number;
   /** A card hold that never posts: it vanishes once authDay + lag <= today. */
   hold: boolean;
+  /** A card purchase (including twins); only these can linger. */
+  card: boolean;
+  /** Days the pending row stays listed beside its posted row (0: it vanishes when the row posts). */
+  linger: number;
   /** Salary, rent, statement payments… (excluded from card statements). */
   scheduled: boolean;
   amountMinor: number;
@@ -104,6 +109,8 @@ function spendingRow(acct: AccountModel, rng: Rng, authDay: number, index: numbe
     index,
     lag,
     hold,
+    card: category.kind === 'card',
+    linger: 0,
     scheduled: false,
     amountMinor: category.kind === 'refund' ? amountMinor : -amountMinor,
     merchant,
@@ -112,7 +119,10 @@ function spendingRow(acct: AccountModel, rng: Rng, authDay: number, index: numbe
   };
 }
 
-type Draft = Omit<RowSeed, 'authDay' | 'index' | 'hold' | 'scheduled' | 'pendingDescription'> & {
+type Draft = Omit<
+  RowSeed,
+  'authDay' | 'index' | 'hold' | 'card' | 'linger' | 'scheduled' | 'pendingDescription'
+> & {
   pendingDescription?: string | null;
 };
 
@@ -226,7 +236,7 @@ function scheduledDrafts(ctx: GeneratorContext, acct: AccountModel, rng: Rng, da
 }
 
 function fewRowsRow(acct: AccountModel, rng: Rng, authDay: number, index: number): RowSeed {
-  const base = { authDay, index, hold: false, scheduled: false };
+  const base = { authDay, index, hold: false, card: false, linger: 0, scheduled: false };
   let draft: Draft;
   if (acct.profile === 'savings') {
     const amountMinor = -rng.int(5, 50) * fixed(acct, 10);
@@ -261,6 +271,8 @@ export function randomRows(seedKey: number, acct: AccountModel, day: number): Ro
         authDay: day,
         lag: 3,
         hold: false,
+        card: true,
+        linger: 0,
         scheduled: false,
         amountMinor: -minorRange(acct, rng, 1.5, 6),
         merchant: name,
@@ -293,9 +305,13 @@ export function generateDay(
     authDay: day,
     index,
     hold: false,
+    card: false,
+    linger: 0,
     scheduled: true,
     ...draft,
     pendingDescription: draft.pendingDescription ?? draft.description,
   }));
-  return rows.concat(randomRows(seedKey, acct, day));
+  const all = rows.concat(randomRows(seedKey, acct, day));
+  assignLingering(seedKey, acct, day, all);
+  return all;
 }

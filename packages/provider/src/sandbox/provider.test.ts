@@ -99,7 +99,7 @@ describe('/accounts', () => {
     const byId = new Map<number, Record<string, unknown>>(
       json.accounts.map((a: { id: number }) => [a.id, a]),
     );
-    expect([...byId.keys()]).toEqual([4711, 4712, 4713, 5001, 5002, 6001, 7001]);
+    expect([...byId.keys()]).toEqual([4711, 4712, 4713, 5001, 5002, 6001, 7001, 8001]);
     expect(byId.get(4711)).toEqual({
       id: 4711,
       connection_id: 88,

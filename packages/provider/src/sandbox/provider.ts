@@ -1,4 +1,4 @@
-import type { AccountModel, SandboxAccount, SandboxAccountSpec } from './accounts.js';
+import type { AccountModel, SandboxAccount } from './accounts.js';
 import { defaultAccountSpecs, describeAccount, resolveAccounts } from './accounts.js';
 import type { DayWindow, RowState } from './dataset.js';
 import { Dataset } from './dataset.js';
@@ -17,112 +17,39 @@ import {
   UNAUTHORIZED,
   defaultErrorBody,
   jsonResponse,
+  matchRoute,
   rateLimited,
   sleep,
   transactionStream,
   truncatedCopy,
   wrappedRateLimit,
 } from './responses.js';
+import type { Route } from './responses.js';
+import type {
+  SandboxBalance,
+  SandboxOptions,
+  SandboxRequestRecord,
+  SandboxTransaction,
+  TransactionQuery,
+} from './types.js';
 import type { WireContext } from './wire.js';
 import {
   accountJson,
   balanceJson,
   holdingsJson,
+  idTag,
   rowDescription,
   transactionId,
   transactionJson,
 } from './wire.js';
 
-export interface SandboxOptions {
-  /** Default 1. Same seed + options + today ⇒ byte-identical responses. */
-  seed?: number;
-  /** Default 'sandbox-key'. */
-  apiKey?: string;
-  /** YYYY-MM-DD, default '2026-06-30'. */
-  today?: string;
-  /** History starts at (initial today − historyDays) and stays there when time advances. Default 730. */
-  historyDays?: number;
-  /** Mean rows per day for ordinary (current/credit-card) accounts. Default 3. */
-  transactionsPerDay?: number;
-  /** Default: the documented set (4711, 4712, 4713, 5001, 5002, 6001, 7001). */
-  accounts?: SandboxAccountSpec[];
-  /** Serve only the first N rows of a window while `total` stays the true count. */
-  maxRowsPerResponse?: number;
-  /** Use the alternative spellings seen in real payloads (same meaning). Default false. */
-  wireVariants?: boolean;
-  /** Request records kept (oldest dropped). Default 10 000. */
-  logLimit?: number;
-}
-
-/**
- * Ground truth for one transaction row. `amount` is an exact decimal string with exactly the
- * currency's minor-unit digits ("-23.40", JPY "-1500"); the wire sends the same value as a JSON
- * number, which drops trailing zeros (-23.4).
- */
-export interface SandboxTransaction {
-  /** Null while pending; a stable `tx_…` id once posted (a different row from the pending one). */
-  id: string | null;
-  accountId: string;
-  amount: string;
-  currency: string;
-  /** YYYY-MM-DD: the authorisation day while pending, the posting day once posted. */
-  date: string;
-  merchant: string | null;
-  description: string | null;
-  isPending: boolean;
-}
-
-export interface TransactionQuery {
-  /** Inclusive, on the row's date. Omitted: from the start of history. */
-  from?: string;
-  /** Inclusive. Omitted: up to today. */
-  to?: string;
-  /** Default false, like the API's `include_pending`. */
-  includePending?: boolean;
-}
-
-export interface SandboxBalance {
-  /** Exact decimal with the currency's minor-unit digits, e.g. "-412.07". */
-  amount: string;
-  currency: string;
-}
-
-export interface SandboxRequestRecord {
-  method: string;
-  /** Full pathname as received, e.g. '/api/v1/accounts/4711/balance'. */
-  path: string;
-  query: Record<string, string>;
-  /** 0 while in flight, for network errors and for requests aborted by the client. */
-  status: number;
-}
-
-interface Route {
-  endpoint: SandboxEndpoint;
-  accountId: string | undefined;
-}
-
-const ROUTES: ReadonlyArray<[RegExp, SandboxEndpoint]> = [
-  [/\/accounts\/?$/, 'accounts'],
-  [/\/accounts\/([^/]+)\/balance\/?$/, 'balance'],
-  [/\/accounts\/([^/]+)\/transactions\/?$/, 'transactions'],
-  [/\/accounts\/([^/]+)\/holdings\/?$/, 'holdings'],
-];
-
-function matchRoute(pathname: string): Route | undefined {
-  for (const [pattern, endpoint] of ROUTES) {
-    const match = pattern.exec(pathname);
-    if (!match) continue;
-    const raw = match[1];
-    let accountId: string | undefined;
-    try {
-      accountId = raw === undefined ? undefined : decodeURIComponent(raw);
-    } catch {
-      accountId = raw;
-    }
-    return { endpoint, accountId };
-  }
-  return undefined;
-}
+export type {
+  SandboxBalance,
+  SandboxOptions,
+  SandboxRequestRecord,
+  SandboxTransaction,
+  TransactionQuery,
+} from './types.js';
 
 function requireNonNegativeInteger(value: number, what: string): number {
   if (!Number.isSafeInteger(value) || value < 0)
@@ -156,7 +83,7 @@ export class SandboxProvider {
     const perDay = options.transactionsPerDay ?? 3;
     this.accounts = resolveAccounts(options.accounts ?? defaultAccountSpecs(today), this.seedKey, perDay);
     for (const acct of this.accounts) this.byId.set(acct.id, acct);
-    this.dataset = new Dataset(this.seedKey, this.todayDay - historyDays);
+    this.dataset = new Dataset(this.seedKey, this.todayDay - historyDays, options.lingeringHolds ?? true);
     this.wire = {
       seedKey: this.seedKey,
       idKey: hashInts(this.seedKey, 0x1d),
@@ -276,18 +203,26 @@ export class SandboxProvider {
     acct: AccountModel,
     rows: Iterable<RowState>,
   ): Generator<SandboxTransaction, void, undefined> {
+    const tag = this.idTag(acct);
     for (const state of rows) {
+      const { row } = state;
       yield {
-        id: state.pending ? null : transactionId(this.wire, acct, state),
+        id: state.pending ? null : transactionId(this.wire, acct, state, tag),
         accountId: acct.id,
-        amount: formatMinor(state.row.amountMinor, acct.decimals),
+        amount: formatMinor(row.amountMinor, acct.decimals),
         currency: acct.spec.currency,
         date: isoDay(state.day),
-        merchant: state.row.merchant,
+        merchant: row.merchant,
         description: rowDescription(state),
         isPending: state.pending,
+        lingering: state.lingering,
+        purchaseId: `p_${acct.id}_${isoDay(row.authDay)}_${row.index}`,
       };
     }
+  }
+
+  private idTag(acct: AccountModel): number {
+    return idTag(acct, this.dataset.effectiveToday(acct, this.todayDay));
   }
 
   private holdingModels(acct: AccountModel) {
@@ -398,7 +333,12 @@ export class SandboxProvider {
       return jsonResponse(400, { error: 'Bad Request', message: "'from' must not be after 'to'." }, headers);
     }
     const rows = this.dataset.rows(acct, this.todayDay, window);
-    const body = transactionStream(rows, (state) => transactionJson(this.wire, acct, state), this.maxRows);
+    const tag = this.idTag(acct);
+    const body = transactionStream(
+      rows,
+      (state) => transactionJson(this.wire, acct, state, tag),
+      this.maxRows,
+    );
     return new Response(body, { status: 200, headers: { ...headers, 'content-type': JSON_TYPE } });
   }
 }

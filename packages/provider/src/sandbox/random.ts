@@ -89,12 +89,13 @@ function hex8(n: number): string {
 }
 
 /**
- * A keyed 64-bit Feistel permutation of (ordinal, day, index). Being a bijection, it gives ids that
- * look random yet can never collide within one sandbox, even across a million rows.
+ * A keyed 64-bit Feistel permutation of (ordinal, day, index, tag). Being a bijection, it gives ids
+ * that look random yet can never collide within one sandbox, even across a million rows. `tag`
+ * (16 bits, default 0) gives the same row a wholly different id, e.g. after a bank re-issues ids.
  */
-export function permutedId(key: number, ordinal: number, day: number, index: number): string {
+export function permutedId(key: number, ordinal: number, day: number, index: number, tag = 0): string {
   let left = (((ordinal & 0xfff) << 20) | (day & 0xfffff)) >>> 0;
-  let right = index & 0xffff;
+  let right = (((tag & 0xffff) << 16) | (index & 0xffff)) >>> 0;
   for (let round = 0; round < 4; round++) {
     const next = (left ^ fmix32(right ^ hashInts(key, round))) >>> 0;
     left = right;

@@ -159,3 +159,31 @@ export function transactionStream<T>(
     },
   });
 }
+
+export interface Route {
+  endpoint: SandboxEndpoint;
+  accountId: string | undefined;
+}
+
+const ROUTES: ReadonlyArray<[RegExp, SandboxEndpoint]> = [
+  [/\/accounts\/?$/, 'accounts'],
+  [/\/accounts\/([^/]+)\/balance\/?$/, 'balance'],
+  [/\/accounts\/([^/]+)\/transactions\/?$/, 'transactions'],
+  [/\/accounts\/([^/]+)\/holdings\/?$/, 'holdings'],
+];
+
+export function matchRoute(pathname: string): Route | undefined {
+  for (const [pattern, endpoint] of ROUTES) {
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    const raw = match[1];
+    let accountId: string | undefined;
+    try {
+      accountId = raw === undefined ? undefined : decodeURIComponent(raw);
+    } catch {
+      accountId = raw;
+    }
+    return { endpoint, accountId };
+  }
+  return undefined;
+}

@@ -49,14 +49,27 @@ export function collect(rows: Iterable<SandboxTransaction>): SandboxTransaction[
   return Array.from(rows);
 }
 
-export const ALL_IDS = ['4711', '4712', '4713', '5001', '5002', '6001', '7001'];
+export const ALL_IDS = ['4711', '4712', '4713', '5001', '5002', '6001', '7001', '8001'];
 
 export function decimalsOf(currency: string): number {
   return currency === 'JPY' ? 0 : currency === 'BHD' ? 3 : 2;
 }
 
+/** What a wire row carries: the ground truth without its test-only fields. */
+export type WireTransaction = Omit<SandboxTransaction, 'lingering' | 'purchaseId'>;
+
+export function wireView(t: SandboxTransaction): WireTransaction {
+  const { lingering: _lingering, purchaseId: _purchaseId, ...wire } = t;
+  return wire;
+}
+
+/** What `fromWire` reads back for a ground-truth row: the JSON number drops trailing zeros. */
+export function asWire(t: SandboxTransaction): WireTransaction {
+  return { ...wireView(t), amount: String(Number(t.amount)) };
+}
+
 /** Same meaning as a ground-truth row, read from a canonical wire row. */
-export function fromWire(row: Record<string, unknown>): SandboxTransaction {
+export function fromWire(row: Record<string, unknown>): WireTransaction {
   return {
     id: row['id'] as string | null,
     accountId: String(row['accountId']),
@@ -69,7 +82,7 @@ export function fromWire(row: Record<string, unknown>): SandboxTransaction {
   };
 }
 
-export function sameAmount(a: SandboxTransaction, b: SandboxTransaction): boolean {
+export function sameAmount(a: WireTransaction, b: WireTransaction): boolean {
   const d = decimalsOf(a.currency);
   return toMinor(a.amount, d) === toMinor(b.amount, d);
 }

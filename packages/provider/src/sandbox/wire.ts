@@ -15,8 +15,19 @@ export interface WireContext {
   variants: boolean;
 }
 
-export function transactionId(ctx: WireContext, acct: AccountModel, state: RowState): string {
-  return `tx_${permutedId(ctx.idKey, acct.ordinal, state.row.authDay, state.row.index)}`;
+/**
+ * Posted ids are a bijection of (account, row, tag). Accounts whose bank re-issues ids get a tag
+ * that moves with ⌊asOf / n⌋, so every posted id changes at once and never repeats an earlier
+ * epoch's (for 65 535 epochs). `asOf` is the account's effective today: a frozen account keeps
+ * its last ids.
+ */
+export function idTag(acct: AccountModel, asOfDay: number): number {
+  const n = acct.reissueIdsEveryDays;
+  return n === undefined ? 0 : (Math.floor(asOfDay / n) % 0xffff) + 1;
+}
+
+export function transactionId(ctx: WireContext, acct: AccountModel, state: RowState, tag: number): string {
+  return `tx_${permutedId(ctx.idKey, acct.ordinal, state.row.authDay, state.row.index, tag)}`;
 }
 
 export function rowDescription(state: RowState): string | null {
@@ -27,9 +38,9 @@ function variantRng(ctx: WireContext, ...parts: number[]): Rng {
   return new Rng(hashInts(ctx.seedKey, 0x7a51, ...parts));
 }
 
-export function transactionJson(ctx: WireContext, acct: AccountModel, state: RowState): string {
+export function transactionJson(ctx: WireContext, acct: AccountModel, state: RowState, tag: number): string {
   const { row, pending } = state;
-  const id = pending ? null : transactionId(ctx, acct, state);
+  const id = pending ? null : transactionId(ctx, acct, state, tag);
   const date = isoDay(state.day);
   const description = rowDescription(state);
   if (!ctx.variants) {

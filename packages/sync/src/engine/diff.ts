@@ -1,100 +1,233 @@
 /**
- * Turning one provider response window into changes to the mirror. Pure functions: given what the
- * provider sent and what is stored, they say what to add, modify and remove.
+ * Turning one provider response window into changes to the mirror. Pure: given what the provider
+ * sent and what is stored, it says what to add, modify and remove, which keys now stand for others
+ * (`replaces` / `replacedBy`), and what to remember so a later response does not undo it. The rules
+ * are written down in the package README ("How rows keep their identity").
  */
-import { addDays } from '@finsync/provider';
-import type { MirrorTransaction, TransactionChange } from '../model.js';
+import type {
+  MirrorTransaction,
+  ReplacementReason,
+  SupersededTransaction,
+  TransactionChange,
+} from '../model.js';
+import type { TransactionRef } from '../storage/types.js';
+import { settleKeys } from './identity.js';
 import { sameTransaction } from './keys.js';
-
-/** A pending row and its posted twin are within this many days (the posted date is never earlier). */
-export const PENDING_MATCH_DAYS = 8;
+import { pairByContent, pairTwins } from './twins.js';
 
 export interface WindowDiffInput {
-  /** Rows the provider sent for the window, keyed. */
+  /** Rows the provider sent for the window, keyed by `keyTransactions`. */
   incoming: MirrorTransaction[];
   /** Stored rows dated inside the window. */
   storedInWindow: MirrorTransaction[];
   /** Every stored pending row of the account (the twin of a posted row may sit outside the window). */
   storedPending: MirrorTransaction[];
   /**
+   * Stored posted rows dated in the days just after the window: the posted twin of a hold at the
+   * window's end may sit in the next window, already synced.
+   */
+  storedPostedAfter?: MirrorTransaction[] | undefined;
+  /** Every superseded row of the account. */
+  superseded: SupersededTransaction[];
+  /** The window's dates, inclusive; an open end is unbounded. */
+  window: { from?: string | undefined; to?: string | undefined };
+  /**
    * Whether the response was complete (no shortfall). Only then does a stored row missing from it
    * mean the provider dropped the row; otherwise nothing is removed.
    */
   complete: boolean;
+  /** Superseded holds dated before this day are forgotten: no routine re-read reaches back there. */
+  forgetBefore?: string | undefined;
 }
 
-function payee(row: MirrorTransaction): string {
-  return (row.merchant ?? row.description ?? '').trim().toLowerCase();
+export interface WindowDiff {
+  /** In the order an app should apply them: additions and modifications, then removals. */
+  changes: TransactionChange[];
+  /** The stored rows the changes modify or remove, by key (what the row was before). */
+  previous: Map<string, MirrorTransaction>;
+  /** Superseded rows to record (new, or pointing somewhere new). */
+  superseded: SupersededTransaction[];
+  /** Superseded rows to forget. */
+  released: TransactionRef[];
+  /** Listed rows the mirror does not show because another key stands for them. */
+  hidden: number;
 }
 
-function isTwin(pending: MirrorTransaction, posted: MirrorTransaction): boolean {
-  return (
-    pending.amount === posted.amount &&
-    pending.currency === posted.currency &&
-    payee(pending) === payee(posted) &&
-    posted.date >= pending.date &&
-    posted.date <= addDays(pending.date, PENDING_MATCH_DAYS)
-  );
-}
+type Link = { key: string; reason: ReplacementReason };
 
-/**
- * Changes for one window, in the order an app should apply them: additions and modifications first
- * (an added posted row names the pending row it `replaces`, so the app can carry its own edits over),
- * then removals.
- */
-export function diffWindow(input: WindowDiffInput): TransactionChange[] {
+export function diffWindow(input: WindowDiffInput): WindowDiff {
   const stored = new Map<string, MirrorTransaction>();
   for (const row of input.storedPending) stored.set(row.key, row);
   for (const row of input.storedInWindow) stored.set(row.key, row);
+  const supersededByKey = new Map(input.superseded.map((row) => [row.key, row]));
 
-  const changes: TransactionChange[] = [];
-  const added: MirrorTransaction[] = [];
-  const incomingKeys = new Set<string>();
-  for (const row of input.incoming) {
-    incomingKeys.add(row.key);
-    const previous = stored.get(row.key);
-    if (!previous) added.push(row);
-    else if (!sameTransaction(previous, row)) changes.push(change('modified', row));
+  const { rows, listedSuperseded } = settleKeys(input.incoming, stored, input.superseded);
+  const incomingKeys = new Set(rows.map((row) => row.key));
+  const fresh = rows.filter((row) => !stored.has(row.key));
+  const kept = rows.filter((row) => stored.has(row.key));
+  const vanished = new Map(
+    input.complete
+      ? input.storedInWindow.filter((row) => !incomingKeys.has(row.key)).map((row) => [row.key, row])
+      : [],
+  );
+
+  /** Links decided below: what an added row replaces, and what replaces a removed one. */
+  const replaces = new Map<string, Link>();
+  const replacedBy = new Map<string, Link>();
+  /** Rows that take the place of a superseded one and are added although stored nowhere now. */
+  const revived: MirrorTransaction[] = [];
+  const superseded = new Map<string, SupersededTransaction>();
+  const released = new Set<string>();
+  const successorOf = (row: SupersededTransaction) => superseded.get(row.key)?.replacedBy ?? row.replacedBy;
+  const supersede = (row: MirrorTransaction, by: string, reason: ReplacementReason) =>
+    superseded.set(row.key, { ...scope(row), key: row.key, record: row, replacedBy: by, reason });
+  const repoint = (from: string, to: string) => {
+    for (const row of input.superseded)
+      if (!released.has(row.key) && successorOf(row) === from && row.key !== to)
+        superseded.set(row.key, { ...(superseded.get(row.key) ?? row), replacedBy: to });
+  };
+
+  // 1. The bank re-issued ids: a posted row that vanished and a new one with the same content.
+  // `vanished` keeps every row to remove; `linked` marks those already paired with another key.
+  const linked = new Set<string>();
+  const unlinked = () => [...vanished.values()].filter((row) => !linked.has(row.key));
+  const idChanges = pairByContent(
+    unlinked().filter((row) => !row.isPending && row.providerId !== null),
+    fresh.filter((row) => !row.isPending && row.providerId !== null),
+  );
+  // A re-issued row is not a new posting: it competes for holds as a stored row does.
+  const reissued = new Set<string>();
+  for (const [oldKey, successor] of idChanges) {
+    const old = vanished.get(oldKey)!;
+    link(old.key, successor.key, 'id-changed');
+    reissued.add(successor.key);
+    supersede(old, successor.key, 'id-changed');
+    repoint(old.key, successor.key);
   }
 
-  const vanished = input.complete ? input.storedInWindow.filter((row) => !incomingKeys.has(row.key)) : [];
+  // 2. A row that stood for a superseded one vanished while that one is still listed: it comes back.
+  const revivals = [...listedSuperseded.entries()]
+    .map(([key, row]) => ({ row, was: supersededByKey.get(key)! }))
+    .sort((a, b) => rank(a.was.reason) - rank(b.was.reason) || (a.row.key < b.row.key ? -1 : 1));
+  for (const { row, was } of revivals) {
+    const successor = vanished.get(successorOf(was));
+    if (!successor || linked.has(successor.key)) continue;
+    listedSuperseded.delete(row.key);
+    revived.push(row);
+    link(successor.key, row.key, 'reverted');
+    released.add(row.key);
+    superseded.delete(row.key);
+    repoint(successor.key, row.key);
+  }
 
-  // A pending row without an id that disappeared, and a posted row that is new (or was already
-  // stored, having arrived before its pending row left), are twins when each has exactly one match.
-  const vanishedPending = vanished.filter((row) => row.isPending && row.providerId === null);
-  const replacements = new Map<string, string>();
-  if (vanishedPending.length > 0) {
-    const earliest = vanishedPending.reduce(
-      (min, row) => (row.date < min ? row.date : min),
-      vanishedPending[0]!.date,
-    );
-    const postedCandidates = [
-      ...added.filter((row) => !row.isPending),
-      ...input.storedInWindow.filter(
-        (row) => !row.isPending && incomingKeys.has(row.key) && row.date >= earliest,
-      ),
-    ];
-    for (const pending of vanishedPending) {
-      const matches = postedCandidates.filter((posted) => isTwin(pending, posted));
-      if (matches.length !== 1) continue;
-      const posted = matches[0]!;
-      const reverse = vanishedPending.filter((other) => isTwin(other, posted));
-      if (reverse.length === 1 && ![...replacements.values()].includes(posted.key))
-        replacements.set(pending.key, posted.key);
+  // Posted rows that already stand for a hold cannot take another.
+  const claimed = new Set<string>();
+  for (const row of input.superseded)
+    if (!released.has(row.key) && row.reason === 'posted') claimed.add(successorOf(row));
+  for (const row of superseded.values()) if (row.reason === 'posted') claimed.add(row.replacedBy);
+  const available = (row: MirrorTransaction) => !row.isPending && !claimed.has(row.key);
+  const freshPosted = () => fresh.filter((row) => available(row) && !reissued.has(row.key));
+  const keptPosted = () => [...kept, ...fresh.filter((row) => reissued.has(row.key))].filter(available);
+
+  // 3. A hold that vanished, and its posted twin (new, or already stored: it arrived first).
+  const vanishedHolds = unlinked().filter((row) => row.isPending);
+  for (const [holdKey, posted] of pairTwins(vanishedHolds, [freshPosted(), keptPosted()], {
+    sameDay: true,
+  })) {
+    const hold = vanished.get(holdKey)!;
+    link(hold.key, posted.key, 'posted');
+    claimed.add(posted.key);
+    // Remembered as a claim on the posted row, so a later hold cannot take it too.
+    supersede(hold, posted.key, 'posted');
+  }
+
+  // 4. A hold still listed beside its posted twin (posted on a later day) is replaced now, not
+  // when the bank drops it; so
+  // is a stored hold dated just before the window (whether it is still listed is the business of
+  // the window that holds its date: if it is, the superseded record absorbs it there).
+  const freshHolds = new Set<string>();
+  const before = input.window.from;
+  const earlierHolds = input.storedPending.filter(
+    (row) => before !== undefined && row.date < before && !linked.has(row.key),
+  );
+  const holds = new Map([...rows.filter((row) => row.isPending), ...earlierHolds].map((r) => [r.key, r]));
+  for (const [holdKey, posted] of pairTwins([...holds.values()], [freshPosted(), keptPosted()], {
+    sameDay: false,
+  })) {
+    const hold = holds.get(holdKey)!;
+    claimed.add(posted.key);
+    supersede(hold, posted.key, 'posted');
+    if (stored.has(holdKey)) {
+      vanished.set(holdKey, stored.get(holdKey)!);
+      link(holdKey, posted.key, 'posted');
+    } else freshHolds.add(holdKey);
+  }
+
+  // Superseded rows that can no longer matter.
+  const vanishedSuccessors = new Set(vanished.keys());
+  for (const row of input.superseded) {
+    if (released.has(row.key) || listedSuperseded.has(row.key)) continue;
+    const inWindow =
+      (input.window.from === undefined || row.record.date >= input.window.from) &&
+      (input.window.to === undefined || row.record.date <= input.window.to);
+    const gone = input.complete && inWindow && row.reason !== 'posted';
+    const aged = input.forgetBefore !== undefined && row.record.date < input.forgetBefore;
+    // A hold whose posted row vanished in this window without a trace is gone with it.
+    const orphaned = vanishedSuccessors.has(successorOf(row)) && !replacedBy.has(successorOf(row));
+    if (gone || aged || orphaned) {
+      released.add(row.key);
+      superseded.delete(row.key);
     }
   }
-  const replacedBy = new Map([...replacements].map(([pendingKey, postedKey]) => [postedKey, pendingKey]));
 
-  for (const row of added) {
-    const replaces = replacedBy.get(row.key);
-    changes.push(replaces ? { ...change('added', row), replaces } : change('added', row));
+  const changes: TransactionChange[] = [];
+  const previous = new Map<string, MirrorTransaction>();
+  for (const row of [...fresh, ...revived]) {
+    if (freshHolds.has(row.key)) continue;
+    const link = replaces.get(row.key);
+    changes.push(
+      link ? { ...change('added', row), replaces: link.key, reason: link.reason } : change('added', row),
+    );
   }
-  for (const row of vanished) {
-    const by = replacements.get(row.key);
+  for (const row of kept) {
+    const before = stored.get(row.key)!;
+    if (vanished.has(row.key) || sameTransaction(before, row)) continue;
+    previous.set(row.key, before);
+    changes.push(change('modified', row));
+  }
+  for (const row of vanished.values()) {
+    previous.set(row.key, row);
+    const link = replacedBy.get(row.key);
     const removal: TransactionChange = { ...change('removed', row), record: null };
-    changes.push(by ? { ...removal, replacedBy: by } : removal);
+    changes.push(link ? { ...removal, replacedBy: link.key, reason: link.reason } : removal);
   }
-  return changes;
+  return {
+    changes,
+    previous,
+    superseded: [...superseded.values()],
+    released: [...released]
+      .filter((key) => supersededByKey.has(key))
+      .map((key) => ({
+        ...scope(supersededByKey.get(key)!),
+        key,
+      })),
+    hidden: listedSuperseded.size + freshHolds.size,
+  };
+
+  function link(oldKey: string, newKey: string, reason: ReplacementReason): void {
+    linked.add(oldKey);
+    replacedBy.set(oldKey, { key: newKey, reason });
+    replaces.set(newKey, { key: oldKey, reason });
+  }
+}
+
+/** Which superseded row comes back first when several stood for one vanished row. */
+function rank(reason: ReplacementReason): number {
+  return reason === 'id-changed' ? 0 : 1;
+}
+
+function scope(row: { connectionId: string; accountId: string }) {
+  return { connectionId: row.connectionId, accountId: row.accountId };
 }
 
 function change(op: TransactionChange['op'], row: MirrorTransaction): TransactionChange {

@@ -1,4 +1,4 @@
-import type { AccountState, ConnectionStatus } from '../model.js';
+import type { AccountState, BalanceReconciliation, ConnectionStatus, ReplacementReason } from '../model.js';
 
 export type SyncStage = 'accounts' | 'transactions' | 'balance' | 'holdings' | 'storage';
 
@@ -25,6 +25,18 @@ export interface AccountReport {
   holdings: 'updated' | 'unchanged' | 'unsupported' | 'failed' | 'skipped';
   /** The window re-read this run (`from` null: the whole history). */
   window: { from: string | null; to: string } | null;
+  /**
+   * Rows the provider listed that the mirror shows under another key: a hold listed beside its
+   * posted twin, or a row under an id the bank has since re-issued.
+   */
+  hidden: number;
+  /** `replaces` / `replacedBy` links made in this run, by reason. */
+  replacements: Record<ReplacementReason, number>;
+  /**
+   * The balance check of this run; `null` when it was not made (the balance or the rows could not
+   * be fetched cleanly, so the mirror proves nothing).
+   */
+  reconciliation: BalanceReconciliation | null;
   issues: SyncIssue[];
 }
 

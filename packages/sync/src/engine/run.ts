@@ -1,56 +1,21 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
+import { NotFoundError, RateLimitError, type Account } from '@finsync/provider';
+import type { AccountChange, AccountSyncState, ConnectionState, MirrorAccount } from '../model.js';
+import { syncBalance } from './balance.js';
 import {
-  AuthenticationError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  RequestAbortedError,
-  addDays,
-  daysBetween,
-  type Account,
-  type ProviderClient,
-} from '@finsync/provider';
-import type {
-  AccountChange,
-  AccountSyncState,
-  ConnectionState,
-  HoldingChange,
-  MirrorAccount,
-} from '../model.js';
-import type { Storage } from '../storage/types.js';
-import { diffWindow } from './diff.js';
-import type { SyncProgress } from './events.js';
-import { holdingRecord, keyTransactions, sameRecord } from './keys.js';
-import type { EngineClock, SyncLogger, SyncTuning } from './options.js';
-import type { AccountReport, ConnectionReport, SyncIssue, SyncStage } from './report.js';
+  StopRun,
+  accountChange,
+  isAuthFailure,
+  issue,
+  stopIfConnectionWide,
+  type RunContext,
+} from './context.js';
+import { syncHoldings } from './holdings.js';
+import { sameRecord } from './keys.js';
+import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
+import { syncTransactions } from './transactions.js';
 
-export interface RunContext {
-  connectionId: string;
-  client: ProviderClient;
-  storage: Storage;
-  tuning: SyncTuning;
-  clock: EngineClock;
-  signal: AbortSignal;
-  logger: SyncLogger | undefined;
-  onProgress: (progress: SyncProgress) => void;
-  onAccountDone: (report: AccountReport) => void;
-}
-
-/** Stops the whole connection's run: the key was refused, the provider rate-limited us, or the caller aborted. */
-class StopRun extends Error {
-  constructor(readonly issue: SyncIssue) {
-    super(issue.message);
-  }
-}
-
-function issue(stage: SyncStage, accountId: string | null, error: unknown): SyncIssue {
-  const err = error instanceof Error ? error : new Error(String(error));
-  return { stage, accountId, message: err.message, error: err };
-}
-
-function isAuthFailure(error: unknown): boolean {
-  return error instanceof AuthenticationError || error instanceof PermissionDeniedError;
-}
+export type { RunContext } from './context.js';
 
 function mirrorAccount(
   connectionId: string,
@@ -70,17 +35,7 @@ function mirrorAccount(
     currency: previous?.balance?.currency ?? account.currency ?? previous?.currency ?? null,
     state: active ? 'active' : 'inactive',
     balance: previous?.balance ?? null,
-  };
-}
-
-function accountChange(op: AccountChange['op'], record: MirrorAccount): AccountChange {
-  return {
-    entity: 'account',
-    op,
-    connectionId: record.connectionId,
-    accountId: record.id,
-    key: record.id,
-    record,
+    reconciliation: previous?.reconciliation ?? null,
   };
 }
 
@@ -173,19 +128,6 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   };
 }
 
-/** Translates a provider failure into a run stop where it concerns the whole connection. */
-function stopIfConnectionWide(
-  stage: SyncStage,
-  accountId: string | null,
-  error: unknown,
-  signal: AbortSignal,
-): void {
-  if (signal.aborted || error instanceof RequestAbortedError)
-    throw new StopRun(issue(stage, accountId, error));
-  if (isAuthFailure(error) || error instanceof RateLimitError)
-    throw new StopRun(issue(stage, accountId, error));
-}
-
 async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
   let upstream: Account[];
   try {
@@ -229,6 +171,7 @@ function newSyncState(connectionId: string, accountId: string): AccountSyncState
     lastError: null,
     holdingsSupported: null,
     holdingsCheckedAt: null,
+    ledger: null,
   };
 }
 
@@ -250,6 +193,9 @@ async function syncAccount(
     balance: 'skipped',
     holdings: 'skipped',
     window: null,
+    hidden: 0,
+    replacements: { posted: 0, 'id-changed': 0, reverted: 0 },
+    reconciliation: null,
     issues: [],
   };
   let syncState = previousState ?? newSyncState(ctx.connectionId, account.id);
@@ -261,10 +207,11 @@ async function syncAccount(
     await ctx.storage.apply({ changes: [accountChange('modified', current)] });
   };
 
-  // Transactions
+  // Transactions. Each commit carries the account's state: a failure half-way keeps what committed.
   try {
-    const result = await syncTransactions(ctx, account.id, syncState, report, onFetched);
-    syncState = result;
+    syncState = await syncTransactions(ctx, account.id, syncState, report, onFetched, (committed) => {
+      syncState = committed;
+    });
   } catch (error) {
     stopIfConnectionWide('transactions', account.id, error, ctx.signal);
     report.issues.push(issue('transactions', account.id, error));
@@ -274,27 +221,15 @@ async function syncAccount(
     }
   }
 
-  // Balance: a failure keeps the previous balance (never zero) and is reported.
+  // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
+  // compared with it only when they synced cleanly: a half-synced history proves nothing.
   try {
-    const balance = await ctx.client.getBalance(account.id, { signal: ctx.signal });
-    const unchanged =
-      current.balance !== null &&
-      current.balance.amount === balance.amount &&
-      current.balance.currency === balance.currency;
-    if (unchanged) report.balance = 'unchanged';
-    else {
-      current = {
-        ...current,
-        currency: balance.currency ?? current.currency,
-        balance: {
-          amount: balance.amount,
-          currency: balance.currency,
-          fetchedAt: ctx.clock.now().toISOString(),
-        },
-      };
-      await ctx.storage.apply({ changes: [accountChange('modified', current)] });
-      report.balance = 'updated';
-    }
+    const check = report.issues.length === 0 && report.shortfall === 0;
+    const outcome = await syncBalance(ctx, current, syncState, check);
+    current = outcome.account;
+    syncState = outcome.state;
+    report.balance = outcome.result;
+    report.reconciliation = check ? current.reconciliation : null;
   } catch (error) {
     stopIfConnectionWide('balance', account.id, error, ctx.signal);
     report.balance = 'failed';
@@ -332,117 +267,4 @@ async function syncAccount(
   };
   await ctx.storage.apply({ changes: [], accountStates: [syncState] });
   return report;
-}
-
-async function syncTransactions(
-  ctx: RunContext,
-  accountId: string,
-  syncState: AccountSyncState,
-  report: AccountReport,
-  onFetched: (count: number) => void,
-): Promise<AccountSyncState> {
-  const { tuning } = ctx;
-  const to = ctx.clock.today();
-  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
-  const from = syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : tuning.startDate;
-  // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
-  const span = from === undefined ? 0 : daysBetween(from, to) + 1;
-  const windowDays =
-    syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
-  report.window = { from: from ?? null, to };
-
-  let state = syncState;
-  const pages = ctx.client
-    .listTransactions(accountId, {
-      from,
-      to,
-      includePending: tuning.includePending,
-      windowDays,
-      signal: ctx.signal,
-    })
-    .pages();
-  for await (const page of pages) {
-    report.fetched += page.transactions.length;
-    report.shortfall += page.shortfall;
-    onFetched(page.transactions.length);
-    const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
-    const window = { from: page.from ?? undefined, to: page.to ?? undefined };
-    const [storedInWindow, storedPending] = await Promise.all([
-      ctx.storage.findTransactions(ctx.connectionId, accountId, window),
-      ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
-    ]);
-    const changes = diffWindow({
-      incoming: records,
-      storedInWindow,
-      storedPending,
-      complete: page.shortfall === 0,
-    });
-    for (const change of changes) report[change.op] += 1;
-
-    // The watermark moves only with the last commit of a window: a crash before it means the window
-    // is read again, and the diff against what was already committed adds nothing twice.
-    const windowEnd = page.to ?? to;
-    state = {
-      ...state,
-      watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
-    };
-    for (let start = 0; start < changes.length || start === 0; start += tuning.batchSize) {
-      const slice = changes.slice(start, start + tuning.batchSize);
-      const last = start + tuning.batchSize >= changes.length;
-      await ctx.storage.apply(last ? { changes: slice, accountStates: [state] } : { changes: slice });
-      if (last) break;
-    }
-  }
-  return state;
-}
-
-async function syncHoldings(ctx: RunContext, accountId: string): Promise<AccountReport['holdings']> {
-  const result = await ctx.client.getHoldings(accountId, { signal: ctx.signal });
-  const stored = new Map(
-    (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
-  );
-  const changes: HoldingChange[] = [];
-  const seen = new Set<string>();
-  if (result.supported) {
-    for (const holding of result.holdings) {
-      const record = holdingRecord(ctx.connectionId, accountId, holding);
-      if (seen.has(record.key)) continue;
-      seen.add(record.key);
-      const previous = stored.get(record.key);
-      if (!previous)
-        changes.push({
-          entity: 'holding',
-          op: 'added',
-          connectionId: ctx.connectionId,
-          accountId,
-          key: record.key,
-          record,
-        });
-      else if (!sameRecord(previous, record)) {
-        changes.push({
-          entity: 'holding',
-          op: 'modified',
-          connectionId: ctx.connectionId,
-          accountId,
-          key: record.key,
-          record,
-        });
-      }
-    }
-  }
-  for (const previous of stored.values()) {
-    if (!seen.has(previous.key)) {
-      changes.push({
-        entity: 'holding',
-        op: 'removed',
-        connectionId: ctx.connectionId,
-        accountId,
-        key: previous.key,
-        record: null,
-      });
-    }
-  }
-  if (changes.length > 0) await ctx.storage.apply({ changes });
-  if (!result.supported) return 'unsupported';
-  return changes.length > 0 ? 'updated' : 'unchanged';
 }

@@ -14,6 +14,7 @@ import type {
   MirrorAccount,
   MirrorHolding,
   MirrorTransaction,
+  SupersededTransaction,
 } from '../model.js';
 import { booleanColumn, textColumn, type Column } from './columns.js';
 import { feedColumns, feedEntryFromRow, feedValues } from './feed.js';
@@ -27,6 +28,7 @@ import type {
   HoldingRow,
   RowValue,
   StoredBoolean,
+  SupersededRow,
   TransactionRow,
 } from './rows.js';
 
@@ -77,6 +79,8 @@ export interface RowCodec<B extends BooleanStorage> {
     readonly holding: MirrorCodec<MirrorHolding, HoldingRow, RowValue<B>>;
   };
   readonly feed: FeedCodec<RowValue<B>>;
+  /** Superseded rows: identity columns, then the link and the row as last listed (JSON). */
+  readonly superseded: TableCodec<SupersededTransaction, SupersededRow, RowValue<B>>;
 }
 
 export interface RowCodecOptions<B extends BooleanStorage> {
@@ -104,6 +108,7 @@ const accountStateColumns: readonly Column[] = Object.freeze([
   textColumn('last_error'),
   booleanColumn('holdings_supported'),
   textColumn('holdings_checked_at'),
+  textColumn('ledger'),
 ]);
 
 const accountFieldColumns: readonly Column[] = Object.freeze(
@@ -118,6 +123,7 @@ const accountFieldColumns: readonly Column[] = Object.freeze(
     'balance_amount',
     'balance_currency',
     'balance_fetched_at',
+    'reconciliation',
   ].map(textColumn),
 );
 
@@ -130,6 +136,31 @@ const transactionFieldColumns: readonly Column[] = Object.freeze([
   textColumn('description'),
   booleanColumn('is_pending'),
 ]);
+
+const supersededColumns: readonly Column[] = Object.freeze(
+  ['connection_id', 'account_id', 'key', 'replaced_by', 'reason', 'date', 'record'].map(textColumn),
+);
+
+const supersededCodec: TableCodec<SupersededTransaction, SupersededRow, string> = Object.freeze({
+  columns: supersededColumns,
+  values: (row: SupersededTransaction) => [
+    row.connectionId,
+    row.accountId,
+    row.key,
+    row.replacedBy,
+    row.reason,
+    row.record.date,
+    JSON.stringify(row.record),
+  ],
+  fromRow: (row: SupersededRow) => ({
+    connectionId: row.connection_id,
+    accountId: row.account_id,
+    key: row.key,
+    record: JSON.parse(row.record),
+    replacedBy: row.replaced_by,
+    reason: row.reason,
+  }),
+});
 
 const holdingFieldColumns: readonly Column[] = Object.freeze(
   [
@@ -199,6 +230,7 @@ export function createRowCodec<B extends BooleanStorage>(options: RowCodecOption
       s.lastError ?? null,
       optionalFlag(s.holdingsSupported),
       s.holdingsCheckedAt ?? null,
+      s.ledger ? JSON.stringify(s.ledger) : null,
     ],
     fromRow: (row) => ({
       connectionId: row.connection_id,
@@ -208,6 +240,7 @@ export function createRowCodec<B extends BooleanStorage>(options: RowCodecOption
       lastError: row.last_error,
       holdingsSupported: readOptionalFlag(row.holdings_supported),
       holdingsCheckedAt: row.holdings_checked_at,
+      ledger: row.ledger === null ? null : JSON.parse(row.ledger),
     }),
   };
 
@@ -229,6 +262,7 @@ export function createRowCodec<B extends BooleanStorage>(options: RowCodecOption
         a.balance?.amount ?? null,
         a.balance?.currency ?? null,
         a.balance?.fetchedAt ?? null,
+        a.reconciliation ? JSON.stringify(a.reconciliation) : null,
       ];
     },
     fromRow: (row) => ({
@@ -250,6 +284,7 @@ export function createRowCodec<B extends BooleanStorage>(options: RowCodecOption
               currency: row.balance_currency,
               fetchedAt: row.balance_fetched_at!,
             },
+      reconciliation: row.reconciliation === null ? null : JSON.parse(row.reconciliation),
     }),
   };
 
@@ -330,5 +365,6 @@ export function createRowCodec<B extends BooleanStorage>(options: RowCodecOption
       holding: Object.freeze(holding),
     }),
     feed: Object.freeze({ columns: feedColumns, values: feedValues, fromRow: feedEntryFromRow }),
+    superseded: supersededCodec,
   });
 }

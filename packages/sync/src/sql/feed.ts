@@ -24,12 +24,13 @@ export const feedColumns: readonly Column[] = Object.freeze([
   textColumn('replaces'),
   textColumn('replaced_by'),
   smallintColumn('link_flags'),
+  textColumn('reason'),
 ]);
 
 export function feedValues(change: Change): (string | number | null)[] {
   // Only transaction changes declare the links, but the memory reference keeps whatever a change
   // carries, so read them off any entity.
-  const links = change as { replaces?: string | null; replacedBy?: string | null };
+  const links = change as { replaces?: string | null; replacedBy?: string | null; reason?: string };
   const flags =
     (links.replaces !== undefined ? LINK_FLAGS.replaces : 0) |
     (links.replacedBy !== undefined ? LINK_FLAGS.replacedBy : 0);
@@ -43,6 +44,7 @@ export function feedValues(change: Change): (string | number | null)[] {
     links.replaces ?? null,
     links.replacedBy ?? null,
     flags,
+    links.reason ?? null,
   ];
 }
 
@@ -59,6 +61,7 @@ export function feedEntryFromRow(row: FeedRow): FeedEntry {
   };
   if (row.link_flags & LINK_FLAGS.replaces) entry['replaces'] = row.replaces;
   if (row.link_flags & LINK_FLAGS.replacedBy) entry['replacedBy'] = row.replaced_by;
+  if (row.reason !== null && row.reason !== undefined) entry['reason'] = row.reason;
   entry['seq'] = Number(row.seq);
   entry['at'] = row.at;
   return entry as unknown as FeedEntry;

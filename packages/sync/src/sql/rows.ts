@@ -3,7 +3,7 @@
  * field. Every SQL adapter uses the same table layout, so the shapes live here; only how a boolean
  * comes back differs (SQLite has no boolean type and stores 0/1), hence the `B` parameter.
  */
-import type { Change, ConnectionState, MirrorAccount } from '../model.js';
+import type { Change, ConnectionState, MirrorAccount, ReplacementReason } from '../model.js';
 
 /**
  * How the database stores a boolean column: `'integer'` as 0/1 (SQLite), `'native'` as a real
@@ -38,6 +38,8 @@ export interface AccountStateRow<B extends BooleanStorage> {
   last_error: string | null;
   holdings_supported: StoredBoolean<B> | null;
   holdings_checked_at: string | null;
+  /** The balance-check ledger as JSON text; NULL in rows written before it existed. */
+  ledger: string | null;
 }
 
 export interface AccountRow {
@@ -53,6 +55,8 @@ export interface AccountRow {
   balance_amount: string | null;
   balance_currency: string | null;
   balance_fetched_at: string | null;
+  /** The balance check's outcome as JSON text, or NULL. */
+  reconciliation: string | null;
 }
 
 export interface TransactionRow<B extends BooleanStorage> {
@@ -101,8 +105,22 @@ export interface FeedRow {
   replaced_by: string | null;
   /** Which of `replaces` / `replaced_by` the change carried at all (see `LINK_FLAGS`). */
   link_flags: number;
+  /** Why the link was made, when there is one. */
+  reason: ReplacementReason | null;
   /** ISO timestamp, as the model has it. */
   at: string;
+}
+
+export interface SupersededRow {
+  connection_id: string;
+  account_id: string;
+  key: string;
+  replaced_by: string;
+  reason: ReplacementReason;
+  /** The row's date, for pruning by age. */
+  date: string;
+  /** The row as the provider last listed it, as JSON text. */
+  record: string;
 }
 
 /** Every row type for a database that stores booleans as `B`, by table (`RowTypes<'integer'>['holding']`). */
@@ -113,4 +131,5 @@ export interface RowTypes<B extends BooleanStorage> {
   transaction: TransactionRow<B>;
   holding: HoldingRow;
   feed: FeedRow;
+  superseded: SupersededRow;
 }

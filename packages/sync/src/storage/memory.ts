@@ -7,6 +7,7 @@ import type {
   MirrorAccount,
   MirrorHolding,
   MirrorTransaction,
+  SupersededTransaction,
 } from '../model.js';
 import type {
   LeaseInfo,
@@ -21,6 +22,10 @@ type Table<R> = Map<string, R>;
 
 function entityKey(change: Pick<Change, 'entity' | 'connectionId' | 'accountId' | 'key'>): string {
   return `${change.entity}\u0000${change.connectionId}\u0000${change.accountId}\u0000${change.key}`;
+}
+
+function supersededKey(ref: { connectionId: string; accountId: string; key: string }): string {
+  return `${ref.connectionId}\u0000${ref.accountId}\u0000${ref.key}`;
 }
 
 function compareTransactions(a: MirrorTransaction, b: MirrorTransaction): number {
@@ -38,6 +43,8 @@ export class MemoryStorage implements Storage, WorkQueue {
   readonly #mirror: Table<MirrorAccount | MirrorTransaction | MirrorHolding> = new Map();
   /** Per connection and account, the transaction keys, so window queries need not scan everything. */
   readonly #transactionIndex = new Map<string, Map<string, Set<string>>>();
+  /** Superseded rows, keyed by connection, account and key. */
+  readonly #superseded: Table<SupersededTransaction> = new Map();
   readonly #feed: FeedEntry[] = [];
   #seq = 0;
   #closed = false;
@@ -95,8 +102,10 @@ export class MemoryStorage implements Storage, WorkQueue {
     }
     for (const connection of batch.connections ?? []) this.#connections.set(connection.id, { ...connection });
     for (const state of batch.accountStates ?? []) {
-      this.#accountStates.set(`${state.connectionId}\u0000${state.accountId}`, { ...state });
+      this.#accountStates.set(`${state.connectionId}\u0000${state.accountId}`, structuredClone(state));
     }
+    for (const ref of batch.releasedSuperseded ?? []) this.#superseded.delete(supersededKey(ref));
+    for (const row of batch.superseded ?? []) this.#superseded.set(supersededKey(row), structuredClone(row));
   }
 
   #index(change: Pick<Change, 'connectionId' | 'accountId' | 'key'>, present: boolean): void {
@@ -125,6 +134,8 @@ export class MemoryStorage implements Storage, WorkQueue {
     for (const [key, record] of [...this.#mirror])
       if (record.connectionId === connectionId) this.#mirror.delete(key);
     this.#transactionIndex.delete(connectionId);
+    for (const [key, row] of [...this.#superseded])
+      if (row.connectionId === connectionId) this.#superseded.delete(key);
     for (let i = this.#feed.length - 1; i >= 0; i -= 1)
       if (this.#feed[i]!.connectionId === connectionId) this.#feed.splice(i, 1);
   }
@@ -140,7 +151,7 @@ export class MemoryStorage implements Storage, WorkQueue {
   async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
     return [...this.#accountStates.values()]
       .filter((s) => s.connectionId === connectionId)
-      .map((s) => ({ ...s }))
+      .map((s) => structuredClone(s))
       .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
   }
 
@@ -199,6 +210,13 @@ export class MemoryStorage implements Storage, WorkQueue {
         holdings.push({ ...(record as MirrorHolding) });
     }
     return holdings.sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  async listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]> {
+    return [...this.#superseded.values()]
+      .filter((row) => row.connectionId === connectionId && row.accountId === accountId)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map((row) => structuredClone(row));
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {

@@ -6,7 +6,15 @@ import type {
   MirrorAccount,
   MirrorHolding,
   MirrorTransaction,
+  SupersededTransaction,
 } from '../model.js';
+
+/** Identifies one transaction key of one account. */
+export interface TransactionRef {
+  connectionId: string;
+  accountId: string;
+  key: string;
+}
 
 /**
  * Everything one atomic commit writes: changes to the mirror (each also appended to the change
@@ -17,6 +25,10 @@ export interface WriteBatch {
   changes: Change[];
   connections?: ConnectionState[];
   accountStates?: AccountSyncState[];
+  /** Superseded rows to record, or to replace when their key is recorded already. */
+  superseded?: SupersededTransaction[];
+  /** Superseded rows to forget (a key that is not recorded is ignored). Applied before `superseded`. */
+  releasedSuperseded?: TransactionRef[];
   /**
    * Set by a worker that holds a lease (see `WorkQueue`): a storage that supports leases commits the
    * batch only while `workerId` still holds the lease on `connectionId`, else throws `LeaseLostError`
@@ -65,7 +77,7 @@ export interface Storage {
 
   getConnection(connectionId: string): Promise<ConnectionState | undefined>;
   listConnections(): Promise<ConnectionState[]>;
-  /** Deletes a connection, its mirror, its feed entries and its bookkeeping. */
+  /** Deletes a connection, its mirror, its feed entries and its bookkeeping (superseded rows included). */
   removeConnection(connectionId: string): Promise<void>;
 
   listAccounts(connectionId: string): Promise<MirrorAccount[]>;
@@ -82,6 +94,9 @@ export interface Storage {
   countTransactions(connectionId: string, accountId?: string): Promise<number>;
 
   listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]>;
+
+  /** The account's superseded rows (engine bookkeeping, see `SupersededTransaction`), ordered by key. */
+  listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]>;
 
   readChanges(options: ReadChangesOptions): Promise<FeedEntry[]>;
   /** The highest `seq` committed so far (0 when the feed is empty). */

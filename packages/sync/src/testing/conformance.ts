@@ -146,6 +146,93 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       const feed = await storage.readChanges({ after: 1, limit: 10 });
       expect(feed[0]).toMatchObject({ op: 'added', key: 'id:tx_9', replaces: 'h:p:0' });
       expect(feed[1]).toMatchObject({ op: 'removed', key: 'h:p:0', replacedBy: 'id:tx_9' });
+      expect('reason' in feed[0]!).toBe(false);
+    });
+
+    it('keeps the reason of a link on both of its feed entries', async () => {
+      const old = transaction('c1', 'a1', 'id:tx_1');
+      await storage.apply({ changes: [added(old)] });
+      const now = transaction('c1', 'a1', 'id:tx_2');
+      await storage.apply({
+        changes: [
+          { ...added(now), replaces: old.key, reason: 'id-changed' },
+          { ...removed(old), replacedBy: now.key, reason: 'id-changed' },
+        ],
+      });
+      const feed = await storage.readChanges({ after: 1, limit: 10 });
+      expect(feed.map((e) => ('reason' in e ? e.reason : undefined))).toEqual(['id-changed', 'id-changed']);
+    });
+
+    it('records, replaces and forgets superseded rows with the batch, per account', async () => {
+      const hold = transaction('c1', 'a1', 'h:p:0', { isPending: true, providerId: null });
+      const row = (key: string, replacedBy: string) => ({
+        connectionId: 'c1',
+        accountId: 'a1',
+        key,
+        record: { ...hold, key },
+        replacedBy,
+        reason: 'posted' as const,
+      });
+      await storage.apply({ changes: [], superseded: [row('h:p:0', 'id:tx_1'), row('h:p:1', 'id:tx_2')] });
+      expect(await storage.listSuperseded('c1', 'a1')).toEqual([
+        row('h:p:0', 'id:tx_1'),
+        row('h:p:1', 'id:tx_2'),
+      ]);
+      expect(await storage.listSuperseded('c1', 'a2')).toEqual([]);
+      expect(await storage.listSuperseded('c2', 'a1')).toEqual([]);
+      // Forgetting comes before recording, so one batch can move a key to a new successor.
+      await storage.apply({
+        changes: [],
+        releasedSuperseded: [
+          { connectionId: 'c1', accountId: 'a1', key: 'h:p:0' },
+          { connectionId: 'c1', accountId: 'a1', key: 'h:p:1' },
+          { connectionId: 'c1', accountId: 'a1', key: 'h:never' },
+        ],
+        superseded: [row('h:p:1', 'id:tx_9')],
+      });
+      expect(await storage.listSuperseded('c1', 'a1')).toEqual([row('h:p:1', 'id:tx_9')]);
+      // A batch that fails leaves them as they were.
+      await expect(
+        storage.apply({ changes: [removed(hold)], superseded: [row('h:p:5', 'id:tx_5')] }),
+      ).rejects.toBeInstanceOf(StorageConflictError);
+      expect(await storage.listSuperseded('c1', 'a1')).toEqual([row('h:p:1', 'id:tx_9')]);
+      await storage.removeConnection('c1');
+      expect(await storage.listSuperseded('c1', 'a1')).toEqual([]);
+    });
+
+    it('keeps an account’s balance check and its ledger exactly', async () => {
+      const reconciliation = {
+        status: 'mismatch' as const,
+        basis: 'posted' as const,
+        openingBalance: '1250.07',
+        historyFrom: '2025-01-01',
+        since: '2026-03-02',
+        difference: '-12.5',
+      };
+      const a = account('c1', 'a1', { reconciliation });
+      await storage.apply({
+        changes: [
+          { entity: 'account', op: 'added', connectionId: 'c1', accountId: 'a1', key: 'a1', record: a },
+        ],
+      });
+      expect(await storage.listAccounts('c1')).toEqual([a]);
+      const ledger = {
+        postedTotal: '-98765432109876.54321',
+        historyFrom: '2025-01-01',
+        anchor: {
+          on: '2026-03-01',
+          openingPosted: '1250.07',
+          openingWithPending: '1262.57',
+          basis: 'posted' as const,
+          historyFrom: '2025-01-01',
+        },
+        olderHistoryDelta: '0',
+        changedFrom: '2026-02-27',
+      };
+      await storage.apply({ changes: [], accountStates: [accountState('c1', 'a1', { ledger })] });
+      expect(await storage.listAccountStates('c1')).toEqual([accountState('c1', 'a1', { ledger })]);
+      const feed = await storage.readChanges({ limit: 10 });
+      expect(feed[0]!.record).toEqual(a);
     });
 
     it('rejects a contradicting batch as a whole and writes nothing of it', async () => {

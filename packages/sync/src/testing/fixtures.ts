@@ -36,6 +36,7 @@ export function account(
     currency: 'GBP',
     state: 'active',
     balance: { amount: '-412.07', currency: 'GBP', fetchedAt: '2026-01-02T03:04:05.000Z' },
+    reconciliation: null,
     ...overrides,
   };
 }
@@ -98,6 +99,7 @@ export function accountState(
     lastError: null,
     holdingsSupported: null,
     holdingsCheckedAt: null,
+    ledger: null,
     ...overrides,
   };
 }

@@ -1,0 +1,65 @@
+/** What every phase of a run shares: the context, the run-stopping error and issue helpers. */
+import {
+  AuthenticationError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestAbortedError,
+  type ProviderClient,
+} from '@finsync/provider';
+import type { AccountChange, MirrorAccount } from '../model.js';
+import type { Storage } from '../storage/types.js';
+import type { SyncProgress } from './events.js';
+import type { EngineClock, SyncLogger, SyncTuning } from './options.js';
+import type { AccountReport, SyncIssue, SyncStage } from './report.js';
+
+export interface RunContext {
+  connectionId: string;
+  client: ProviderClient;
+  storage: Storage;
+  tuning: SyncTuning;
+  clock: EngineClock;
+  signal: AbortSignal;
+  logger: SyncLogger | undefined;
+  onProgress: (progress: SyncProgress) => void;
+  onAccountDone: (report: AccountReport) => void;
+}
+
+/** Stops the whole connection's run: the key was refused, the provider rate-limited us, or the caller aborted. */
+export class StopRun extends Error {
+  constructor(readonly issue: SyncIssue) {
+    super(issue.message);
+  }
+}
+
+export function issue(stage: SyncStage, accountId: string | null, error: unknown): SyncIssue {
+  const err = error instanceof Error ? error : new Error(String(error));
+  return { stage, accountId, message: err.message, error: err };
+}
+
+export function isAuthFailure(error: unknown): boolean {
+  return error instanceof AuthenticationError || error instanceof PermissionDeniedError;
+}
+
+/** Translates a provider failure into a run stop where it concerns the whole connection. */
+export function stopIfConnectionWide(
+  stage: SyncStage,
+  accountId: string | null,
+  error: unknown,
+  signal: AbortSignal,
+): void {
+  if (signal.aborted || error instanceof RequestAbortedError)
+    throw new StopRun(issue(stage, accountId, error));
+  if (isAuthFailure(error) || error instanceof RateLimitError)
+    throw new StopRun(issue(stage, accountId, error));
+}
+
+export function accountChange(op: AccountChange['op'], record: MirrorAccount): AccountChange {
+  return {
+    entity: 'account',
+    op,
+    connectionId: record.connectionId,
+    accountId: record.id,
+    key: record.id,
+    record,
+  };
+}

@@ -1,0 +1,41 @@
+/** The holdings phase of a run: the account's holdings mirrored as the provider lists them. */
+import type { HoldingChange, MirrorHolding } from '../model.js';
+import type { RunContext } from './context.js';
+import { holdingRecord, sameRecord } from './keys.js';
+import type { AccountReport } from './report.js';
+
+function holdingChange(
+  op: HoldingChange['op'],
+  ctx: RunContext,
+  accountId: string,
+  key: string,
+  record: MirrorHolding | null,
+): HoldingChange {
+  return { entity: 'holding', op, connectionId: ctx.connectionId, accountId, key, record };
+}
+
+export async function syncHoldings(ctx: RunContext, accountId: string): Promise<AccountReport['holdings']> {
+  const result = await ctx.client.getHoldings(accountId, { signal: ctx.signal });
+  const stored = new Map(
+    (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
+  );
+  const changes: HoldingChange[] = [];
+  const seen = new Set<string>();
+  if (result.supported) {
+    for (const holding of result.holdings) {
+      const record = holdingRecord(ctx.connectionId, accountId, holding);
+      if (seen.has(record.key)) continue;
+      seen.add(record.key);
+      const previous = stored.get(record.key);
+      if (!previous) changes.push(holdingChange('added', ctx, accountId, record.key, record));
+      else if (!sameRecord(previous, record))
+        changes.push(holdingChange('modified', ctx, accountId, record.key, record));
+    }
+  }
+  for (const previous of stored.values()) {
+    if (!seen.has(previous.key)) changes.push(holdingChange('removed', ctx, accountId, previous.key, null));
+  }
+  if (changes.length > 0) await ctx.storage.apply({ changes });
+  if (!result.supported) return 'unsupported';
+  return changes.length > 0 ? 'updated' : 'unchanged';
+}

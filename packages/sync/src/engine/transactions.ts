@@ -1,0 +1,110 @@
+/** The transactions phase of a run: each response window diffed against the store and committed. */
+import { addDays, daysBetween } from '@finsync/provider';
+import type { AccountSyncState } from '../model.js';
+import type { RunContext } from './context.js';
+import { diffWindow } from './diff.js';
+import { keyTransactions } from './keys.js';
+import { advanceLedger, ledgerOfRows } from './ledger.js';
+import type { AccountReport } from './report.js';
+import { PENDING_MATCH_DAYS } from './twins.js';
+
+/**
+ * Syncs one account's transactions from its watermark. Every commit carries the account's state
+ * (ledger included), and `onCommitted` hears each one, so a failure half-way loses no bookkeeping.
+ */
+export async function syncTransactions(
+  ctx: RunContext,
+  accountId: string,
+  syncState: AccountSyncState,
+  report: AccountReport,
+  onFetched: (count: number) => void,
+  onCommitted: (state: AccountSyncState) => void,
+): Promise<AccountSyncState> {
+  const { tuning } = ctx;
+  const to = ctx.clock.today();
+  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
+  const from = syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : tuning.startDate;
+  // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
+  const span = from === undefined ? 0 : daysBetween(from, to) + 1;
+  const windowDays =
+    syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
+  report.window = { from: from ?? null, to };
+  // Holds replaced by their posted twin are remembered until no routine re-read reaches them.
+  const forgetBefore = addDays(to, -(tuning.pendingOverlapDays + PENDING_MATCH_DAYS));
+
+  // Stores written before the balance check existed count their rows once.
+  let state: AccountSyncState = {
+    ...syncState,
+    ledger:
+      syncState.ledger ?? (await ledgerOfRows(ctx.storage.scanTransactions(ctx.connectionId, accountId))),
+  };
+  const pages = ctx.client
+    .listTransactions(accountId, {
+      from,
+      to,
+      includePending: tuning.includePending,
+      windowDays,
+      signal: ctx.signal,
+    })
+    .pages();
+  for await (const page of pages) {
+    report.fetched += page.transactions.length;
+    report.shortfall += page.shortfall;
+    onFetched(page.transactions.length);
+    const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
+    const window = { from: page.from ?? undefined, to: page.to ?? undefined };
+    const after =
+      window.to === undefined || window.to >= to
+        ? undefined
+        : { from: addDays(window.to, 1), to: addDays(window.to, PENDING_MATCH_DAYS), pending: false };
+    const [storedInWindow, storedPending, superseded, storedPostedAfter] = await Promise.all([
+      ctx.storage.findTransactions(ctx.connectionId, accountId, window),
+      ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
+      ctx.storage.listSuperseded(ctx.connectionId, accountId),
+      after ? ctx.storage.findTransactions(ctx.connectionId, accountId, after) : undefined,
+    ]);
+    const diff = diffWindow({
+      incoming: records,
+      storedInWindow,
+      storedPending,
+      superseded,
+      storedPostedAfter,
+      window,
+      complete: page.shortfall === 0,
+      forgetBefore,
+    });
+    report.hidden += diff.hidden;
+    for (const change of diff.changes) {
+      report[change.op] += 1;
+      // Every link has exactly one removed side, so counting those counts each link once.
+      if (change.op === 'removed' && change.reason) report.replacements[change.reason] += 1;
+    }
+
+    // The watermark moves only with the last commit of a window: a crash before it means the window
+    // is read again, and the diff against what was already committed adds nothing twice.
+    const windowEnd = page.to ?? to;
+    for (let start = 0; ; start += tuning.batchSize) {
+      const slice = diff.changes.slice(start, start + tuning.batchSize);
+      const last = start + tuning.batchSize >= diff.changes.length;
+      state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
+      if (last)
+        state = {
+          ...state,
+          watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
+        };
+      await ctx.storage.apply(
+        last
+          ? {
+              changes: slice,
+              accountStates: [state],
+              superseded: diff.superseded,
+              releasedSuperseded: diff.released,
+            }
+          : { changes: slice, accountStates: [state] },
+      );
+      onCommitted(state);
+      if (last) break;
+    }
+  }
+  return state;
+}

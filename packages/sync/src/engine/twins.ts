@@ -1,0 +1,139 @@
+/**
+ * Pairing rows that are one purchase under two keys: a pending hold and its posted twin, or a
+ * posted row and the same row under an id the bank re-issued. Pure functions over mirror records.
+ */
+import { addDays } from '@finsync/provider';
+import type { MirrorTransaction } from '../model.js';
+
+/** A pending row and its posted twin are within this many days (the posted date is never earlier). */
+export const PENDING_MATCH_DAYS = 8;
+
+/** What the bank shows as the counterparty: the merchant, else the description. */
+function payee(row: MirrorTransaction): string {
+  return (row.merchant ?? row.description ?? '').trim().toLowerCase();
+}
+
+/** Rows that could be twins share this: same amount, currency and payee. */
+function twinGroup(row: MirrorTransaction): string {
+  return JSON.stringify([row.amount, row.currency, payee(row)]);
+}
+
+/** Everything a posted row says about itself except its id. */
+export function postedContent(row: MirrorTransaction): string {
+  return JSON.stringify([row.date, row.amount, row.currency, row.merchant, row.description]);
+}
+
+function byDateThenKey(a: MirrorTransaction, b: MirrorTransaction): number {
+  return a.date < b.date ? -1 : a.date > b.date ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** Whether `posted` may be the posted twin of `hold` (both already in one twin group). */
+function fits(hold: MirrorTransaction, posted: MirrorTransaction, sameDay: boolean): boolean {
+  return (
+    (sameDay ? posted.date >= hold.date : posted.date > hold.date) &&
+    posted.date <= addDays(hold.date, PENDING_MATCH_DAYS)
+  );
+}
+
+/**
+ * Pairs pending rows with posted twins: same amount, currency and payee, posted 0–8 days on or
+ * after the pending date. A hold with exactly one candidate that has no other candidate is paired
+ * with it (the twin rule, unique both ways). Where alike rows compete, the rows that could pair
+ * with each other are taken as a group: with no more holds than posted rows every hold has a twin,
+ * and they are paired oldest with oldest (which of two alike rows stands for which purchase does
+ * not change what is shown); with more holds than posted rows at least one hold is a purchase of
+ * its own and nobody can tell which, so none of the group is paired.
+ *
+ * `tiers` are the posted candidates in order of preference: a later tier only gets the holds an
+ * earlier one left unpaired. With `sameDay: false` a posting dated the hold's own day does not
+ * count: for a hold the bank still lists, that is far more often a second purchase at the same
+ * price (yesterday's coffee posting today beside today's) than the hold itself. Returns pending
+ * key → posted row.
+ */
+export function pairTwins(
+  pending: readonly MirrorTransaction[],
+  tiers: ReadonlyArray<readonly MirrorTransaction[]>,
+  { sameDay }: { sameDay: boolean },
+): Map<string, MirrorTransaction> {
+  const pairs = new Map<string, MirrorTransaction>();
+  const postedGroups = tiers.map((tier) => groupBy(tier, twinGroup));
+  for (const [group, groupHolds] of groupBy(pending, twinGroup)) {
+    const byTier = postedGroups.map((tierGroups) => [...(tierGroups.get(group) ?? [])].sort(byDateThenKey));
+    for (const component of components(groupHolds, byTier.flat(), sameDay)) {
+      if (component.holds.length > component.posted.size) continue;
+      const holds = [...component.holds].sort(byDateThenKey);
+      for (const tier of byTier) {
+        // Taking postings in date order and giving each the open hold that closes first (all
+        // windows are equally long, so the oldest) pairs as many as can be paired.
+        for (const row of tier) {
+          if (!component.posted.has(row.key)) continue;
+          const hold = holds.find((h) => !pairs.has(h.key) && fits(h, row, sameDay));
+          if (hold) pairs.set(hold.key, row);
+        }
+      }
+    }
+  }
+  return pairs;
+}
+
+/** The holds and posted rows of one twin group that are linked, directly or through others. */
+function components(
+  holds: readonly MirrorTransaction[],
+  posted: readonly MirrorTransaction[],
+  sameDay: boolean,
+): Array<{ holds: MirrorTransaction[]; posted: Set<string> }> {
+  const parent = holds.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const postedOf = new Map<number, Set<string>>();
+  for (const row of posted) {
+    const linked = holds.flatMap((hold, i) => (fits(hold, row, sameDay) ? [i] : []));
+    if (linked.length === 0) continue;
+    const root = find(linked[0]!);
+    for (const i of linked) parent[find(i)] = root;
+    const keys = postedOf.get(root) ?? new Set<string>();
+    keys.add(row.key);
+    postedOf.set(root, keys);
+  }
+  const result = new Map<number, { holds: MirrorTransaction[]; posted: Set<string> }>();
+  holds.forEach((hold, i) => {
+    const root = find(i);
+    const entry = result.get(root) ?? { holds: [], posted: new Set<string>() };
+    entry.holds.push(hold);
+    result.set(root, entry);
+  });
+  // Posted rows were filed under the root of their time; roots may have merged since.
+  for (const [root, keys] of postedOf) for (const key of keys) result.get(find(root))?.posted.add(key);
+  return [...result.values()];
+}
+
+/**
+ * Pairs rows that vanished with new rows of exactly the same content, one to one: two genuine
+ * identical purchases stay two, and a third identical new row is a new purchase. Returns vanished
+ * key → new row.
+ */
+export function pairByContent(
+  vanished: readonly MirrorTransaction[],
+  fresh: readonly MirrorTransaction[],
+): Map<string, MirrorTransaction> {
+  const pairs = new Map<string, MirrorTransaction>();
+  const candidates = groupBy(fresh, postedContent);
+  for (const [content, rows] of groupBy(vanished, postedContent)) {
+    const successors = candidates.get(content);
+    if (!successors) continue;
+    const old = [...rows].sort(byDateThenKey);
+    const young = [...successors].sort(byDateThenKey);
+    for (let i = 0; i < Math.min(old.length, young.length); i += 1) pairs.set(old[i]!.key, young[i]!);
+  }
+  return pairs;
+}

@@ -1,0 +1,154 @@
+import { toDecimalString } from '@finsync/provider';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { BASE, createHarness, server, useMsw, type Harness } from './harness.js';
+
+useMsw();
+
+type WireRow = { id: string | null; amount: number; date: string; isPending: boolean };
+
+/** Serves one account's transactions through `edit`, so a test can make the provider misbehave. */
+function editTransactions(h: Harness, accountId: string, edit: (rows: WireRow[]) => WireRow[]): void {
+  server.use(
+    http.get(`${BASE}/accounts/${accountId}/transactions`, async ({ request }) => {
+      const body = (await (await h.sandbox.handle(request)).json()) as { transactions: WireRow[] };
+      const transactions = edit(body.transactions);
+      return HttpResponse.json({ transactions, total: transactions.length });
+    }),
+  );
+}
+
+async function reconciliation(h: Harness, accountId: string) {
+  return (await h.storage.listAccounts('c1')).find((a) => a.id === accountId)!.reconciliation;
+}
+
+describe('balances that add up', () => {
+  it('on a healthy account: unchecked once, then balanced every day, with the opening balance of the history', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'unchecked' });
+    const seen = new Set<string>();
+    for (let day = 0; day < 15; day += 1) {
+      h.sandbox.advanceDays(1);
+      const report = await h.engine.sync('c1');
+      for (const account of report.accounts) {
+        expect(account.reconciliation?.status, `${account.accountId} on day ${day}`).toBe('balanced');
+        seen.add(account.accountId);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(4);
+    // The whole history was synced, so what the rows do not explain is the sandbox's opening balance.
+    for (const account of h.sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
+      const check = await reconciliation(h, account.id);
+      expect(check, account.id).toMatchObject({
+        status: 'balanced',
+        basis: 'posted',
+        openingBalance: toDecimalString(account.openingBalance),
+        since: null,
+        difference: null,
+      });
+      const rows = await h.storage.findTransactions('c1', account.id, { pending: false });
+      expect(check!.historyFrom).toBe(rows[0]?.date ?? null);
+    }
+  });
+
+  it('a healthy account adds no feed entries for its balance check once it is balanced', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    await h.engine.sync('c1');
+    const before = await h.storage.lastSeq();
+    await h.engine.sync('c1');
+    expect(await h.storage.lastSeq()).toBe(before);
+  });
+
+  it('history not synced back to the opening shows as the opening balance, not as a mismatch', async () => {
+    const h = await createHarness({ engine: { startDate: '2026-06-01' } });
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    // The second run's overlap re-read reached back past startDate: history grew at its start,
+    // which moves the opening balance, never the verdict.
+    const check = await reconciliation(h, '4711');
+    const rows = await h.storage.findTransactions('c1', '4711', { pending: false });
+    expect(rows[0]!.date < '2026-06-01').toBe(true);
+    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    const rowsTotal = rows.reduce((sum, row) => sum + cents(row.amount), 0);
+    const balance = cents(h.sandbox.balanceOf('4711').amount);
+    expect(check).toMatchObject({ status: 'balanced', historyFrom: rows[0]!.date });
+    expect(cents(check!.openingBalance)).toBe(balance - rowsTotal);
+    const account = h.sandbox.listAccounts().find((a) => a.id === '4711')!;
+    expect(check!.openingBalance).not.toBe(toDecimalString(account.openingBalance));
+  });
+
+  it('a row the provider lists twice (under two ids) is a mismatch from its date on, until it is gone', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(2);
+    let doubled: WireRow | undefined;
+    editTransactions(h, '4711', (rows) => {
+      doubled ??= rows.find((r) => !r.isPending && r.date < h.sandbox.today);
+      return [...rows, { ...doubled!, id: 'tx_phantom' }];
+    });
+    const report = await h.engine.sync('c1');
+    const account = report.accounts.find((a) => a.accountId === '4711')!;
+    // The balance is above what the rows add up to by exactly the doubled payment.
+    expect(account.reconciliation).toMatchObject({
+      status: 'mismatch',
+      since: doubled!.date,
+      difference: toDecimalString(-doubled!.amount),
+    });
+    expect(report.accounts.filter((a) => a.reconciliation?.status === 'mismatch')).toHaveLength(1);
+
+    server.resetHandlers();
+    server.use(http.all(`${BASE}/*`, ({ request }) => h.sandbox.handle(request)));
+    const healed = await h.engine.sync('c1');
+    expect(healed.accounts.find((a) => a.accountId === '4711')!.reconciliation?.status).toBe('balanced');
+  });
+
+  it('a posted row the provider leaves out is a mismatch from the day after the last check that added up', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    const balancedOn = h.sandbox.today;
+    h.sandbox.advanceDays(3);
+    let dropped: WireRow | undefined;
+    editTransactions(h, '4711', (rows) => {
+      dropped ??= rows.find((r) => !r.isPending && r.date > balancedOn);
+      return rows.filter((r) => r.id !== dropped!.id);
+    });
+    const report = await h.engine.sync('c1');
+    const check = report.accounts.find((a) => a.accountId === '4711')!.reconciliation;
+    expect(check).toMatchObject({
+      status: 'mismatch',
+      since: '2026-07-02',
+      difference: toDecimalString(dropped!.amount),
+    });
+    expect(balancedOn).toBe('2026-07-01');
+  });
+
+  it('recognises a bank whose balance also counts pending rows', async () => {
+    const h = await createHarness();
+    server.use(
+      http.get(`${BASE}/accounts/4711/balance`, async ({ request }) => {
+        const body = (await (await h.sandbox.handle(request)).json()) as { balance: { amount: number } };
+        let pending = 0;
+        for (const t of h.sandbox.transactionsOf('4711', { includePending: true }))
+          if (t.isPending && !t.lingering) pending += Math.round(Number(t.amount) * 100);
+        const amount = (Math.round(body.balance.amount * 100) + pending) / 100;
+        return HttpResponse.json({ balance: { amount, currency: 'GBP' } });
+      }),
+    );
+    await h.engine.sync('c1');
+    for (let day = 0; day < 4; day += 1) {
+      h.sandbox.advanceDays(1);
+      await h.engine.sync('c1');
+      expect(await reconciliation(h, '4711')).toMatchObject({
+        status: 'balanced',
+        basis: 'posted-and-pending',
+      });
+    }
+  });
+});
