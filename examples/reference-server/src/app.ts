@@ -4,7 +4,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomUUID } from 'node:crypto';
 import type { ReferenceServerCore } from './core.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { ApiProblem, getTransaction, listTransactions, updateTransaction } from './transactions.js';
+import { assertWellFormedText } from './input.js';
+import {
+  createTransaction,
+  deleteTransaction,
+  listDeletedTransactions,
+  restoreTransaction,
+} from './lifecycle.js';
+import { ApiProblem } from './problem.js';
+import { getTransaction, listTransactions, updateTransaction } from './transactions.js';
 import { authenticate, type Principal } from './users.js';
 
 type Env = { Variables: { principal: Principal } };
@@ -19,11 +27,15 @@ function problem(c: Context, status: number, code: string, message: string, erro
 async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new ApiProblem(400, 'bad_request', 'The request body is not valid JSON');
   }
+  // Text a database cannot store as sent is refused, never silently altered.
+  assertWellFormedText(body);
+  return body;
 }
 
 function intParam(value: string | undefined): number | undefined {
@@ -75,6 +87,26 @@ export function createApp(core: ReferenceServerCore): Hono<Env> {
       }),
     );
   });
+  app.post('/api/v1/transactions', async (c) => {
+    const result = await createTransaction(store, c.var.principal.userId, await readJson(c), core.today());
+    return c.json(result.transaction, result.created ? 201 : 200);
+  });
+  // Before `/:id`, which would take "deleted" for an id.
+  app.get('/api/v1/transactions/deleted', async (c) => {
+    const q = c.req.query();
+    return c.json(
+      await listDeletedTransactions(store, c.var.principal.userId, {
+        page: intParam(q.page),
+        per_page: intParam(q.per_page),
+      }),
+    );
+  });
+  app.delete('/api/v1/transactions/:id', async (c) =>
+    c.json(await deleteTransaction(store, c.var.principal.userId, c.req.param('id'))),
+  );
+  app.post('/api/v1/transactions/:id/restore', async (c) =>
+    c.json(await restoreTransaction(store, c.var.principal.userId, c.req.param('id'))),
+  );
   app.get('/api/v1/transactions/:id', async (c) =>
     c.json(await getTransaction(store, c.var.principal.userId, c.req.param('id'))),
   );

@@ -12,12 +12,12 @@ import {
   type SandboxOptions,
   type SandboxServer,
 } from '@finsync/provider/sandbox';
-import { SyncEngine, type ConnectionReport } from '@finsync/sync';
+import { SyncEngine, type BalanceReconciliation, type ConnectionReport } from '@finsync/sync';
 import { decryptSecret, encryptSecret, loadMasterKey } from './crypto.js';
 import { FeedApplier } from './feed.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore } from './store/types.js';
-import { ApiProblem } from './transactions.js';
+import { ApiProblem } from './problem.js';
 
 /** Stored as a user's provider base URL: use the built-in sandbox provider. */
 export const SANDBOX = 'sandbox';
@@ -64,9 +64,36 @@ export interface UserSyncSummary {
     added: number;
     modified: number;
     removed: number;
+    /** Rows the provider listed that stand for another row (a hold beside its posted twin, an old id). */
+    hidden: number;
+    /** Rows that took another's place, by reason (`posted`, `id-changed`, `reverted`). */
+    replaced: Record<string, number>;
+    balance_check: BalanceCheck | null;
   }>;
   issues: Array<{ stage: string; account_id: string | null; error: string; message: string }>;
   feed_entries_applied: number;
+}
+
+/** The engine's balance check of an account, in the API's spelling. */
+export interface BalanceCheck {
+  status: BalanceReconciliation['status'];
+  basis: BalanceReconciliation['basis'];
+  opening_balance: string;
+  history_from: string | null;
+  since: string | null;
+  difference: string | null;
+}
+
+function balanceCheck(check: BalanceReconciliation | null | undefined): BalanceCheck | null {
+  if (!check) return null;
+  return {
+    status: check.status,
+    basis: check.basis,
+    opening_balance: check.openingBalance,
+    history_from: check.historyFrom,
+    since: check.since,
+    difference: check.difference,
+  };
 }
 
 export class ReferenceServerCore {
@@ -257,6 +284,9 @@ export class ReferenceServerCore {
         added: a.added,
         modified: a.modified,
         removed: a.removed,
+        hidden: a.hidden,
+        replaced: { ...a.replacements },
+        balance_check: balanceCheck(a.reconciliation),
       })),
       issues: report.issues.map((i) => ({
         stage: i.stage,
@@ -286,6 +316,7 @@ export class ReferenceServerCore {
   async status(userId: string) {
     const connection = await this.engine.getConnection(userId);
     const states = connection ? await this.engine.storage.listAccountStates(userId) : [];
+    const mirrored = connection ? await this.engine.storage.listAccounts(userId) : [];
     const accounts = await this.store.listAccounts(userId);
     return {
       provider_configured: connection !== undefined,
@@ -312,6 +343,9 @@ export class ReferenceServerCore {
           last_synced_at: state?.lastSyncedAt ?? null,
           synced_through: state?.watermark ?? null,
           last_error: state?.lastError ?? null,
+          // Whether the provider's balance and the synced rows add up, and from which day they do not.
+          balance_check: balanceCheck(mirrored.find((m) => m.id === a.provider_account_id)?.reconciliation),
+          balanced_on: state?.ledger?.anchor?.on ?? null,
         };
       }),
     };

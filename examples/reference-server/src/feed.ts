@@ -6,7 +6,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { negateDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
-import type { AppStore, AppTransaction, LockableField, TransactionUpdate } from './store/types.js';
+import type {
+  AppStore,
+  AppTransaction,
+  FeedTransaction,
+  LockableField,
+  TransactionUpdate,
+} from './store/types.js';
 
 export type { LockableField } from './store/types.js';
 
@@ -28,11 +34,6 @@ export function inferAccountType(account: MirrorAccount): string {
 function externalId(record: MirrorTransaction): string {
   if (record.providerId !== null) return `lunchflow_${record.providerId}`;
   return `lunchflow_pending_${createHash('md5').update(record.key).digest('hex')}`;
-}
-
-interface AppTransactionRow {
-  id: string;
-  locked: LockableField[];
 }
 
 /**
@@ -120,15 +121,13 @@ export class FeedApplier {
     if (entry.entity !== 'transaction') return;
     const account = await this.#account(batch, entry.accountId);
     if (!account) return;
-    if (entry.op === 'removed') {
-      await tx.deleteFeedTransaction(account.id, entry.key);
-      return;
-    }
+    if (entry.op === 'removed') return this.#remove(tx, account.id, entry.key, entry.replacedBy ?? null);
     const record = entry.record!;
-    // A posted row that replaces its pending twin takes over the pending row (same id, same edits).
-    const previousKey =
-      entry.op === 'added' && 'replaces' in entry && entry.replaces ? entry.replaces : entry.key;
-    const existing = await tx.findFeedTransaction(account.id, entry.key, previousKey);
+    // A row that takes the place of another (its posted twin, a re-issued id, a revert) takes over
+    // the app's row: same id, the user's edits, and a deletion the user made stays made.
+    let existing = await tx.findFeedTransaction(account.id, entry.key);
+    if (!existing && entry.op === 'added' && entry.replaces)
+      existing = await tx.findFeedTransaction(account.id, entry.replaces);
     const fields = await this.#providerFields(batch, account.currency, record);
     if (existing) await this.#updateTransaction(tx, existing, fields);
     else {
@@ -143,6 +142,43 @@ export class FeedApplier {
         updated_at: now,
       });
     }
+  }
+
+  /**
+   * A removal. When another row takes this one's place and the app has a row for it already (it
+   * arrived before this one left), the user's edits move there and this row goes. A plain removal
+   * deletes the row, except one the user deleted: that stays as a tombstone, so the provider
+   * listing the key again cannot bring it back.
+   */
+  async #remove(tx: AppTransaction, accountId: string, key: string, replacedBy: string | null) {
+    const row = await tx.findFeedTransaction(accountId, key);
+    if (!row) return;
+    const successor = replacedBy === null ? undefined : await tx.findFeedTransaction(accountId, replacedBy);
+    if (successor) {
+      await this.#mergeEdits(tx, row, successor);
+      await tx.removeTransaction(row.id);
+      return;
+    }
+    if (!row.deleted) await tx.removeTransaction(row.id);
+  }
+
+  /** Copies the fields the user edited on `from` to `to`, where `to` has no edit of its own. */
+  async #mergeEdits(tx: AppTransaction, from: FeedTransaction, to: FeedTransaction): Promise<void> {
+    const locked = new Set(to.locked);
+    const update: TransactionUpdate = {};
+    for (const field of from.locked) {
+      if (locked.has(field)) continue;
+      locked.add(field);
+      if (field === 'tag_ids') await tx.replaceTransactionTags(to.id, await tx.transactionTagIds(from.id));
+      else if (field === 'category_id') update.category_id = from.category_id ?? undefined;
+      else Object.assign(update, { [field]: from[field] });
+    }
+    if (locked.size === to.locked.length) return;
+    await tx.updateTransaction(to.id, {
+      ...update,
+      locked: [...locked].sort(),
+      updated_at: new Date().toISOString(),
+    });
   }
 
   async #upsertAccount(batch: Batch, account: MirrorAccount): Promise<void> {
@@ -194,11 +230,7 @@ export class FeedApplier {
     };
   }
 
-  async #updateTransaction(
-    tx: AppTransaction,
-    row: AppTransactionRow,
-    fields: ProviderFields,
-  ): Promise<void> {
+  async #updateTransaction(tx: AppTransaction, row: FeedTransaction, fields: ProviderFields): Promise<void> {
     const locked = new Set(row.locked);
     const update: TransactionUpdate = {
       feed_key: fields.feed_key,

@@ -67,8 +67,9 @@ export async function renderTransactions(store: AppStore, rows: TransactionRow[]
       currency: row.currency,
       name: row.name,
       notes: row.notes,
-      external_id: row.external_id,
-      source: row.source,
+      // A transaction created without an idempotency key has neither: stored as '', shown as null.
+      external_id: row.external_id || null,
+      source: row.source || null,
       classification: income ? 'income' : 'expense',
       account: { id: account.id, name: account.name, account_type: account.account_type },
       category: category

@@ -5,21 +5,12 @@
  */
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateSchema, isCalendarDate, type TransactionListParams } from '@finsync/service';
+import { amountProblem } from './input.js';
+import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import type { AppStore, TransactionUpdate } from './store/types.js';
 
-export class ApiProblem extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 422 | 500 | 503,
-    readonly code: string,
-    message: string,
-    readonly errors?: string[],
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = () => new ApiProblem(404, 'not_found', 'Transaction not found');
+export { ApiProblem, notFound } from './problem.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEMBERS = [
@@ -35,7 +26,7 @@ const MEMBERS = [
   'tag_ids',
 ] as const;
 
-async function findRow(store: AppStore, userId: string, id: string) {
+export async function findRow(store: AppStore, userId: string, id: string) {
   return UUID.test(id) ? store.getTransaction(userId, id) : undefined;
 }
 
@@ -133,7 +124,8 @@ export async function updateTransaction(
   body: unknown,
   today: string,
 ): Promise<unknown> {
-  if (!(await findRow(store, userId, id))) throw notFound();
+  const current = await findRow(store, userId, id);
+  if (!current) throw notFound();
   const update = readUpdate(body);
 
   const errors: string[] = [];
@@ -145,7 +137,9 @@ export async function updateTransaction(
   }
   if (update.amount !== undefined) {
     const decimal = toDecimalString(update.amount);
+    const problem = decimal === undefined ? undefined : amountProblem(decimal, current.currency);
     if (decimal === undefined) errors.push('Amount must be a decimal number like 12.34');
+    else if (problem) errors.push(problem);
     else {
       const nature = update.nature?.toLowerCase();
       const magnitude = decimal.replace(/^-/, '');

@@ -210,6 +210,55 @@ for (const backend of BACKENDS) {
       });
     });
 
+    describe('what a 200 answers is what was stored', () => {
+      // "\ud800" is valid JSON but not valid Unicode: a database would keep U+FFFD (or refuse), so
+      // the answer and a later GET would differ. Sent raw, as a client that does not check would.
+      const raw = (member: string) => `{"transaction":{"${member}":"Caf\\ud800 latte"}}`;
+      for (const member of ['name', 'notes', 'description']) {
+        it(`refuses an unpaired surrogate in ${member} with a 422 naming it, and changes nothing`, () =>
+          expectRejectedUnchanged(raw(member), 422, new RegExp(`transaction\\.${member}`)));
+      }
+
+      it('refuses a NUL character, which PostgreSQL text cannot hold', () =>
+        expectRejectedUnchanged('{"transaction":{"name":"a\\u0000b"}}', 422, /transaction\.name/));
+
+      it('a name of any valid text, astral characters included, is answered and read back alike', async () => {
+        const name = 'Café ☕ 🍰 \u{1F600} Łódź';
+        const response = await patch({ name });
+        expect(response.status).toBe(200);
+        expect(response.body.name).toBe(name);
+        expect(await get()).toEqual(response.body);
+      });
+
+      it('refuses an amount with more decimals than its currency, and amounts past a trillion', async () => {
+        await expectRejectedUnchanged(
+          { transaction: { amount: '12.345' } },
+          422,
+          /at most 2 decimal places in GBP/,
+        );
+        await expectRejectedUnchanged({ transaction: { amount: '1'.repeat(13) } }, 422, /less than 10\^12/);
+        await expectRejectedUnchanged(
+          { transaction: { amount: '9'.repeat(5_000) } },
+          422,
+          /less than 10\^12/,
+        );
+        const ok = await patch({ amount: '999999999999.99' });
+        expect(ok.status).toBe(200);
+        expect(ok.body.amount_cents).toBe(99_999_999_999_999);
+        expect(await get()).toEqual(ok.body);
+      });
+
+      it('refuses decimals on a currency without them (a yen row)', async () => {
+        const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100');
+        const yen = list.body.transactions.find((x: { currency: string }) => x.currency === 'JPY');
+        expect(yen).toBeDefined();
+        const response = await patch({ amount: '12.34' }, yen.id);
+        expect(response.status).toBe(422);
+        expect(response.body.errors).toEqual(['Amount must be a whole number in JPY']);
+        expect(await get(yen.id)).toEqual(yen);
+      });
+    });
+
     describe('auth and scoping', () => {
       it('needs a key: none or a wrong one → 401', async () => {
         expect((await t.request(undefined, 'GET', '/api/v1/transactions')).status).toBe(401);

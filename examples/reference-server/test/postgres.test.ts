@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedApplier } from '../src/feed.js';
 import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
-import { migrateAppSchema } from '../src/store/postgres-schema.js';
+import { APP_MIGRATIONS, migrateAppSchema } from '../src/store/postgres-schema.js';
 import { PostgresAppStore } from '../src/store/postgres.js';
 import { createApiKey, createUser } from '../src/users.js';
 import { BACKENDS, testDatabase, withClient, type TestDatabase } from './helpers.js';
@@ -53,16 +53,24 @@ describe.skipIf(postgres.skip)(`PostgreSQL deployment ${postgres.title}`, () => 
     const [, appSchema] = db.schemas;
     const versions = await withClient(
       async (client) =>
-        (await client.query<{ version: number }>(`SELECT version FROM "${appSchema}".finsync_migrations`))
-          .rows,
+        (
+          await client.query<{ version: number }>(
+            `SELECT version FROM "${appSchema}".finsync_migrations ORDER BY version`,
+          )
+        ).rows,
     );
-    expect(versions).toEqual([{ version: 1 }]);
+    expect(versions).toEqual(APP_MIGRATIONS.map(({ version }) => ({ version })));
     const store = new PostgresAppStore({
       connectionString: process.env.FINSYNC_TEST_POSTGRES_URL!,
       schema: appSchema,
     });
     try {
-      expect(await migrateAppSchema(store.pool, appSchema)).toEqual({ from: 1, to: 1, applied: [] });
+      const latest = APP_MIGRATIONS.at(-1)!.version;
+      expect(await migrateAppSchema(store.pool, appSchema)).toEqual({
+        from: latest,
+        to: latest,
+        applied: [],
+      });
     } finally {
       await store.close();
     }

@@ -107,6 +107,19 @@ export const APP_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Deleted transactions stay as tombstones, so a later sync never brings them back; rows created
+    // through the API are idempotent per account, source and external id.
+    version: 2,
+    name: 'deleted transactions, API idempotency',
+    up: `
+      ALTER TABLE app_transactions ADD COLUMN deleted_at text COLLATE "C";
+      CREATE UNIQUE INDEX app_transactions_api_idempotency ON app_transactions (account_id, source, external_id)
+        WHERE left(feed_key, 4) = 'api:' AND external_id <> '';
+      CREATE INDEX app_transactions_deleted ON app_transactions (user_id, deleted_at)
+        WHERE deleted_at IS NOT NULL;
+    `,
+  },
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/i;

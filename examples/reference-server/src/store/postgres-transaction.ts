@@ -1,6 +1,12 @@
 /** `AppTransaction` on PostgreSQL: statements on the client of the open transaction, locking what they read. */
 import type { PoolClient, QueryResultRow } from 'pg';
-import type { AppTransaction, LockableField, StoredTransaction, TransactionRow } from './types.js';
+import type {
+  AppTransaction,
+  FeedTransaction,
+  LockableField,
+  StoredTransaction,
+  TransactionRow,
+} from './types.js';
 import { UPDATABLE_COLUMNS } from './types.js';
 
 export const TX_COLUMNS =
@@ -36,11 +42,31 @@ export function postgresTransaction(client: PoolClient, s: string): AppTransacti
         c.color,
         c.icon,
       ]),
-    lockTransaction: async (userId, id) => {
+    lockTransaction: async (userId, id, options) => {
       const [row] = await rows<TransactionRow & { locked: string }>(
         client,
-        `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions WHERE id = $1 AND user_id = $2 FOR UPDATE`,
+        `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
+         WHERE id = $1 AND user_id = $2 AND deleted_at IS ${options?.deleted ? 'NOT ' : ''}NULL FOR UPDATE`,
         [id, userId],
+      );
+      return row && storedTransaction(row);
+    },
+    setDeleted: (id, at) => run(`UPDATE ${s}.app_transactions SET deleted_at = $2 WHERE id = $1`, [id, at]),
+    removeTransaction: (id) => run(`DELETE FROM ${s}.app_transactions WHERE id = $1`, [id]),
+    transactionTagIds: async (transactionId) =>
+      (
+        await rows<{ tag_id: string }>(
+          client,
+          `SELECT tag_id FROM ${s}.app_transaction_tags WHERE transaction_id = $1 ORDER BY position`,
+          [transactionId],
+        )
+      ).map((r) => r.tag_id),
+    findByExternalId: async (accountId, source, externalId) => {
+      const [row] = await rows<TransactionRow & { locked: string }>(
+        client,
+        `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
+         WHERE account_id = $1 AND source = $2 AND external_id = $3 AND deleted_at IS NULL LIMIT 1 FOR UPDATE`,
+        [accountId, source, externalId],
       );
       return row && storedTransaction(row);
     },
@@ -104,17 +130,17 @@ export function postgresTransaction(client: PoolClient, s: string): AppTransacti
         f.state,
         id,
       ]),
-    findFeedTransaction: async (accountId, key, previousKey) => {
-      const [row] = await rows<{ id: string; locked: string }>(
+    findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
+      const [row] = await rows<TransactionRow & { locked: string; deleted_at: string | null }>(
         client,
-        `SELECT id, locked FROM ${s}.app_transactions WHERE account_id = $1 AND feed_key IN ($2, $3)
-         ORDER BY feed_key = $2 DESC LIMIT 1 FOR UPDATE`,
-        [accountId, key, previousKey],
+        `SELECT ${TX_COLUMNS}, locked, deleted_at FROM ${s}.app_transactions
+         WHERE account_id = $1 AND feed_key = $2 FOR UPDATE`,
+        [accountId, key],
       );
-      return row && { id: row.id, locked: JSON.parse(row.locked) as LockableField[] };
+      if (!row) return undefined;
+      const { deleted_at, ...rest } = row;
+      return { ...storedTransaction(rest), deleted: deleted_at !== null };
     },
-    deleteFeedTransaction: (accountId, key) =>
-      run(`DELETE FROM ${s}.app_transactions WHERE account_id = $1 AND feed_key = $2`, [accountId, key]),
     ensureMerchant: async (userId, name, newId) => {
       await run(
         `INSERT INTO ${s}.app_merchants (id, user_id, name) VALUES ($1, $2, $3) ON CONFLICT (user_id, name) DO NOTHING`,
@@ -130,8 +156,8 @@ export function postgresTransaction(client: PoolClient, s: string): AppTransacti
     insertTransaction: (t) =>
       run(
         `INSERT INTO ${s}.app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name,
-           notes, merchant_id, is_pending, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+           notes, merchant_id, is_pending, created_at, updated_at, category_id, locked)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           t.id,
           t.user_id,
@@ -148,6 +174,8 @@ export function postgresTransaction(client: PoolClient, s: string): AppTransacti
           t.is_pending,
           t.created_at,
           t.updated_at,
+          t.category_id ?? null,
+          JSON.stringify(t.locked ?? []),
         ],
       ),
   };

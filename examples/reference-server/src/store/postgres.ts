@@ -190,7 +190,7 @@ export class PostgresAppStore implements AppStore {
 
   async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
     const [row] = await this.#rows<TransactionRow & { locked: string }>(
-      `SELECT ${TX_COLUMNS}, locked FROM ${this.#s}.app_transactions WHERE id = $1 AND user_id = $2`,
+      `SELECT ${TX_COLUMNS}, locked FROM ${this.#s}.app_transactions WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`,
       [id, userId],
     );
     return row && storedTransaction(row);
@@ -203,7 +203,7 @@ export class PostgresAppStore implements AppStore {
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const args: unknown[] = [userId];
     const param = (value: unknown) => `$${args.push(value)}`;
-    const where = ['t.user_id = $1'];
+    const where = ['t.user_id = $1', 't.deleted_at IS NULL'];
     if (filter.account_id) where.push(`t.account_id = ${param(filter.account_id)}`);
     if (filter.start_date) where.push(`t.date >= ${param(filter.start_date)}`);
     if (filter.end_date) where.push(`t.date <= ${param(filter.end_date)}`);
@@ -230,6 +230,22 @@ export class PostgresAppStore implements AppStore {
       [...args, page.limit, page.offset],
     );
     return { total: Number(count?.n ?? 0), rows: page_ };
+  }
+
+  async findDeletedTransactions(
+    userId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }> {
+    const [count] = await this.#rows<{ n: string }>(
+      `SELECT count(*) AS n FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL`,
+      [userId],
+    );
+    const found = await this.#rows<TransactionRow>(
+      `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL
+       ORDER BY deleted_at DESC, id LIMIT $2 OFFSET $3`,
+      [userId, page.limit, page.offset],
+    );
+    return { total: Number(count?.n ?? 0), rows: found };
   }
 
   async accountsByIds(ids: string[]) {

@@ -97,6 +97,18 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
       ) STRICT;
     `,
   },
+  {
+    // Deleted transactions stay as tombstones, so a later sync never brings them back; rows created
+    // through the API are idempotent per account, source and external id.
+    version: 2,
+    sql: `
+      ALTER TABLE app_transactions ADD COLUMN deleted_at TEXT;
+      CREATE UNIQUE INDEX app_transactions_api_idempotency ON app_transactions (account_id, source, external_id)
+        WHERE substr(feed_key, 1, 4) = 'api:' AND external_id <> '';
+      CREATE INDEX app_transactions_deleted ON app_transactions (user_id, deleted_at)
+        WHERE deleted_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** Opens (creating and migrating) the database file; `:memory:` for a throwaway one. */

@@ -4,6 +4,7 @@ import {
   UPDATABLE_COLUMNS,
   type AccountRecord,
   type AppTransaction,
+  type FeedTransaction,
   type LockableField,
   type StoredTransaction,
   type TransactionRow,
@@ -21,10 +22,16 @@ function toSqlite(value: unknown): unknown {
   return value;
 }
 
-export function readTransaction(db: Db, userId: string, id: string): StoredTransaction | undefined {
+/** The user's transaction: live ones, or with `deleted` only deleted ones. */
+export function readTransaction(
+  db: Db,
+  userId: string,
+  id: string,
+  deleted = false,
+): StoredTransaction | undefined {
   const row = prepareCached(
     db,
-    `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ?`,
+    `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS ${deleted ? 'NOT ' : ''}NULL`,
   ).get(id, userId) as (TransactionRow & { locked: string }) | undefined;
   return row && { ...row, locked: parseLocked(row.locked) };
 }
@@ -53,7 +60,30 @@ export function sqliteTransaction(db: Db): AppTransaction {
         c.icon,
       );
     },
-    lockTransaction: async (userId, id) => readTransaction(db, userId, id),
+    lockTransaction: async (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
+    setDeleted: async (id, at) => {
+      run('UPDATE app_transactions SET deleted_at = ? WHERE id = ?', at, id);
+    },
+    removeTransaction: async (id) => {
+      run('DELETE FROM app_transactions WHERE id = ?', id);
+    },
+    transactionTagIds: async (transactionId) =>
+      (
+        prepareCached(
+          db,
+          'SELECT tag_id FROM app_transaction_tags WHERE transaction_id = ? ORDER BY position',
+        ).all(transactionId) as Array<{ tag_id: string }>
+      ).map((r) => r.tag_id),
+    findByExternalId: async (accountId, source, externalId) => {
+      const row = get<TransactionRow & { locked: string }>(
+        `SELECT ${TX_COLUMNS}, locked FROM app_transactions
+         WHERE account_id = ? AND source = ? AND external_id = ? AND deleted_at IS NULL LIMIT 1`,
+        accountId,
+        source,
+        externalId,
+      );
+      return row && { ...row, locked: parseLocked(row.locked) };
+    },
     updateTransaction: async (id, update) => {
       const entries = Object.entries(update).filter(([, value]) => value !== undefined);
       if (entries.length === 0) return;
@@ -112,18 +142,15 @@ export function sqliteTransaction(db: Db): AppTransaction {
         id,
       );
     },
-    findFeedTransaction: async (accountId, key, previousKey) => {
-      const row = get<{ id: string; locked: string }>(
-        'SELECT id, locked FROM app_transactions WHERE account_id = ? AND feed_key IN (?, ?) ORDER BY feed_key = ? DESC LIMIT 1',
+    findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
+      const row = get<TransactionRow & { locked: string; deleted_at: string | null }>(
+        `SELECT ${TX_COLUMNS}, locked, deleted_at FROM app_transactions WHERE account_id = ? AND feed_key = ?`,
         accountId,
         key,
-        previousKey,
-        key,
       );
-      return row && { id: row.id, locked: parseLocked(row.locked) };
-    },
-    deleteFeedTransaction: async (accountId, key) => {
-      run('DELETE FROM app_transactions WHERE account_id = ? AND feed_key = ?', accountId, key);
+      if (!row) return undefined;
+      const { deleted_at, ...rest } = row;
+      return { ...rest, locked: parseLocked(row.locked), deleted: deleted_at !== null };
     },
     ensureMerchant: async (userId, name, newId) => {
       run(
@@ -138,8 +165,8 @@ export function sqliteTransaction(db: Db): AppTransaction {
     insertTransaction: async (t) => {
       run(
         `INSERT INTO app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name, notes,
-           merchant_id, is_pending, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           merchant_id, is_pending, created_at, updated_at, category_id, locked)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         t.id,
         t.user_id,
         t.account_id,
@@ -155,6 +182,8 @@ export function sqliteTransaction(db: Db): AppTransaction {
         t.is_pending ? 1 : 0,
         t.created_at,
         t.updated_at,
+        t.category_id ?? null,
+        JSON.stringify(t.locked ?? []),
       );
     },
   };

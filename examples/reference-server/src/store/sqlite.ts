@@ -226,7 +226,7 @@ export class SqliteAppStore implements AppStore {
     filter: TransactionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
-    const where = ['t.user_id = ?'];
+    const where = ['t.user_id = ?', 't.deleted_at IS NULL'];
     const args: unknown[] = [userId];
     if (filter.account_id) (where.push('t.account_id = ?'), args.push(filter.account_id));
     if (filter.start_date) (where.push('t.date >= ?'), args.push(filter.start_date));
@@ -252,6 +252,24 @@ export class SqliteAppStore implements AppStore {
         this.database,
         `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
       ).all(...args, page.limit, page.offset) as TransactionRow[];
+      return { total: n, rows };
+    });
+  }
+
+  findDeletedTransactions(
+    userId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }> {
+    return this.#gate.run(() => {
+      const { n } = prepareCached(
+        this.database,
+        'SELECT count(*) AS n FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL',
+      ).get(userId) as { n: number };
+      const rows = prepareCached(
+        this.database,
+        `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL
+         ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?`,
+      ).all(userId, page.limit, page.offset) as TransactionRow[];
       return { total: n, rows };
     });
   }

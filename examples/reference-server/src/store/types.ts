@@ -94,10 +94,17 @@ export interface StoredTransaction extends TransactionRow {
   locked: LockableField[];
 }
 
+/**
+ * The feed key of a transaction created through the API: the feed's keys are `id:…` and `h:…`, so
+ * no feed entry ever addresses it.
+ */
+export const API_KEY_PREFIX = 'api:';
+
 export interface NewTransaction {
   id: string;
   user_id: string;
   account_id: string;
+  /** The engine's key of the row (see `API_KEY_PREFIX` for rows created through the API). */
   feed_key: string;
   external_id: string;
   source: string;
@@ -110,6 +117,13 @@ export interface NewTransaction {
   is_pending: boolean;
   created_at: string;
   updated_at: string;
+  category_id?: string | null;
+  locked?: LockableField[];
+}
+
+/** A transaction as the feed finds it: deleted ones included (a deletion the feed must respect). */
+export interface FeedTransaction extends StoredTransaction {
+  deleted: boolean;
 }
 
 /** Columns of a transaction that may be written after it was inserted. */
@@ -169,8 +183,24 @@ export interface AppTransaction {
   insertUser(user: User): Promise<void>;
   insertCategory(userId: string, category: Category): Promise<void>;
 
-  /** The transaction if it is `userId`'s, locked. */
-  lockTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
+  /** The transaction if it is `userId`'s and not deleted (or, with `deleted: true`, deleted), locked. */
+  lockTransaction(
+    userId: string,
+    id: string,
+    options?: { deleted?: boolean },
+  ): Promise<StoredTransaction | undefined>;
+  /** Marks a transaction deleted (`at`) or restores it (`null`). */
+  setDeleted(id: string, at: string | null): Promise<void>;
+  /** Removes a transaction and its tags for good. */
+  removeTransaction(id: string): Promise<void>;
+  /** The tag ids of a transaction, in their assigned order. */
+  transactionTagIds(transactionId: string): Promise<string[]>;
+  /** A live transaction of the account with this idempotency key, locked. */
+  findByExternalId(
+    accountId: string,
+    source: string,
+    externalId: string,
+  ): Promise<StoredTransaction | undefined>;
   updateTransaction(id: string, update: TransactionUpdate): Promise<void>;
   /** Replaces the tags exactly, in this order. */
   replaceTransactionTags(transactionId: string, tagIds: string[]): Promise<void>;
@@ -187,13 +217,8 @@ export interface AppTransaction {
     id: string,
     fields: { name: string; currency: string | null; balance: string | null; state: string },
   ): Promise<void>;
-  /** The row with feed key `key`, else the one with `previousKey`, locked. */
-  findFeedTransaction(
-    accountId: string,
-    key: string,
-    previousKey: string,
-  ): Promise<{ id: string; locked: LockableField[] } | undefined>;
-  deleteFeedTransaction(accountId: string, key: string): Promise<void>;
+  /** The row with feed key `key` (deleted ones included), locked. */
+  findFeedTransaction(accountId: string, key: string): Promise<FeedTransaction | undefined>;
   /** The id of the user's merchant with this name, created with `newId` when there is none. */
   ensureMerchant(userId: string, name: string, newId: string): Promise<string>;
   insertTransaction(transaction: NewTransaction): Promise<void>;
@@ -225,8 +250,14 @@ export interface AppStore {
   /** Which of `ids` are the user's categories / merchants / tags. */
   ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>>;
 
+  /** The user's live (not deleted) transaction. */
   getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
-  /** Newest first (date, then created_at, descending; then id), one page, and the total count. */
+  /** Deleted transactions, most recently deleted first, one page, and the total count. */
+  findDeletedTransactions(
+    userId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: TransactionRow[] }>;
+  /** Live transactions, newest first (date, then created_at, descending; then id), one page, and the total count. */
   findTransactions(
     userId: string,
     filter: TransactionFilter,

@@ -1,0 +1,56 @@
+/**
+ * Checks every write shares: text that can be stored as sent, and amounts within bounds. A value
+ * that fails is refused with a 422 naming the member, so a 200 always answers exactly what was
+ * stored and a later GET returns the same.
+ */
+import { currencyScale } from '@finsync/service';
+import { ApiProblem } from './problem.js';
+
+/** A lone UTF-16 surrogate: valid in JSON, but no database stores it (SQLite and PostgreSQL would answer U+FFFD or refuse). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The members of a parsed JSON body (keys included) holding text that is not valid Unicode, or a
+ * NUL character (which PostgreSQL text cannot hold), as dotted paths: `transaction.name`.
+ */
+export function malformedTextMembers(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) || value.includes('\u0000') ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => malformedTextMembers(item, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) => {
+    const member = path ? `${path}.${key}` : key;
+    const bad = LONE_SURROGATE.test(key) || key.includes('\u0000') ? [member] : [];
+    return bad.concat(malformedTextMembers(item, member));
+  });
+}
+
+export function assertWellFormedText(body: unknown): void {
+  const members = malformedTextMembers(body);
+  if (members.length === 0) return;
+  throw new ApiProblem(
+    422,
+    'validation_failed',
+    'The request contains text that is not valid Unicode',
+    members.map((m) => `${m || 'body'} contains an unpaired UTF-16 surrogate or a NUL character`),
+  );
+}
+
+/** The largest amount accepted, in major units: far beyond any real transaction, and exact in every renderer. */
+export const MAX_AMOUNT_DIGITS = 12;
+
+/**
+ * Why `amount` (a canonical decimal) cannot be stored for `currency`, or undefined when it can:
+ * at most 12 integer digits, and no more decimals than the currency has (12.34 on a yen row would
+ * otherwise be rounded silently).
+ */
+export function amountProblem(amount: string, currency: string): string | undefined {
+  const [integer = '', fraction = ''] = amount.replace(/^-/, '').split('.');
+  if (integer.length > MAX_AMOUNT_DIGITS)
+    return `Amount must be less than 10^${MAX_AMOUNT_DIGITS} in absolute value`;
+  const scale = currencyScale(currency);
+  if (fraction.length > scale)
+    return scale === 0
+      ? `Amount must be a whole number in ${currency}`
+      : `Amount must have at most ${scale} decimal places in ${currency}`;
+  return undefined;
+}

@@ -1,0 +1,225 @@
+/**
+ * Creating, deleting and restoring transactions. Creates follow the service: an `external_id` (with
+ * `source`, default "api") makes a POST idempotent per account. Deletes differ from the service in
+ * one way that matters for a synced app: a synced transaction the user deleted is kept as a
+ * tombstone, so no later sync brings it back (not through pending → posted, nor a re-issued id)
+ * until the user restores it; a transaction created through the API is removed for good.
+ */
+import { randomUUID } from 'node:crypto';
+import { toDecimalString } from '@finsync/provider';
+import { isCalendarDate } from '@finsync/service';
+import { amountProblem } from './input.js';
+import { ApiProblem, notFound } from './problem.js';
+import { renderTransactions } from './render.js';
+import { API_KEY_PREFIX, type AppStore, type LockableField } from './store/types.js';
+import { findRow } from './transactions.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const invalid = (...errors: string[]) =>
+  new ApiProblem(422, 'validation_failed', 'Transaction could not be created', errors);
+
+function members(body: unknown): Record<string, unknown> {
+  const member =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>).transaction
+      : undefined;
+  if (member === null || typeof member !== 'object' || Array.isArray(member))
+    throw new ApiProblem(400, 'bad_request', 'Required parameter "transaction" is missing or empty');
+  return member as Record<string, unknown>;
+}
+
+function optionalText(raw: Record<string, unknown>, name: string, errors: string[]): string | undefined {
+  const value = raw[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  errors.push(`${name} must be a string`);
+  return undefined;
+}
+
+export interface CreateResult {
+  created: boolean;
+  transaction: unknown;
+}
+
+/** `POST /api/v1/transactions`: 201 with the new row, or 200 with the row an idempotency key names. */
+export async function createTransaction(
+  store: AppStore,
+  userId: string,
+  body: unknown,
+  today: string,
+): Promise<CreateResult> {
+  const raw = members(body);
+  const typeErrors: string[] = [];
+  const accountId = optionalText(raw, 'account_id', typeErrors);
+  if (!accountId) {
+    throw new ApiProblem(422, 'validation_failed', 'Account ID is required', ['Account ID is required']);
+  }
+  const externalId = optionalText(raw, 'external_id', typeErrors) || undefined;
+  const sourceGiven = optionalText(raw, 'source', typeErrors) || undefined;
+  if (sourceGiven && !externalId) {
+    throw new ApiProblem(422, 'validation_failed', 'Source requires external_id', [
+      'Source requires external_id',
+    ]);
+  }
+  const source = externalId ? (sourceGiven ?? 'api') : undefined;
+  const account = UUID.test(accountId)
+    ? (await store.listAccounts(userId)).find((a) => a.id === accountId)
+    : undefined;
+  if (!account) throw invalid(`Account ${accountId} not found`);
+  const original = externalId ? await findByKey(store, account.id, source!, externalId) : undefined;
+  if (original) return { created: false, transaction: await render(store, userId, original) };
+
+  const errors = [...typeErrors];
+  const name = (optionalText(raw, 'name', errors) ?? optionalText(raw, 'description', errors))?.trim();
+  if (!name) errors.push("Name can't be blank");
+  const date = optionalText(raw, 'date', errors);
+  const minimum = `${Number(today.slice(0, 4)) - 30}${today.slice(4)}`;
+  if (!date || !isCalendarDate(date)) errors.push("Date can't be blank");
+  else if (date <= minimum) errors.push(`Date must be greater than ${minimum}`);
+  const currency = optionalText(raw, 'currency', errors) ?? account.currency ?? 'USD';
+  if (!/^[A-Z]{3}$/.test(currency)) errors.push('Currency must be a three-letter code such as USD');
+  const amount = signedAmount(raw, currency, errors);
+  const notes = optionalText(raw, 'notes', errors) ?? null;
+  const categoryId = optionalText(raw, 'category_id', errors) || undefined;
+  const merchantId = optionalText(raw, 'merchant_id', errors) || undefined;
+  const tagIds = raw.tag_ids === undefined || raw.tag_ids === null ? [] : raw.tag_ids;
+  if (!Array.isArray(tagIds) || tagIds.some((t) => typeof t !== 'string'))
+    errors.push('tag_ids must be a list of tag ids');
+  const tags = Array.isArray(tagIds) ? [...new Set(tagIds as string[])] : [];
+  if (categoryId && !(await store.ownedIds('category', userId, [categoryId])).size)
+    errors.push(`Category ${categoryId} not found`);
+  if (merchantId && !(await store.ownedIds('merchant', userId, [merchantId])).size)
+    errors.push(`Merchant ${merchantId} not found`);
+  const ownedTags = await store.ownedIds('tag', userId, tags);
+  for (const tag of tags) if (!ownedTags.has(tag)) errors.push(`Tag ${tag} not found`);
+  if (errors.length > 0) throw invalid(...errors);
+
+  const now = new Date().toISOString();
+  const id = randomUUID();
+  const locked: LockableField[] = ['amount', 'date', 'name', 'notes'];
+  if (categoryId) locked.push('category_id');
+  if (merchantId) locked.push('merchant_id');
+  if (tags.length > 0) locked.push('tag_ids');
+  try {
+    await store.transaction(async (tx) => {
+      // Under the write lock (SQLite) or the unique index (PostgreSQL), a concurrent twin loses.
+      if (externalId && (await tx.findByExternalId(account.id, source!, externalId))) throw new Repeat();
+      await tx.insertTransaction({
+        id,
+        user_id: userId,
+        account_id: account.id,
+        feed_key: `${API_KEY_PREFIX}${id}`,
+        // The service renders null for both on a plain manual entry; the columns keep ''.
+        external_id: externalId ?? '',
+        source: source ?? '',
+        date: date!,
+        amount: amount!,
+        currency,
+        name: name!,
+        notes,
+        category_id: categoryId ?? null,
+        merchant_id: merchantId ?? null,
+        is_pending: false,
+        locked: locked.sort(),
+        created_at: now,
+        updated_at: now,
+      });
+      if (tags.length > 0) await tx.replaceTransactionTags(id, tags);
+    });
+  } catch (error) {
+    if (!(error instanceof Repeat) && !isUniqueViolation(error)) throw error;
+    const winner = await findByKey(store, account.id, source!, externalId!);
+    if (!winner) throw error;
+    return { created: false, transaction: await render(store, userId, winner) };
+  }
+  return { created: true, transaction: await render(store, userId, id) };
+}
+
+/** Thrown inside the create transaction when a row with the idempotency key appeared meanwhile. */
+class Repeat extends Error {}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+async function findByKey(store: AppStore, accountId: string, source: string, externalId: string) {
+  return store.transaction(async (tx) => (await tx.findByExternalId(accountId, source, externalId))?.id);
+}
+
+/** The amount in the service's convention (positive = expense), as `nature` and the sign say. */
+function signedAmount(raw: Record<string, unknown>, currency: string, errors: string[]) {
+  const value = raw.amount;
+  if (value === undefined || value === null || value === '') {
+    errors.push("Amount can't be blank");
+    return undefined;
+  }
+  const decimal = typeof value === 'number' || typeof value === 'string' ? toDecimalString(value) : undefined;
+  if (decimal === undefined) {
+    errors.push('Amount must be a decimal number like 12.34');
+    return undefined;
+  }
+  const problem = /^[A-Z]{3}$/.test(currency) ? amountProblem(decimal, currency) : undefined;
+  if (problem) errors.push(problem);
+  const nature =
+    raw.nature === undefined || raw.nature === null ? undefined : String(raw.nature).toLowerCase();
+  if (nature !== undefined && !['income', 'inflow', 'expense', 'outflow'].includes(nature))
+    errors.push('Nature must be one of income, inflow, expense, outflow');
+  const magnitude = decimal.replace(/^-/, '');
+  if (nature === 'income' || nature === 'inflow') return magnitude === '0' ? '0' : `-${magnitude}`;
+  return nature ? magnitude : decimal;
+}
+
+async function render(store: AppStore, userId: string, id: string): Promise<unknown> {
+  const row = await store.getTransaction(userId, id);
+  if (!row) throw notFound();
+  return (await renderTransactions(store, [row]))[0];
+}
+
+/** `DELETE /api/v1/transactions/{id}`. */
+export async function deleteTransaction(store: AppStore, userId: string, id: string) {
+  if (!(await findRow(store, userId, id))) throw notFound();
+  await store.transaction(async (tx) => {
+    const row = await tx.lockTransaction(userId, id);
+    if (!row) throw notFound();
+    // A synced row stays as a tombstone the feed keeps following; one created here just goes.
+    const createdHere = await tx.findFeedTransaction(row.account_id, `${API_KEY_PREFIX}${row.id}`);
+    if (createdHere) await tx.removeTransaction(row.id);
+    else await tx.setDeleted(row.id, new Date().toISOString());
+  });
+  return { message: 'Transaction deleted successfully' };
+}
+
+/** `POST /api/v1/transactions/{id}/restore` (a finsync extension): a deleted transaction comes back. */
+export async function restoreTransaction(store: AppStore, userId: string, id: string) {
+  if (!UUID.test(id)) throw notFound();
+  await store.transaction(async (tx) => {
+    const row = await tx.lockTransaction(userId, id, { deleted: true });
+    if (!row) throw notFound();
+    await tx.setDeleted(row.id, null);
+    await tx.updateTransaction(row.id, { updated_at: new Date().toISOString() });
+  });
+  return render(store, userId, id);
+}
+
+/** `GET /api/v1/transactions/deleted` (a finsync extension): the deleted ones, last deleted first. */
+export async function listDeletedTransactions(
+  store: AppStore,
+  userId: string,
+  params: { page?: number | undefined; per_page?: number | undefined },
+) {
+  const page = params.page ?? 1;
+  const perPage = params.per_page ?? 25;
+  if (!Number.isSafeInteger(page) || page < 1)
+    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer');
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100)
+    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100');
+  const { total, rows } = await store.findDeletedTransactions(userId, {
+    limit: perPage,
+    offset: (page - 1) * perPage,
+  });
+  return {
+    transactions: await renderTransactions(store, rows),
+    pagination: { page, per_page: perPage, total_count: total, total_pages: Math.ceil(total / perPage) },
+  };
+}

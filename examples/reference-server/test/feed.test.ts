@@ -1,0 +1,153 @@
+/** Applying the engine's links to the app's rows: edits move with the purchase, deletions stay made. */
+import { randomUUID } from 'node:crypto';
+import type { FeedEntry, MirrorTransaction, SyncEngine } from '@finsync/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FeedApplier } from '../src/feed.js';
+import { openStores, type OpenedStores } from '../src/store/open.js';
+import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
+
+const record = (key: string, overrides: Partial<MirrorTransaction> = {}): MirrorTransaction => ({
+  connectionId: 'c',
+  accountId: 'acc',
+  key,
+  providerId: key.startsWith('id:') ? key.slice(3) : null,
+  amount: '-5.69',
+  currency: 'GBP',
+  date: '2026-06-29',
+  merchant: 'Corner Cafe',
+  description: 'CARD PAYMENT TO CORNER CAFE',
+  isPending: false,
+  ...overrides,
+});
+
+/** An engine whose feed is whatever the test appends. */
+function scriptedEngine(userId: string) {
+  const feed: FeedEntry[] = [];
+  const engine = {
+    readChanges: async ({ after = 0, limit }: { after?: number; limit: number }) =>
+      feed.filter((e) => e.seq > after).slice(0, limit),
+  } as unknown as SyncEngine;
+  const push = (entry: Record<string, unknown>) =>
+    feed.push({
+      connectionId: userId,
+      accountId: 'acc',
+      entity: 'transaction',
+      at: '',
+      seq: feed.length + 1,
+      ...entry,
+    } as FeedEntry);
+  return { engine, push };
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`feed links ${backend.title}`, () => {
+    let db: TestDatabase;
+    let opened: OpenedStores;
+    let userId: string;
+    let accountId: string;
+    // One feed for the suite: the app's cursor persists between tests, as it does between runs.
+    let push: ReturnType<typeof scriptedEngine>['push'];
+    let applier: FeedApplier;
+
+    beforeAll(async () => {
+      db = testDatabase(backend);
+      opened = openStores(db.database, db.dataDir);
+      userId = randomUUID();
+      accountId = randomUUID();
+      await opened.store.transaction(async (tx) => {
+        await tx.insertUser({ id: userId, name: `u-${userId}`, created_at: new Date().toISOString() });
+        await tx.insertAccount({
+          id: accountId,
+          user_id: userId,
+          provider_account_id: 'acc',
+          name: 'Current',
+          account_type: 'depository',
+          currency: 'GBP',
+          balance: null,
+          state: 'active',
+        });
+      });
+      const scripted = scriptedEngine(userId);
+      push = scripted.push;
+      applier = new FeedApplier(opened.store, scripted.engine);
+    });
+    afterAll(async () => {
+      await opened?.store.close();
+      await opened?.storage.close();
+      await db?.cleanup();
+    });
+
+    const rowOf = async (key: string) =>
+      opened.store.transaction(async (tx) => tx.findFeedTransaction(accountId, key));
+
+    it('a hold replaced by a posted row the app already has: its edits move there, and it goes', async () => {
+      const hold = record('h:aa:0', {
+        isPending: true,
+        providerId: null,
+        description: 'Pending authorisation',
+      });
+      push({ op: 'added', key: hold.key, record: hold });
+      push({ op: 'added', key: 'id:tx_1', record: record('id:tx_1') });
+      await applier.apply(userId);
+      const holdRow = (await rowOf(hold.key))!;
+      await opened.store.transaction(async (tx) => {
+        await tx.updateTransaction(holdRow.id, { name: 'Lunch with Sam', locked: ['name'] });
+      });
+      push({ op: 'removed', key: hold.key, record: null, replacedBy: 'id:tx_1', reason: 'posted' });
+      await applier.apply(userId);
+      expect(await rowOf(hold.key)).toBeUndefined();
+      expect(await rowOf('id:tx_1')).toMatchObject({
+        name: 'Lunch with Sam',
+        locked: ['name'],
+        deleted: false,
+      });
+    });
+
+    it('a row the user deleted stays a tombstone through removal and comes back deleted', async () => {
+      push({ op: 'added', key: 'id:tx_2', record: record('id:tx_2', { amount: '-7' }) });
+      await applier.apply(userId);
+      const row = (await rowOf('id:tx_2'))!;
+      await opened.store.transaction((tx) => tx.setDeleted(row.id, new Date().toISOString()));
+      push({ op: 'removed', key: 'id:tx_2', record: null });
+      push({ op: 'added', key: 'id:tx_2', record: record('id:tx_2', { amount: '-7.5' }) });
+      await applier.apply(userId);
+      expect(await rowOf('id:tx_2')).toMatchObject({ id: row.id, deleted: true, amount: '7.5' });
+      expect(await opened.store.getTransaction(userId, row.id)).toBeUndefined();
+      // A row nobody deleted is removed for good.
+      push({ op: 'added', key: 'id:tx_3', record: record('id:tx_3') });
+      push({ op: 'removed', key: 'id:tx_3', record: null });
+      await applier.apply(userId);
+      expect(await rowOf('id:tx_3')).toBeUndefined();
+    });
+
+    it('a re-issued id and a revert keep the app row, its id and its deletion', async () => {
+      push({ op: 'added', key: 'id:old', record: record('id:old', { amount: '-9' }) });
+      await applier.apply(userId);
+      const row = (await rowOf('id:old'))!;
+      await opened.store.transaction((tx) => tx.setDeleted(row.id, new Date().toISOString()));
+      push({
+        op: 'added',
+        key: 'id:new',
+        record: record('id:new', { amount: '-9' }),
+        replaces: 'id:old',
+        reason: 'id-changed',
+      });
+      push({ op: 'removed', key: 'id:old', record: null, replacedBy: 'id:new', reason: 'id-changed' });
+      push({
+        op: 'added',
+        key: 'id:old',
+        record: record('id:old', { amount: '-9' }),
+        replaces: 'id:new',
+        reason: 'reverted',
+      });
+      push({ op: 'removed', key: 'id:new', record: null, replacedBy: 'id:old', reason: 'reverted' });
+      await applier.apply(userId);
+      expect(await rowOf('id:old')).toMatchObject({
+        id: row.id,
+        deleted: true,
+        external_id: 'lunchflow_old',
+      });
+      expect(await rowOf('id:new')).toBeUndefined();
+    });
+  });
+}
