@@ -2,7 +2,7 @@
  * The exact JSON this server renders, as strict zod schemas: the OpenAPI document is generated from
  * them and the tests hold every response to them (and to @finsync/service's lenient client schema).
  */
-import { z } from 'zod';
+import { z } from '@hono/zod-openapi';
 
 const AccountRef = z.object({ id: z.string(), name: z.string(), account_type: z.string() }).strict();
 

@@ -13,10 +13,16 @@ import {
   type SandboxServer,
 } from '@finsync/provider/sandbox';
 import { SyncEngine, type BalanceReconciliation, type ConnectionReport } from '@finsync/sync';
-import { decryptSecret, encryptSecret, loadMasterKey } from './crypto.js';
+import {
+  judgeStoredKeys,
+  loadMasterKey,
+  openStoredProviderKey,
+  sealProviderKey,
+  UnusableProviderKey,
+} from './crypto.js';
 import { FeedApplier } from './feed.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
-import type { AppStore } from './store/types.js';
+import type { AppStore, ProviderCredential } from './store/types.js';
 import { ApiProblem } from './problem.js';
 
 /** Stored as a user's provider base URL: use the built-in sandbox provider. */
@@ -24,6 +30,9 @@ export const SANDBOX = 'sandbox';
 export const SANDBOX_KEY = 'sandbox-key';
 
 export type { DatabaseConfig } from './store/open.js';
+
+/** Starts the status reason `#markUnusable` sets, so a key that opens later can lift it. */
+const STORED_KEY_PROBLEM = 'stored provider key not usable: ';
 
 export interface ReferenceServerOptions {
   /** Where the SQLite file and the generated master key live. */
@@ -119,7 +128,8 @@ export class ReferenceServerCore {
     this.#options = options;
     this.logger = options.logger ?? {};
     const database = options.database ?? { kind: 'sqlite' };
-    if (database.kind === 'sqlite') mkdirSync(options.dataDir, { recursive: true });
+    // 0700: the database files and master.key are for this server's user alone (see README).
+    if (database.kind === 'sqlite') mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     else if (!options.masterKey) {
       this.logger.warn?.(
         'the master key comes from a file in the data directory: every server on this database needs the same key (FINSYNC_MASTER_KEY)',
@@ -165,36 +175,118 @@ export class ReferenceServerCore {
       });
       this.#sandboxServer = await startSandboxServer(this.sandbox);
     }
+    const unusable: Array<{ row: ProviderCredential; error: UnusableProviderKey }> = [];
+    let opened = 0;
     for (const row of await this.store.listProviderCredentials()) {
-      await this.engine.addConnection({
-        id: row.user_id,
-        client: this.#client(row.user_id, row.sealed_key, row.base_url),
-      });
-      this.#registered.set(row.user_id, row.updated_at);
+      let apiKey: string;
+      try {
+        apiKey = await this.#openCredential(row);
+      } catch (error) {
+        if (!(error instanceof UnusableProviderKey)) throw error;
+        unusable.push({ row, error });
+        continue;
+      }
+      opened += 1;
+      await this.#register(row, apiKey);
       await this.#applier.apply(row.user_id);
     }
+    const verdict = judgeStoredKeys(
+      opened,
+      unusable.map((u) => u.error),
+    );
+    if (verdict.refuse) throw verdict.refuse;
+    for (const { row, error } of unusable) await this.#markUnusable(row.user_id, error, verdict.note(error));
     if (this.#options.scheduler ?? true) this.engine.start();
     this.#started = true;
   }
 
-  async close(): Promise<void> {
-    await this.engine.stop({ abort: true });
+  /**
+   * Stops the scheduler and lets a sync in flight finish, up to `graceMs` (default 30 s), then
+   * aborts what is left between two commits (nothing is half-written either way).
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    const grace = new Promise<'timeout'>((resolve) => {
+      const timer = setTimeout(() => resolve('timeout'), options.graceMs ?? 30_000);
+      timer.unref();
+    });
+    if ((await Promise.race([this.engine.stop(), grace])) === 'timeout')
+      await this.engine.stop({ abort: true });
     await this.#applier.idle();
     await this.#sandboxServer?.close();
     await this.engine.storage.close();
     await this.store.close();
   }
 
-  #client(userId: string, sealedKey: string, baseUrl: string | null): ProviderClient {
-    let apiKey: string;
-    try {
-      apiKey = decryptSecret(this.#masterKey, sealedKey, userId);
-    } catch (error) {
-      throw new Error(
-        `the stored provider key of user ${userId} cannot be decrypted: this server's master key is not the one that stored it (FINSYNC_MASTER_KEY or master.key)`,
-        { cause: error },
-      );
+  /** Where a key may be sent: checked when it is stored and whenever it is loaded (see crypto.ts). */
+  #allowedBaseUrls(): Set<string> {
+    return new Set([
+      DEFAULT_BASE_URL,
+      'https://lunchflow.app/api/v1',
+      SANDBOX,
+      ...(this.#options.allowedProviderBaseUrls ?? []),
+    ]);
+  }
+
+  /**
+   * Opens a stored key (URL on the allow-list, record bound to user and URL). A `v1` record is stored
+   * re-sealed as `v2` unless a new key was stored meanwhile (no compare-and-set in the store: re-read,
+   * then write), with the same updated_at: other instances keep their client. Throws `UnusableProviderKey`.
+   */
+  async #openCredential(row: ProviderCredential): Promise<string> {
+    const { apiKey, resealed } = openStoredProviderKey(this.#masterKey, row, this.#allowedBaseUrls());
+    if (resealed) {
+      const current = await this.store.getProviderCredential(row.user_id);
+      if (current?.sealed_key === row.sealed_key && current.base_url === row.base_url) {
+        await this.store.upsertProviderCredential({ ...current, sealed_key: resealed });
+        this.logger.info?.('provider key re-sealed bound to its base URL (v1 to v2)', {
+          userId: row.user_id,
+        });
+      }
     }
+    return apiKey;
+  }
+
+  /**
+   * A stored key that cannot be used: one log line (never the key), and the connection is set to
+   * `reauth_required` — shown by `GET /api/v1/sync/status`, skipped by the scheduler — until the user
+   * sets the key again.
+   */
+  async #markUnusable(userId: string, error: UnusableProviderKey, note?: string): Promise<void> {
+    this.logger.error?.(`stored provider key of user ${userId} not used: ${error.message}`, {
+      userId,
+      reason: error.reason,
+      ...(note ? { note } : {}),
+    });
+    this.#registered.delete(userId);
+    await this.engine.removeConnection(userId);
+    const state = (await this.engine.getConnection(userId)) ?? {
+      id: userId,
+      lastRunAt: null,
+      lastSuccessAt: null,
+      createdAt: new Date().toISOString(),
+    };
+    const statusReason = `${STORED_KEY_PROBLEM}${error.statusReason}: set the provider key again (PUT /api/v1/provider)`;
+    const next = { ...state, status: 'reauth_required' as const, pausedUntil: null, statusReason };
+    await this.engine.storage.apply({ changes: [], connections: [next] });
+  }
+
+  /**
+   * Gives the engine a client for a key that opened. addConnection leaves a known connection's state
+   * alone, so one waiting for a new key set from the command line or another instance would wait for
+   * ever: it is made active when the key was stored after the refusal, or `#markUnusable`'s key opens.
+   */
+  async #register(row: ProviderCredential, apiKey: string): Promise<void> {
+    const client = this.#client(apiKey, row.base_url);
+    const state = await this.engine.getConnection(row.user_id);
+    const renewed =
+      state?.status === 'reauth_required' &&
+      (state.statusReason?.startsWith(STORED_KEY_PROBLEM) || row.updated_at > (state.lastRunAt ?? ''));
+    if (renewed) await this.engine.updateCredentials(row.user_id, { client });
+    else await this.engine.addConnection({ id: row.user_id, client });
+    this.#registered.set(row.user_id, row.updated_at);
+  }
+
+  #client(apiKey: string, baseUrl: string | null): ProviderClient {
     if (baseUrl === SANDBOX) {
       if (!this.#sandboxServer)
         throw new ApiProblem(
@@ -219,20 +311,15 @@ export class ReferenceServerCore {
     baseUrl: string | undefined = undefined,
   ): Promise<void> {
     // A user-chosen URL would let anyone make this server call any host: only known ones are allowed.
-    const allowed = new Set([
-      DEFAULT_BASE_URL,
-      'https://lunchflow.app/api/v1',
-      SANDBOX,
-      ...(this.#options.allowedProviderBaseUrls ?? []),
-    ]);
+    const allowed = this.#allowedBaseUrls();
     if (baseUrl !== undefined && !allowed.has(baseUrl)) {
       throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [
         `base_url must be one of: ${[...allowed].join(', ')}`,
       ]);
     }
-    const sealed = encryptSecret(this.#masterKey, apiKey.trim(), userId);
     const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
-    const client = this.#started ? this.#client(userId, sealed, storedUrl) : undefined;
+    const sealed = sealProviderKey(this.#masterKey, apiKey.trim(), { userId, baseUrl: storedUrl });
+    const client = this.#started ? this.#client(apiKey.trim(), storedUrl) : undefined;
     const updatedAt = new Date().toISOString();
     await this.store.upsertProviderCredential({
       user_id: userId,
@@ -255,12 +342,17 @@ export class ReferenceServerCore {
     const stored = await this.store.getProviderCredential(userId);
     if (!stored) return false;
     if (this.#registered.get(userId) === stored.updated_at) return true;
-    // addConnection of a known id replaces its client and leaves its state alone.
-    await this.engine.addConnection({
-      id: userId,
-      client: this.#client(userId, stored.sealed_key, stored.base_url),
-    });
-    this.#registered.set(userId, stored.updated_at);
+    let apiKey: string;
+    try {
+      apiKey = await this.#openCredential(stored);
+    } catch (error) {
+      if (!(error instanceof UnusableProviderKey)) throw error;
+      await this.#markUnusable(userId, error);
+      throw new ApiProblem(422, 'validation_failed', 'The stored provider key cannot be used', [
+        `${error.statusReason}; set it again with PUT /api/v1/provider`,
+      ]);
+    }
+    await this.#register(stored, apiKey);
     return true;
   }
 

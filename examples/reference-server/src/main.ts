@@ -2,32 +2,36 @@
  * `npm start`: the reference server on its embedded defaults — an SQLite file under ./.data, the
  * sandbox provider, and a demo user whose key is printed. With DATABASE_URL set, PostgreSQL instead.
  *
- * Environment: PORT (3000), HOST (127.0.0.1), FINSYNC_DATA_DIR (./.data), FINSYNC_MASTER_KEY (else a
- * generated key file in the data dir), FINSYNC_SYNC_INTERVAL_MINUTES (360), FINSYNC_SCHEDULER (on),
- * FINSYNC_LOG_LEVEL (info), DATABASE_URL (unset: SQLite), FINSYNC_PG_SCHEMA (finsync),
- * FINSYNC_PG_APP_SCHEMA (<schema>_app).
+ * Configuration comes from the environment (config.ts; every variable is in the README's table).
  */
-import { resolve } from 'node:path';
+import { configFromEnv } from './config.js';
 import { consoleLogger } from './logger.js';
-import { SANDBOX, SANDBOX_KEY, startReferenceServer } from './server.js';
-import { databaseFromEnv } from './store/open.js';
+import { SANDBOX, SANDBOX_KEY, StartupError, startReferenceServer, type RunningServer } from './server.js';
 import { createApiKey, createUser, findUser, revokeApiKeys } from './users.js';
 
-const dataDir = resolve(
-  process.env.FINSYNC_DATA_DIR ?? resolve(process.env.INIT_CWD ?? process.cwd(), '.data'),
-);
-const server = await startReferenceServer({
-  dataDir,
-  database: databaseFromEnv(),
-  scheduler: process.env.FINSYNC_SCHEDULER !== 'off',
-  port: Number(process.env.PORT ?? 3000),
-  host: process.env.HOST ?? '127.0.0.1',
-  syncIntervalMs: Number(process.env.FINSYNC_SYNC_INTERVAL_MINUTES ?? 360) * 60_000,
-  logger: consoleLogger(
-    (process.env.FINSYNC_LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info',
-  ),
-  ...(process.env.FINSYNC_MASTER_KEY ? { masterKey: process.env.FINSYNC_MASTER_KEY } : {}),
-});
+/** A start that cannot work ends with one line and exit code 1: no stack trace to read through. */
+function fail(error: unknown): never {
+  const message =
+    error instanceof StartupError
+      ? error.message
+      : (error as { code?: string }).code === 'ECONNREFUSED'
+        ? 'cannot reach the database (DATABASE_URL): connection refused'
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  process.stderr.write(`finsync: cannot start: ${message}\n`);
+  process.exit(1);
+}
+
+let server: RunningServer;
+let dataDir: string;
+try {
+  const { logLevel, ...options } = configFromEnv();
+  dataDir = options.dataDir;
+  server = await startReferenceServer({ ...options, logger: consoleLogger(logLevel) });
+} catch (error) {
+  fail(error);
+}
 
 const { store } = server.core;
 let demo = await findUser(store, 'demo');
@@ -52,8 +56,16 @@ finsync reference server listening on ${server.url}
   OpenAPI:     ${server.url}/api/v1/openapi.json
 Ctrl-C stops it.`);
 
+// Stops taking requests, lets those in flight and any running sync finish (up to 30 s), then exits.
+let stopping = false;
 const shutdown = () => {
-  void server.close().then(() => process.exit(0));
+  if (stopping) process.exit(1); // a second Ctrl-C: now
+  stopping = true;
+  process.stderr.write('finsync: stopping (finishing requests and syncs in flight; Ctrl-C again to force)\n');
+  void server.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);

@@ -1,19 +1,29 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
+import { createApp, type HttpOptions } from './app.js';
 import { ReferenceServerCore, type ReferenceServerOptions } from './core.js';
 
 export interface RunningServer {
   core: ReferenceServerCore;
   /** e.g. `http://127.0.0.1:3000` */
   url: string;
-  close(): Promise<void>;
+  /** Stops taking connections, waits for requests in flight, lets a running sync finish (`graceMs`, default 30 s). */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Starts the reference server: database (SQLite, or PostgreSQL with `database`), engine, sandbox (unless disabled) and HTTP. */
-export async function startReferenceServer(
-  options: ReferenceServerOptions & { port?: number; host?: string },
-): Promise<RunningServer> {
+export interface StartOptions extends ReferenceServerOptions {
+  port?: number;
+  host?: string;
+  http?: HttpOptions;
+  /** How long a slow client may take to send its headers; default 10 s. */
+  headersTimeoutMs?: number;
+}
+
+/** A start-up failure said in one line (the port, the database, the master key). */
+export class StartupError extends Error {}
+
+export async function startReferenceServer(options: StartOptions): Promise<RunningServer> {
   const core = new ReferenceServerCore(options);
   try {
     await core.start();
@@ -22,18 +32,45 @@ export async function startReferenceServer(
     await core.close().catch(() => undefined);
     throw error;
   }
-  const app = createApp(core);
+  const app = createApp(core, options.http);
   const host = options.host ?? '127.0.0.1';
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 3000, hostname: host }, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = options.port ?? 3000;
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port, hostname: host }, () => {
+        s.off('error', reject);
+        resolve(s);
+      });
+      s.once('error', reject);
+    });
+  } catch (error) {
+    await core.close().catch(() => undefined);
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE')
+      throw new StartupError(`port ${port} on ${host} is already in use (set PORT to another one)`, {
+        cause: error,
+      });
+    if (code === 'EACCES')
+      throw new StartupError(`not allowed to listen on ${host}:${port} (use a port above 1024)`, {
+        cause: error,
+      });
+    throw error;
+  }
+  // A slow client may not hold a socket for minutes: headers within 10 s, the whole request in 60 s.
+  const http = server as unknown as { headersTimeout: number; requestTimeout: number };
+  http.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  http.requestTimeout = 60_000;
+  const bound = (server.address() as AddressInfo).port;
   return {
     core,
-    url: `http://${host}:${port}`,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await core.close();
+    url: `http://${host}:${bound}`,
+    async close(closeOptions = {}) {
+      // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
+      const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      await closing;
+      await core.close(closeOptions);
     },
   };
 }

@@ -4,7 +4,7 @@
  * a clear message, and nothing changes.
  */
 import { toDecimalString } from '@finsync/provider';
-import { TransactionUpdateSchema, isCalendarDate, type TransactionListParams } from '@finsync/service';
+import { TransactionUpdateSchema, isCalendarDate } from '@finsync/service';
 import { amountProblem } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
@@ -36,11 +36,25 @@ export async function getTransaction(store: AppStore, userId: string, id: string
   return (await renderTransactions(store, [row]))[0];
 }
 
-export async function listTransactions(
-  store: AppStore,
-  userId: string,
-  params: TransactionListParams & { tag_ids?: string[]; category_id?: string },
-) {
+export interface TransactionListInput {
+  page?: number | undefined;
+  per_page?: number | undefined;
+  account_id?: string | undefined;
+  account_ids?: string[] | undefined;
+  category_id?: string | undefined;
+  category_ids?: string[] | undefined;
+  merchant_id?: string | undefined;
+  merchant_ids?: string[] | undefined;
+  tag_ids?: string[] | undefined;
+  start_date?: string | undefined;
+  end_date?: string | undefined;
+  min_amount?: string | undefined;
+  max_amount?: string | undefined;
+  type?: 'income' | 'expense' | undefined;
+  search?: string | undefined;
+}
+
+export async function listTransactions(store: AppStore, userId: string, params: TransactionListInput) {
   const page = params.page ?? 1;
   const perPage = params.per_page ?? 25;
   if (!Number.isInteger(page) || page < 1)
@@ -53,13 +67,21 @@ export async function listTransactions(
     if (value !== undefined && !isCalendarDate(value))
       throw new ApiProblem(400, 'bad_request', `${name} must be a date (YYYY-MM-DD)`);
   }
+  const merge = (one: string | undefined, many: string[] | undefined) =>
+    one === undefined && many === undefined
+      ? undefined
+      : [...new Set([...(one ? [one] : []), ...(many ?? [])])];
   const { total, rows } = await store.findTransactions(
     userId,
     {
-      account_id: params.account_id,
+      account_ids: merge(params.account_id, params.account_ids),
+      category_ids: merge(params.category_id, params.category_ids),
+      merchant_ids: merge(params.merchant_id, params.merchant_ids),
       start_date: params.start_date,
       end_date: params.end_date,
-      category_id: params.category_id,
+      min_amount: params.min_amount === undefined ? undefined : toDecimalString(params.min_amount),
+      max_amount: params.max_amount === undefined ? undefined : toDecimalString(params.max_amount),
+      type: params.type,
       search: params.search,
       tag_ids: params.tag_ids,
     },

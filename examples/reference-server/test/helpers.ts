@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { SandboxOptions } from '@finsync/provider/sandbox';
-import { SANDBOX, startReferenceServer, type DatabaseConfig, type RunningServer } from '../src/server.js';
+import {
+  SANDBOX,
+  startReferenceServer,
+  type DatabaseConfig,
+  type RunningServer,
+  type StartOptions,
+} from '../src/server.js';
 import type { SqliteAppStore } from '../src/store/sqlite.js';
 import { createApiKey, createUser } from '../src/users.js';
 
@@ -113,7 +119,11 @@ export function testDatabase(backend: Backend): TestDatabase {
   };
 }
 
-export async function startTestServer(backend: Backend, sandbox: SandboxOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  backend: Backend,
+  sandbox: SandboxOptions = {},
+  options: Partial<StartOptions> = {},
+): Promise<TestServer> {
   const { database, dataDir, schemas, cleanup } = testDatabase(backend);
   const [schema, appSchema] = schemas;
   let server: RunningServer;
@@ -124,6 +134,7 @@ export async function startTestServer(backend: Backend, sandbox: SandboxOptions 
       port: 0,
       sandbox: { seed: 21, historyDays: 45, transactionsPerDay: 3, ...sandbox },
       syncIntervalMs: 24 * 3_600_000,
+      ...options,
     });
   } catch (error) {
     await cleanup();
@@ -172,7 +183,7 @@ export async function startTestServer(backend: Backend, sandbox: SandboxOptions 
         : ['finsync.db'],
     async close() {
       try {
-        await server.close();
+        await server.close({ graceMs: 0 });
       } finally {
         await cleanup();
       }

@@ -240,7 +240,7 @@ for (const backend of BACKENDS) {
         await expectRejectedUnchanged(
           { transaction: { amount: '9'.repeat(5_000) } },
           422,
-          /less than 10\^12/,
+          /Amount is too long/,
         );
         const ok = await patch({ amount: '999999999999.99' });
         expect(ok.status).toBe(200);
@@ -277,6 +277,7 @@ for (const backend of BACKENDS) {
         expect((await t.request(t.keys.bob, 'GET', `/api/v1/transactions/${txId}`)).body).toEqual({
           error: 'not_found',
           message: 'Transaction not found',
+          request_id: expect.any(String),
         });
         const before = await get();
         expect(
@@ -305,6 +306,7 @@ for (const backend of BACKENDS) {
         ).toEqual({
           error: 'insufficient_scope',
           message: "This action requires the 'write' scope",
+          request_id: expect.any(String),
         });
         expect(
           (

@@ -204,14 +204,24 @@ export class PostgresAppStore implements AppStore {
     const args: unknown[] = [userId];
     const param = (value: unknown) => `$${args.push(value)}`;
     const where = ['t.user_id = $1', 't.deleted_at IS NULL'];
-    if (filter.account_id) where.push(`t.account_id = ${param(filter.account_id)}`);
+    const anyOf = (column: string, ids: string[] | undefined) => {
+      if (ids !== undefined) where.push(`${column} = ANY(${param(ids)}::text[])`);
+    };
+    anyOf('t.account_id', filter.account_ids);
+    anyOf('t.category_id', filter.category_ids);
+    anyOf('t.merchant_id', filter.merchant_ids);
     if (filter.start_date) where.push(`t.date >= ${param(filter.start_date)}`);
     if (filter.end_date) where.push(`t.date <= ${param(filter.end_date)}`);
-    if (filter.category_id) where.push(`t.category_id = ${param(filter.category_id)}`);
+    if (filter.min_amount) where.push(`t.amount::numeric >= ${param(filter.min_amount)}::numeric`);
+    if (filter.max_amount) where.push(`t.amount::numeric <= ${param(filter.max_amount)}::numeric`);
+    if (filter.type === 'income') where.push('t.amount::numeric < 0');
+    if (filter.type === 'expense') where.push('t.amount::numeric > 0');
     if (filter.search) {
       const pattern = param(`%${filter.search.replace(/[\\%_]/g, '\\$&')}%`);
+      const like = (column: string) =>
+        `translate(${column}, '${UPPER}', '${LOWER}') LIKE translate(${pattern}, '${UPPER}', '${LOWER}') ESCAPE '\\'`;
       where.push(
-        `translate(t.name, '${UPPER}', '${LOWER}') LIKE translate(${pattern}, '${UPPER}', '${LOWER}') ESCAPE '\\'`,
+        `(${like('t.name')} OR ${like('t.notes')} OR EXISTS (SELECT 1 FROM ${this.#s}.app_merchants m WHERE m.id = t.merchant_id AND ${like('m.name')}))`,
       );
     }
     if (filter.tag_ids && filter.tag_ids.length > 0) {

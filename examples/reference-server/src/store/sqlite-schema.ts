@@ -3,6 +3,7 @@
  * They hold the app's model: users and keys, and the service's view of accounts and transactions,
  * which the change feed keeps up to date. `postgres-schema.ts` is the same model on PostgreSQL.
  */
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 type Db = Database.Database;
@@ -111,10 +112,35 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
   },
 ];
 
+/** Removes group and other permissions from a file, if it exists. */
+function tighten(file: string): void {
+  try {
+    const mode = statSync(file).mode & 0o777;
+    if (mode & 0o077) chmodSync(file, mode & 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * The database holds every user's transactions and sealed keys: mode 0600. The file is created 0600
+ * before SQLite opens it, and SQLite gives the -wal, -shm and -journal files it creates the mode of
+ * the database file; so no process-wide umask is changed and there is no window at 0644. Files left
+ * with looser modes by older releases are tightened (chmod) on open. Windows has no POSIX modes.
+ */
+function makePrivate(filename: string, when: 'before' | 'after'): void {
+  if (process.platform === 'win32' || filename === ':memory:' || filename === '') return;
+  if (when === 'before') closeSync(openSync(filename, 'a', 0o600));
+  for (const suffix of ['', '-wal', '-shm', '-journal']) tighten(`${filename}${suffix}`);
+}
+
 /** Opens (creating and migrating) the database file; `:memory:` for a throwaway one. */
 export function openDatabase(filename: string): Db {
+  makePrivate(filename, 'before');
   const db = new Database(filename);
   if (filename !== ':memory:') db.pragma('journal_mode = WAL');
+  // The WAL files exist from here; they should already be 0600, this makes sure.
+  makePrivate(filename, 'after');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

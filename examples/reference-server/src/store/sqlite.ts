@@ -228,13 +228,29 @@ export class SqliteAppStore implements AppStore {
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const where = ['t.user_id = ?', 't.deleted_at IS NULL'];
     const args: unknown[] = [userId];
-    if (filter.account_id) (where.push('t.account_id = ?'), args.push(filter.account_id));
+    const anyOf = (column: string, ids: string[] | undefined) => {
+      if (ids === undefined) return;
+      where.push(ids.length === 0 ? '0' : `${column} IN (${marks(ids)})`);
+      args.push(...ids);
+    };
+    anyOf('t.account_id', filter.account_ids);
+    anyOf('t.category_id', filter.category_ids);
+    anyOf('t.merchant_id', filter.merchant_ids);
     if (filter.start_date) (where.push('t.date >= ?'), args.push(filter.start_date));
     if (filter.end_date) (where.push('t.date <= ?'), args.push(filter.end_date));
-    if (filter.category_id) (where.push('t.category_id = ?'), args.push(filter.category_id));
+    // Amounts are exact decimal text; compared as numbers, both sides converted alike.
+    if (filter.min_amount)
+      (where.push('CAST(t.amount AS REAL) >= CAST(? AS REAL)'), args.push(filter.min_amount));
+    if (filter.max_amount)
+      (where.push('CAST(t.amount AS REAL) <= CAST(? AS REAL)'), args.push(filter.max_amount));
+    if (filter.type === 'income') where.push('CAST(t.amount AS REAL) < 0');
+    if (filter.type === 'expense') where.push('CAST(t.amount AS REAL) > 0');
     if (filter.search) {
-      where.push("t.name LIKE ? ESCAPE '\\'");
-      args.push(`%${filter.search.replace(/[\\%_]/g, '\\$&')}%`);
+      where.push(
+        "(t.name LIKE ? ESCAPE '\\' OR t.notes LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM app_merchants m WHERE m.id = t.merchant_id AND m.name LIKE ? ESCAPE '\\'))",
+      );
+      const pattern = `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`;
+      args.push(pattern, pattern, pattern);
     }
     if (filter.tag_ids && filter.tag_ids.length > 0) {
       where.push(

@@ -159,12 +159,22 @@ export const UPDATABLE_COLUMNS: ReadonlySet<string> = new Set<keyof TransactionU
 ]);
 
 export interface TransactionFilter {
-  account_id?: string | undefined;
+  /** Any of these accounts (an empty list matches nothing). */
+  account_ids?: string[] | undefined;
+  category_ids?: string[] | undefined;
+  merchant_ids?: string[] | undefined;
   /** Inclusive, `YYYY-MM-DD`. */
   start_date?: string | undefined;
   end_date?: string | undefined;
-  category_id?: string | undefined;
-  /** Substring of the name; ASCII letters match case-insensitively (SQLite's LIKE), in both stores. */
+  /** Canonical decimals, compared with the stored (internal-sign) amount: expenses positive. */
+  min_amount?: string | undefined;
+  max_amount?: string | undefined;
+  /** `income`: amount < 0; `expense`: amount > 0. */
+  type?: 'income' | 'expense' | undefined;
+  /**
+   * Part of the name, the notes or the merchant's name; ASCII letters match case-insensitively
+   * (SQLite's LIKE), in both stores.
+   */
   search?: string | undefined;
   /** Any of these tags. */
   tag_ids?: string[] | undefined;

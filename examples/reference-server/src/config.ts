@@ -1,0 +1,64 @@
+/**
+ * The server's configuration from the environment, checked: a value that is not a number, or out
+ * of its range, stops the start with one line naming the variable (never a silent default).
+ * README.md's configuration table lists every variable.
+ */
+import { resolve } from 'node:path';
+import { isLogLevel, type LogLevel } from './logger.js';
+import { StartupError, type StartOptions } from './server.js';
+import { databaseFromEnv } from './store/open.js';
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new StartupError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export interface ServerConfig {
+  options: StartOptions;
+  logLevel: LogLevel;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartOptions, 'logger'> & {
+  logLevel: LogLevel;
+} {
+  const logLevel = env.FINSYNC_LOG_LEVEL?.trim() || 'info';
+  if (!isLogLevel(logLevel))
+    throw new StartupError(
+      `FINSYNC_LOG_LEVEL must be debug, info, warn or error, got ${JSON.stringify(logLevel)}`,
+    );
+  const rateLimit = integer(env, 'FINSYNC_RATE_LIMIT_PER_HOUR', 0, 0, 1_000_000);
+  const allowed = (env.FINSYNC_ALLOWED_PROVIDER_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  for (const url of allowed) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new StartupError(`FINSYNC_ALLOWED_PROVIDER_URLS: ${JSON.stringify(url)} is not a URL`);
+    }
+    if (parsed.protocol !== 'https:' && parsed.hostname !== '127.0.0.1' && parsed.hostname !== 'localhost')
+      throw new StartupError(`FINSYNC_ALLOWED_PROVIDER_URLS: ${url} must be https (or a loopback address)`);
+  }
+  return {
+    logLevel,
+    dataDir: resolve(env.FINSYNC_DATA_DIR ?? resolve(env.INIT_CWD ?? process.cwd(), '.data')),
+    database: databaseFromEnv(env),
+    scheduler: env.FINSYNC_SCHEDULER !== 'off',
+    port: integer(env, 'PORT', 3000, 0, 65_535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    syncIntervalMs: integer(env, 'FINSYNC_SYNC_INTERVAL_MINUTES', 360, 1, 7 * 24 * 60) * 60_000,
+    allowedProviderBaseUrls: allowed,
+    http: {
+      maxBodyBytes: integer(env, 'FINSYNC_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      requestTimeoutMs: integer(env, 'FINSYNC_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+      rateLimit: rateLimit === 0 ? {} : { limit: rateLimit },
+    },
+    ...(env.FINSYNC_MASTER_KEY ? { masterKey: env.FINSYNC_MASTER_KEY } : {}),
+  };
+}

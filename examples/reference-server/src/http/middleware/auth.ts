@@ -1,0 +1,84 @@
+/**
+ * The checks of every `/api/v1` route, in the service's order: key (401) → per-key rate limit
+ * (429) → scope (403). They run per route, after routing, so an unknown route is a 404 whatever
+ * the key.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { rateLimiter } from 'hono-rate-limiter';
+import type { AppStore } from '../../store/types.js';
+import { authenticate } from '../../users.js';
+import type { AppEnv } from '../env.js';
+import { problem } from '../problem-response.js';
+
+export interface RateLimitOptions {
+  /** Requests per key per window; `undefined`: unlimited, as a self-hosted service. */
+  limit?: number | undefined;
+  /** Default one hour, as the service. */
+  windowMs?: number | undefined;
+}
+
+export type Scope = 'read' | 'write';
+
+/** One limiter per app: its counters are per key, in this process (several instances each count their own). */
+export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
+  const windowMs = rateLimit.windowMs ?? 3_600_000;
+  const limiter =
+    rateLimit.limit === undefined
+      ? undefined
+      : rateLimiter<AppEnv>({
+          windowMs,
+          limit: rateLimit.limit,
+          standardHeaders: false,
+          keyGenerator: (c) => c.get('principal').keyId,
+          handler: (c) => {
+            const info = c.get('rateLimit' as never) as { resetTime?: Date } | undefined;
+            const seconds = resetSeconds(info?.resetTime, windowMs);
+            c.header('X-RateLimit-Limit', String(rateLimit.limit));
+            c.header('X-RateLimit-Remaining', '0');
+            c.header('X-RateLimit-Reset', String(seconds));
+            c.header('Retry-After', String(seconds));
+            return c.json(
+              {
+                error: 'rate_limit_exceeded',
+                message: `Rate limit exceeded. Try again in ${seconds} seconds.`,
+                details: { limit: rateLimit.limit, current: rateLimit.limit, reset_in_seconds: seconds },
+                request_id: c.get('requestId'),
+              },
+              429,
+            );
+          },
+        });
+
+  return function requireKey(scope: Scope): MiddlewareHandler<AppEnv> {
+    return async function authorize(c, next) {
+      const principal = await authenticate(store, c.req.header('x-api-key'));
+      if (!principal)
+        return problem(c, 401, 'unauthorized', 'Access token or API key is invalid, expired, or missing');
+      c.set('principal', principal);
+      const checkScope = async () => {
+        const info = c.get('rateLimit' as never) as { remaining: number; resetTime?: Date } | undefined;
+        if (limiter && info) {
+          c.header('X-RateLimit-Limit', String(rateLimit.limit));
+          c.header('X-RateLimit-Remaining', String(info.remaining));
+          c.header('X-RateLimit-Reset', String(resetSeconds(info.resetTime, windowMs)));
+        } else if (!limiter) {
+          // What a self-hosted service answers: no limit.
+          c.header('X-RateLimit-Limit', 'Infinity');
+          c.header('X-RateLimit-Remaining', 'Infinity');
+          c.header('X-RateLimit-Reset', '0');
+        }
+        // Set rather than returned: this may run inside the rate limiter, which returns nothing.
+        if (scope === 'write' && principal.scope !== 'read_write')
+          c.res = problem(c, 403, 'insufficient_scope', "This action requires the 'write' scope");
+        else await next();
+      };
+      if (!limiter) return checkScope();
+      return limiter(c, checkScope);
+    };
+  };
+}
+
+function resetSeconds(resetTime: Date | undefined, windowMs: number): number {
+  const ms = resetTime ? resetTime.getTime() - Date.now() : windowMs;
+  return Math.max(1, Math.ceil(ms / 1000));
+}

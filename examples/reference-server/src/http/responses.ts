@@ -1,0 +1,57 @@
+/** Response schemas for the OpenAPI document, and the error responses routes share. */
+import { z } from '@hono/zod-openapi';
+import { RenderedTransactionSchema, TransactionCollectionSchema } from '../contract.js';
+
+export const ErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'not_found' }),
+    message: z.string().openapi({ example: 'Transaction not found' }),
+    errors: z.array(z.string()).optional().openapi({ description: 'Why a validation failed, one line each' }),
+    request_id: z
+      .string()
+      .optional()
+      .openapi({ description: 'The X-Request-Id of the request, for the logs' }),
+  })
+  .openapi('ErrorResponse');
+
+export const TransactionSchema = RenderedTransactionSchema.openapi('Transaction');
+export const TransactionPageSchema = TransactionCollectionSchema.openapi('TransactionCollection');
+
+export const DeleteResultSchema = z
+  .object({ message: z.string().openapi({ example: 'Transaction deleted successfully' }) })
+  .openapi('DeleteResult');
+
+export const AccountSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    account_type: z.string().openapi({ example: 'depository' }),
+    currency: z.string().nullable(),
+    balance: z.string().nullable().openapi({ description: 'Exact decimal, as the provider reports it' }),
+    state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
+  })
+  .openapi('Account');
+export const CategorySchema = z
+  .object({ id: z.string(), name: z.string(), color: z.string(), icon: z.string() })
+  .openapi('Category');
+export const MerchantSchema = z.object({ id: z.string(), name: z.string() }).openapi('Merchant');
+export const TagSchema = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi('Tag');
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export const ok = (schema: z.ZodType, description: string) => json(schema, description);
+export const err = (description: string) => json(ErrorSchema, description);
+
+/** The answers every authenticated route may give besides its own. */
+export const AUTH_ERRORS = {
+  401: err('Missing or invalid API key'),
+  429: err('Rate limit exceeded (when the operator set one); see Retry-After'),
+} as const;
+export const WRITE_ERRORS = {
+  ...AUTH_ERRORS,
+  403: err('The key has read scope only'),
+  413: err('The body is larger than the limit (1 MiB by default)'),
+} as const;

@@ -1,0 +1,182 @@
+/**
+ * The server's own request schemas. Each route validates with these and the OpenAPI document is
+ * generated from them, so the two cannot disagree. They check shape and size; the service's
+ * semantics (null leaves a member unchanged, `nature` flips the sign, …) are applied by the handlers.
+ */
+import { z } from '@hono/zod-openapi';
+import { LIMITS } from './limits.js';
+
+const text = (label: string, max: number) =>
+  z
+    .string({ error: `${label} must be a string` })
+    .max(max, `${label} is too long (maximum is ${max} characters)`)
+    // PostgreSQL text cannot hold NUL, and SQLite's LIKE stops at it (so `search=%00` matched every row).
+    .refine((value) => !value.includes('\u0000'), `${label} must not contain a NUL character`);
+const id = (label: string) => text(label, LIMITS.id);
+const decimal = z
+  .union([z.number(), text('Amount', LIMITS.amountText)])
+  .openapi({ description: 'A decimal number, or a string holding one ("12.34"); never "1,234.56"' });
+const nature = z.string().max(16).openapi({
+  description:
+    '`income`/`inflow` store −|amount|, `expense`/`outflow` +|amount| (any case); without it the sign of `amount` decides (positive = expense)',
+});
+const tagIds = z
+  .array(id('A tag id'))
+  .max(LIMITS.tagIds, `tag_ids can hold at most ${LIMITS.tagIds} tags`)
+  .nullable()
+  .openapi({ description: 'Replaces the tags exactly; `[]` or `null` removes them all' });
+
+/** The members PATCH reads; any other member is ignored, as by the service. */
+export const TransactionUpdateBody = z
+  .object({
+    transaction: z
+      .object({
+        name: text('Name', LIMITS.name).nullish(),
+        description: text('Description', LIMITS.name)
+          .nullish()
+          .openapi({ description: 'Used as the name when `name` is absent' }),
+        notes: text('Notes', LIMITS.notes)
+          .nullish()
+          .openapi({ description: '`""` clears the notes; `null` leaves them unchanged' }),
+        date: text('Date', 32).nullish().openapi({ example: '2026-05-02' }),
+        amount: decimal.nullish(),
+        nature: nature.nullish(),
+        currency: text('Currency', 8)
+          .nullish()
+          .openapi({ description: 'Accepted and ignored, as by the service' }),
+        category_id: id('category_id')
+          .nullish()
+          .openapi({ description: 'Cannot be cleared: `null` and `""` change nothing' }),
+        merchant_id: id('merchant_id')
+          .nullish()
+          .openapi({ description: 'Cannot be cleared: `null` and `""` change nothing' }),
+        tag_ids: tagIds.optional(),
+      })
+      .loose(),
+  })
+  .loose()
+  .openapi('TransactionUpdateRequest', {
+    example: { transaction: { name: 'Corner shop', notes: 'weekly shop', tag_ids: [] } },
+  });
+
+export const TransactionCreateBody = z
+  .object({
+    transaction: z
+      .object({
+        account_id: id('account_id').nullish(),
+        name: text('Name', LIMITS.name).nullish(),
+        description: text('Description', LIMITS.name).nullish(),
+        date: text('Date', 32).nullish(),
+        amount: decimal.nullish(),
+        nature: nature.nullish(),
+        currency: text('Currency', 8).nullish().openapi({ description: "Default: the account's currency" }),
+        notes: text('Notes', LIMITS.notes).nullish(),
+        category_id: id('category_id').nullish(),
+        merchant_id: id('merchant_id').nullish(),
+        tag_ids: tagIds.optional(),
+        external_id: text('external_id', LIMITS.externalId)
+          .nullish()
+          .openapi({ description: 'With `source`, makes the create idempotent per account' }),
+        source: text('source', LIMITS.source)
+          .nullish()
+          .openapi({ description: 'Default "api" when `external_id` is set' }),
+      })
+      .loose(),
+  })
+  .loose()
+  .openapi('TransactionCreateRequest', {
+    example: {
+      transaction: {
+        account_id: '0b7e1f40-5c1a-4a7e-9d6e-2f5a9c3b1d20',
+        name: 'Window cleaner',
+        amount: '25',
+        nature: 'expense',
+        date: '2026-05-02',
+        external_id: 'inv-1001',
+      },
+    },
+  });
+
+export const TagCreateBody = z
+  .object({
+    tag: z.object({
+      name: text('Name', LIMITS.tagName),
+      color: text('Color', LIMITS.color)
+        .regex(/^#[0-9a-fA-F]{6}$/, 'Color must be #RRGGBB')
+        .optional(),
+    }),
+  })
+  .openapi('TagCreateRequest', { example: { tag: { name: 'Household', color: '#e99537' } } });
+
+export const ProviderKeyBody = z
+  .object({
+    api_key: text('api_key', LIMITS.providerKey).openapi({
+      description: 'Stored encrypted; checked with the provider first',
+    }),
+    base_url: text('base_url', LIMITS.baseUrl)
+      .optional()
+      .openapi({ description: 'The provider URL, `sandbox`, or one the operator allowed' }),
+  })
+  .openapi('ProviderKeyRequest');
+
+const listNumber = (label: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `${label} must be a positive integer`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${label} must be an integer from 1 to ${max}`);
+const dateParam = (label: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, `${label} must be a date (YYYY-MM-DD)`)
+    .openapi({ example: '2026-05-01' });
+const ids = (label: string) =>
+  z
+    .union([id(label), z.array(id(label))])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .refine((value) => value.length <= LIMITS.filterIds, `${label} can hold at most ${LIMITS.filterIds} ids`);
+const amountParam = (label: string) =>
+  z.string().regex(/^-?\d{1,12}(\.\d{1,4})?$/, `${label} must be a decimal number`);
+
+export const PageQuery = z.object({
+  page: listNumber('page', LIMITS.page).optional().openapi({ description: 'From 1', example: '1' }),
+  per_page: listNumber('per_page', 100)
+    .optional()
+    .openapi({ description: '1–100, default 25', example: '25' }),
+});
+
+export const TransactionListQuery = PageQuery.extend({
+  account_id: id('account_id').optional(),
+  'account_ids[]': ids('account_ids').optional(),
+  category_id: id('category_id').optional(),
+  'category_ids[]': ids('category_ids').optional(),
+  merchant_id: id('merchant_id').optional(),
+  'merchant_ids[]': ids('merchant_ids').optional(),
+  'tag_ids[]': ids('tag_ids').optional().openapi({ description: 'Rows with any of these tags' }),
+  // The same lists without brackets, as some clients send them.
+  account_ids: ids('account_ids').optional(),
+  category_ids: ids('category_ids').optional(),
+  merchant_ids: ids('merchant_ids').optional(),
+  tag_ids: ids('tag_ids').optional(),
+  start_date: dateParam('start_date').optional().openapi({ description: 'Inclusive' }),
+  end_date: dateParam('end_date').optional().openapi({ description: 'Inclusive' }),
+  min_amount: amountParam('min_amount')
+    .optional()
+    .openapi({ description: 'In the internal sign, as the service: expenses positive, income negative' }),
+  max_amount: amountParam('max_amount').optional(),
+  type: z
+    .string()
+    .regex(/^(income|expense)$/i, 'type must be income or expense')
+    .optional()
+    .openapi({ description: '`income` (amount < 0) or `expense` (amount > 0)' }),
+  search: text('search', LIMITS.search)
+    .optional()
+    .openapi({ description: 'Part of the name, the notes or the merchant name; ASCII letters in any case' }),
+});
+
+export const IdParam = z.object({
+  id: z
+    .string()
+    .max(LIMITS.id)
+    .openapi({ param: { name: 'id', in: 'path' }, example: '6f1c2a9e-0d4b-4c1e-9a57-2f0e8b1d3c44' }),
+});

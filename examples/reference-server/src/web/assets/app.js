@@ -1,0 +1,290 @@
+// The page's script: signs in, fetches /ui/api/overview and draws it with DOM calls only (text goes in
+// as text nodes, never as HTML; the Content-Security-Policy refuses HTML-from-string sinks anyway).
+// The API key is read from the form, sent once in a POST body, and the field is cleared.
+
+const UI_HEADER = { 'X-Finsync-UI': '1' };
+const SVG = 'http://www.w3.org/2000/svg';
+const $ = (id) => document.getElementById(id);
+
+/** An element with a class and children (strings become text nodes). */
+function el(tag, className, ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function titled(node, title) {
+  node.title = title;
+  return node;
+}
+
+function svg(tag, attributes) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  return node;
+}
+
+let selected;
+let current;
+
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    headers: body === undefined ? UI_HEADER : { ...UI_HEADER, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = null;
+  try {
+    json = await response.json();
+  } catch {
+    // 204, or not JSON
+  }
+  return { status: response.status, ok: response.ok, body: json };
+}
+
+function ago(iso) {
+  if (!iso) return null;
+  const seconds = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86400);
+  return days === 1 ? '1 day ago' : `${days} days ago`;
+}
+
+function freshness(iso) {
+  if (!iso) return 'never';
+  const hours = (Date.now() - Date.parse(iso)) / 3_600_000;
+  return hours < 12 ? 'ok' : hours < 72 ? 'aging' : 'stale';
+}
+
+function showSignIn(message) {
+  current = undefined;
+  $('dashboard').hidden = true;
+  $('who').hidden = true;
+  $('signin').hidden = false;
+  const error = $('signin-error');
+  error.textContent = message ?? '';
+  error.hidden = !message;
+  $('api-key').focus();
+}
+
+function showMessage(text, kind) {
+  const node = $('sync-message');
+  node.textContent = text;
+  node.className = `notice ${kind}`;
+  node.hidden = !text;
+}
+
+function renderRun(data) {
+  const run = data.last_sync;
+  const badge = $('run-outcome');
+  const connection = data.connection;
+  if (run) {
+    badge.textContent = run.outcome;
+    badge.className = `badge ${run.outcome}`;
+    $('run-when').textContent = `finished ${ago(run.finished_at)}`;
+    $('run-when').title = run.finished_at;
+    $('run-counts').textContent =
+      `${run.fetched} fetched · ${run.added} added · ${run.modified} modified · ${run.removed} removed`;
+  } else {
+    badge.textContent = data.provider_configured ? 'no run yet' : 'no provider key';
+    badge.className = 'badge skipped';
+    const success = connection && connection.last_success_at;
+    $('run-when').textContent = success ? `last success ${ago(success)}` : '';
+    $('run-counts').textContent = data.provider_configured
+      ? 'No sync has run since the server started.'
+      : 'Set a provider key with PUT /api/v1/provider to start syncing.';
+  }
+  if (connection && connection.status !== 'active') {
+    $('run-counts').append(
+      el('span', 'warn', ` · connection ${connection.status}`),
+      connection.status_reason ? ` (${connection.status_reason})` : '',
+    );
+  }
+  const issues = (run && run.issues) || [];
+  $('run-issues').replaceChildren(
+    ...issues.map((issue) =>
+      el(
+        'li',
+        null,
+        el('div', 'issue-title', issue.account ? `${issue.account} · ${issue.stage}` : issue.stage),
+        el('div', 'issue-message', issue.message),
+      ),
+    ),
+  );
+}
+
+function renderAccounts(data) {
+  const chosen = data.chart && data.chart.account_id;
+  $('accounts').replaceChildren(
+    ...data.accounts.map((account) => {
+      const fresh = freshness(account.last_synced_at);
+      const check = account.balance_check;
+      const button = el(
+        'button',
+        'account',
+        el(
+          'span',
+          'account-name',
+          account.name,
+          el('span', 'type', account.account_type.replaceAll('_', ' ')),
+        ),
+        el('span', 'balance', account.balance ?? '—'),
+        el(
+          'span',
+          'meta',
+          el(
+            'span',
+            `fresh fresh-${fresh}`,
+            account.last_synced_at ? `synced ${ago(account.last_synced_at)}` : 'never synced',
+          ),
+          check ? el('span', `check ${check.status}`, checkText(check)) : null,
+        ),
+        account.last_error
+          ? titled(el('span', 'account-error', account.last_error), account.last_error)
+          : null,
+      );
+      button.type = 'button';
+      button.setAttribute('aria-pressed', String(account.id === chosen));
+      if (account.last_synced_at) button.title = `Last synced ${account.last_synced_at}`;
+      button.addEventListener('click', () => {
+        selected = account.id;
+        void load();
+      });
+      return el('li', null, button);
+    }),
+  );
+  if (data.accounts.length === 0) $('accounts').append(el('li', 'muted', 'No accounts yet.'));
+}
+
+function checkText(check) {
+  if (check.status === 'balanced') return 'balance adds up';
+  if (check.status === 'mismatch')
+    return `off by ${check.difference ?? '?'}${check.since ? ` since ${check.since}` : ''}`;
+  return 'balance unchecked';
+}
+
+function renderChart(data) {
+  const chart = data.chart;
+  const box = $('chart');
+  $('chart-title').textContent = chart ? `Balance · ${chart.account_name}` : 'Balance';
+  if (!chart) {
+    box.replaceChildren(el('p', 'muted', 'No balance to chart yet.'));
+    return;
+  }
+  const drawing = svg('svg', {
+    viewBox: `0 0 ${chart.width} ${chart.height}`,
+    preserveAspectRatio: 'none',
+    role: 'img',
+    'aria-label': `Balance of ${chart.account_name} from ${chart.from} to ${chart.to}`,
+  });
+  drawing.append(
+    svg('path', { d: chart.area, class: 'area' }),
+    svg('path', { d: chart.line, class: 'line', 'vector-effect': 'non-scaling-stroke' }),
+  );
+  box.replaceChildren(
+    el('div', 'chart-now', el('span', 'big', chart.last), el('span', 'muted', ` on ${chart.to}`)),
+    el('div', 'plot', el('div', 'y-axis', el('span', null, chart.max), el('span', null, chart.min)), drawing),
+    el(
+      'div',
+      'chart-axis muted',
+      el('span', null, `${chart.from} · ${chart.first}`),
+      el('span', null, `${chart.days} days`),
+      el('span', null, chart.to),
+    ),
+  );
+}
+
+function renderTransactions(data) {
+  const rows = data.transactions.map((t) =>
+    el(
+      'tr',
+      null,
+      el('td', 'date', t.date),
+      el('td', 'name', t.name),
+      el('td', 'muted', t.account),
+      el('td', 'muted category', t.category ?? '—'),
+      el('td', `num ${t.income ? 'income' : 'expense'}`, t.amount),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', null, el('td', 'muted', 'No transactions yet.')));
+  // A column of dashes says nothing: it shows once any transaction has a category.
+  $('transactions-table').classList.toggle('no-category', !data.transactions.some((t) => t.category));
+  $('transactions').replaceChildren(...rows);
+}
+
+function render(data) {
+  current = data;
+  $('signin').hidden = true;
+  $('dashboard').hidden = false;
+  $('who').hidden = false;
+  $('user-name').textContent = data.user.name;
+  const sync = $('sync-now');
+  sync.disabled = !data.can_sync || !data.provider_configured;
+  sync.title = data.can_sync
+    ? 'Fetch new data from the provider now'
+    : 'This key is read-only: it cannot sync';
+  renderRun(data);
+  renderAccounts(data);
+  renderChart(data);
+  renderTransactions(data);
+}
+
+async function load() {
+  const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
+  const response = await call('GET', `/ui/api/overview${query}`);
+  if (response.status === 401) return showSignIn();
+  if (!response.ok)
+    return showMessage(response.body?.message ?? `Could not load (${response.status})`, 'bad');
+  render(response.body);
+}
+
+$('signin-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = $('api-key');
+  const key = input.value.trim();
+  input.value = '';
+  if (!key) return showSignIn('Paste your API key.');
+  const response = await call('POST', '/ui/session', { api_key: key });
+  if (!response.ok) return showSignIn(response.body?.message ?? `Sign-in failed (${response.status})`);
+  showMessage('', 'ok');
+  await load();
+});
+
+$('sign-out').addEventListener('click', async () => {
+  await call('DELETE', '/ui/session');
+  selected = undefined;
+  showSignIn();
+});
+
+$('sync-now').addEventListener('click', async () => {
+  const button = $('sync-now');
+  button.disabled = true;
+  button.textContent = 'Syncing…';
+  showMessage('Syncing…', 'busy');
+  try {
+    const response = await call('POST', '/ui/api/sync');
+    if (response.status === 401) return showSignIn('Your session ended: sign in again.');
+    if (response.ok) {
+      const text = response.body.ok ? 'Sync finished' : `Sync finished: ${response.body.outcome}`;
+      showMessage(`${text} at ${new Date().toLocaleTimeString()}.`, response.body.ok ? 'ok' : 'bad');
+    } else {
+      showMessage(response.body?.message ?? `Sync failed (${response.status})`, 'bad');
+    }
+    await load();
+  } finally {
+    button.textContent = 'Sync now';
+    if (current) button.disabled = !current.can_sync || !current.provider_configured;
+  }
+});
+
+// Freshness is relative to now: redraw the times every half minute.
+setInterval(() => {
+  if (current && !$('dashboard').hidden) render(current);
+}, 30_000);
+
+void load();

@@ -1,0 +1,173 @@
+/**
+ * The page at `/`: a user's data at a glance after signing in with an API key. Plain HTML, one small
+ * script and one stylesheet, all served from here (no build step, no CDN).
+ *
+ * The key travels once, in the body of `POST /ui/session`; the browser then holds only a random
+ * session token in an HttpOnly, SameSite=Strict cookie (see sessions.ts). The page's data comes from
+ * `/ui/api/*`, authorised by that cookie; every request that changes something also needs the
+ * `X-Finsync-UI` header, which a cross-site form cannot send. Keys and tokens are never logged.
+ */
+import { readFileSync } from 'node:fs';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ReferenceServerCore } from '../core.js';
+import { hashApiKey } from '../crypto.js';
+import { ApiProblem } from '../problem.js';
+import { authenticate } from '../users.js';
+import { overview } from './overview.js';
+import { SessionStore, type Session } from './sessions.js';
+
+export { SessionStore } from './sessions.js';
+
+export interface WebUiOptions {
+  /** Default: a store with 12-hour sessions. */
+  sessions?: SessionStore;
+}
+
+const COOKIE = 'finsync_ui';
+const CSRF_HEADER = 'x-finsync-ui';
+
+/** Nothing but this server's own files; no inline script or style, no framing, no plugins. */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  // The script builds the page with DOM calls only: any HTML-from-string sink would throw.
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header('Content-Security-Policy', CSP);
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Cross-Origin-Opener-Policy', 'same-origin');
+  c.header('Cross-Origin-Resource-Policy', 'same-origin');
+  c.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
+  if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+};
+
+function asset(name: string): string {
+  return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+}
+
+const fail = (c: Context, status: number, error: string, message: string) =>
+  c.json({ error, message }, status as ContentfulStatusCode);
+
+/**
+ * A request that changes something must come from the page itself: with the custom header (a
+ * cross-site form cannot set one, and a cross-site script cannot without a preflight this server
+ * never answers), and not from another site when the browser says where it comes from.
+ */
+function fromPage(c: Context): boolean {
+  if (c.req.header(CSRF_HEADER) !== '1') return false;
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin') return false;
+  const origin = c.req.header('origin');
+  return origin === undefined || origin === new URL(c.req.url).origin;
+}
+
+function isHttps(c: Context): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}
+
+/** Mounts the page and its routes: call it before the API routes. */
+export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: WebUiOptions = {}): void {
+  const sessions = options.sessions ?? new SessionStore();
+  const files = {
+    html: asset('index.html'),
+    js: asset('app.js'),
+    css: asset('app.css'),
+    icon: asset('icon.svg'),
+  };
+
+  /** The session of the request's cookie, if it is live and its key still is. */
+  async function session(c: Context): Promise<Session | undefined> {
+    const token = getCookie(c, COOKIE);
+    const found = sessions.get(token);
+    if (!found) return undefined;
+    const key = await core.store.findActiveApiKey(found.keyHash);
+    if (!key || key.user_id !== found.userId) {
+      sessions.delete(token);
+      return undefined;
+    }
+    return found;
+  }
+
+  app.use('/', securityHeaders);
+  app.use('/ui/*', securityHeaders);
+
+  const page = (c: Context) => c.html(files.html);
+  app.get('/', page);
+  const file = (body: string, type: string) => (c: Context) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.body(body, 200, { 'Content-Type': type });
+  };
+  app.get('/ui/app.js', file(files.js, 'text/javascript; charset=utf-8'));
+  app.get('/ui/app.css', file(files.css, 'text/css; charset=utf-8'));
+  app.get('/ui/icon.svg', file(files.icon, 'image/svg+xml'));
+
+  app.post('/ui/session', async (c) => {
+    if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign in from the page');
+    const text = await c.req.text();
+    let key: unknown;
+    try {
+      key = text.length <= 1024 ? (JSON.parse(text) as { api_key?: unknown })?.api_key : undefined;
+    } catch {
+      key = undefined;
+    }
+    const presented = typeof key === 'string' ? key.trim() : undefined;
+    const principal = await authenticate(core.store, presented);
+    if (!principal || !presented) return fail(c, 401, 'unauthorized', 'That API key was not accepted.');
+    const token = sessions.create({
+      userId: principal.userId,
+      scope: principal.scope,
+      keyHash: hashApiKey(presented),
+    });
+    setCookie(c, COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: isHttps(c),
+      maxAge: Math.floor(sessions.ttlMs / 1000),
+    });
+    return c.json({ signed_in: true, can_sync: principal.scope === 'read_write' });
+  });
+
+  app.delete('/ui/session', (c) => {
+    if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign out from the page');
+    sessions.delete(getCookie(c, COOKIE));
+    deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: isHttps(c) });
+    return c.body(null, 204);
+  });
+
+  app.get('/ui/api/overview', async (c) => {
+    const found = await session(c);
+    if (!found) return fail(c, 401, 'unauthorized', 'Sign in with your API key.');
+    return c.json(await overview(core, found, c.req.query('account')));
+  });
+
+  app.post('/ui/api/sync', async (c) => {
+    if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sync from the page');
+    const found = await session(c);
+    if (!found) return fail(c, 401, 'unauthorized', 'Sign in with your API key.');
+    if (found.scope !== 'read_write')
+      return fail(c, 403, 'insufficient_scope', 'This key is read-only: it cannot start a sync.');
+    try {
+      const result = await core.syncUser(found.userId);
+      return c.json({ ok: result.ok, outcome: result.outcome });
+    } catch (error) {
+      if (error instanceof ApiProblem) return fail(c, error.status, error.code, error.message);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * What the page shows, gathered on the server in one answer: the accounts with their balance and
+ * freshness, the last run, the latest transactions and a balance chart. Money is formatted here with
+ * the API's own formatter, so the browser only places text.
+ */
+import { addDays, decimalToMinorUnits, minorUnitsToDecimal, negateDecimal } from '@finsync/provider';
+import { currencyScale } from '@finsync/service';
+import type { ReferenceServerCore } from '../core.js';
+import { formatMoney, renderTransactions } from '../render.js';
+import type { AccountRecord, Scope, TransactionRow } from '../store/types.js';
+
+/** The chart covers at most this many days, ending today. */
+const CHART_DAYS = 90;
+/** Rows read for one chart at most; past this the chart starts where the rows run out. */
+const CHART_MAX_ROWS = 5_000;
+const LATEST = 20;
+export const CHART_WIDTH = 640;
+export const CHART_HEIGHT = 160;
+
+export interface Chart {
+  account_id: string;
+  account_name: string;
+  width: number;
+  height: number;
+  /** SVG path data of the line, and of the area under it. */
+  line: string;
+  area: string;
+  from: string;
+  to: string;
+  min: string;
+  max: string;
+  first: string;
+  last: string;
+  days: number;
+}
+
+type Status = Awaited<ReturnType<ReferenceServerCore['status']>>;
+
+/** The API's money format, with a real minus sign: `−£2,134.86`. */
+const show = (amount: string, currency: string) => formatMoney(amount, currency).replace(/^-/, '−');
+
+const money = (amount: string | null, currency: string | null) =>
+  amount === null ? null : show(amount, currency ?? 'USD');
+
+/** A signed amount with its sign always shown: `+$12.50`, `−$3.00`. */
+function signed(amount: string, currency: string): string {
+  const text = formatMoney(amount.replace(/^-/, ''), currency);
+  return amount.startsWith('-') ? `−${text}` : `+${text}`;
+}
+
+/**
+ * End-of-day balances of an account from `from` to `to`: today's balance, and before it the balance
+ * less what each later transaction changed (the API's amounts are positive for money out).
+ */
+export function balanceSeries(
+  balance: bigint,
+  rows: Array<{ date: string; amount: bigint }>,
+  from: string,
+  to: string,
+): Array<{ date: string; balance: bigint }> {
+  const byDate = new Map<string, bigint>();
+  for (const row of rows) byDate.set(row.date, (byDate.get(row.date) ?? 0n) + row.amount);
+  // Money that moved after `to` (a date the bank put ahead) is undone first.
+  let running = balance;
+  for (const [date, amount] of byDate) if (date > to) running += amount;
+  const series: Array<{ date: string; balance: bigint }> = [];
+  for (let date = to; date >= from; date = addDays(date, -1)) {
+    series.push({ date, balance: running });
+    running += byDate.get(date) ?? 0n;
+  }
+  return series.reverse();
+}
+
+/** The SVG path of a series, scaled into the chart box. */
+export function chartPaths(values: number[], width = CHART_WIDTH, height = CHART_HEIGHT) {
+  const pad = 6;
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const x = (i: number) => pad + (values.length === 1 ? 0 : (i * (width - 2 * pad)) / (values.length - 1));
+  const y = (v: number) => (max === min ? height / 2 : pad + ((max - v) * (height - 2 * pad)) / (max - min));
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+  const line = `M${points.join('L')}`;
+  const area = `${line}L${x(values.length - 1).toFixed(1)},${height}L${x(0).toFixed(1)},${height}Z`;
+  return { line, area };
+}
+
+async function chartOf(core: ReferenceServerCore, userId: string, account: AccountRecord) {
+  if (account.balance === null || account.currency === null) return null;
+  const currency = account.currency;
+  const scale = currencyScale(currency);
+  const today = core.today();
+  const windowStart = addDays(today, -(CHART_DAYS - 1));
+  const rows: TransactionRow[] = [];
+  for (let offset = 0; rows.length < CHART_MAX_ROWS; offset += 500) {
+    const page = await core.store.findTransactions(
+      userId,
+      { account_ids: [account.id], start_date: windowStart },
+      { limit: 500, offset },
+    );
+    rows.push(...page.rows);
+    if (page.rows.length < 500) break;
+  }
+  // Rows in another currency than the account's cannot be added to its balance.
+  const moves = rows
+    .filter((r) => r.currency === currency)
+    .map((r) => ({ date: r.date, amount: decimalToMinorUnits(r.amount, scale) }));
+  const earliest = moves.reduce((d, m) => (m.date < d ? m.date : d), today);
+  const from = moves.length === 0 ? addDays(today, -29) : addDays(earliest, -1);
+  const series = balanceSeries(
+    decimalToMinorUnits(account.balance, scale),
+    moves,
+    from < windowStart ? windowStart : from,
+    today,
+  );
+  const values = series.map((p) => Number(p.balance));
+  const label = (units: bigint) => show(minorUnitsToDecimal(units, scale), currency);
+  const balances = series.map((p) => p.balance);
+  return {
+    account_id: account.id,
+    account_name: account.name,
+    width: CHART_WIDTH,
+    height: CHART_HEIGHT,
+    ...chartPaths(values),
+    from: series[0]!.date,
+    to: series[series.length - 1]!.date,
+    min: label(balances.reduce((a, b) => (b < a ? b : a))),
+    max: label(balances.reduce((a, b) => (b > a ? b : a))),
+    first: label(balances[0]!),
+    last: label(balances[balances.length - 1]!),
+    days: series.length,
+  } satisfies Chart;
+}
+
+function lastRun(status: Status, names: Map<string, string>) {
+  const run = status.last_sync;
+  if (!run) return null;
+  const sum = (field: 'fetched' | 'added' | 'modified' | 'removed') =>
+    run.accounts.reduce((total, a) => total + a[field], 0);
+  return {
+    ok: run.ok,
+    outcome: run.outcome,
+    finished_at: run.finished_at,
+    fetched: sum('fetched'),
+    added: sum('added'),
+    modified: sum('modified'),
+    removed: sum('removed'),
+    issues: run.issues.map((i) => ({
+      stage: i.stage,
+      // The issue names the provider's account; the page shows its name.
+      account: i.account_id ? (names.get(i.account_id) ?? null) : null,
+      message: i.message,
+    })),
+  };
+}
+
+export async function overview(
+  core: ReferenceServerCore,
+  principal: { userId: string; scope: Scope },
+  selected: string | undefined,
+) {
+  const { userId } = principal;
+  const [user, status, records, latest] = await Promise.all([
+    core.store.findUser(userId),
+    core.status(userId),
+    core.store.listAccounts(userId),
+    core.store.findTransactions(userId, {}, { limit: LATEST, offset: 0 }),
+  ]);
+  const providerNames = new Map(records.map((r) => [r.provider_account_id, r.name]));
+  // The chosen account, else the first everyday account with a balance, else any with one.
+  const account =
+    records.find((r) => r.id === selected) ??
+    records.find((r) => r.balance !== null && r.account_type === 'depository') ??
+    records.find((r) => r.balance !== null) ??
+    records[0];
+  const rendered = (await renderTransactions(core.store, latest.rows)) as Array<{
+    id: string;
+    date: string;
+    name: string;
+    account: { name: string };
+    category: { name: string } | null;
+  }>;
+  return {
+    user: { name: user?.name ?? '' },
+    can_sync: principal.scope === 'read_write',
+    provider_configured: status.provider_configured,
+    connection: status.connection && {
+      status: status.connection.status,
+      status_reason: status.connection.status_reason,
+      last_run_at: status.connection.last_run_at,
+      last_success_at: status.connection.last_success_at,
+      syncing: status.connection.syncing,
+    },
+    last_sync: lastRun(status, providerNames),
+    accounts: status.accounts.map((a) => ({
+      id: a.id,
+      name: a.name,
+      account_type: a.account_type,
+      balance: money(a.balance, a.currency),
+      state: a.state,
+      last_synced_at: a.last_synced_at,
+      last_error: a.last_error,
+      balance_check: a.balance_check && {
+        status: a.balance_check.status,
+        since: a.balance_check.since,
+        difference:
+          a.balance_check.difference === null ? null : money(a.balance_check.difference, a.currency),
+      },
+    })),
+    chart: account ? await chartOf(core, userId, account) : null,
+    transactions: rendered.map((t, i) => ({
+      id: t.id,
+      date: t.date,
+      name: t.name,
+      account: t.account.name,
+      category: t.category?.name ?? null,
+      // The API's amounts are positive for money out: the page shows money in as +.
+      amount: signed(negateDecimal(latest.rows[i]!.amount), latest.rows[i]!.currency),
+      income: latest.rows[i]!.amount.startsWith('-'),
+    })),
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * The HTTP edge: routing before auth, bounded bodies and members, request ids and the access log,
+ * the per-key rate limit, and one-line start-up failures.
+ */
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StartupError, startReferenceServer } from '../src/server.js';
+import { BACKENDS, startTestServer, testDatabase, type TestServer } from './helpers.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * A request through node:http, which hands back the response the server sends early (a 413 before
+ * the body is read) even when the server then stops reading; fetch reports that as a network error.
+ */
+function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  key: string,
+  chunks: Buffer[],
+  length?: number,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { 'X-Api-Key': key, 'content-type': 'application/json' };
+    if (length !== undefined) headers['content-length'] = length;
+    const request = httpRequest(new URL(path, base), { method, headers }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', (error) => (request.writableEnded ? undefined : reject(error)));
+    // The server may stop reading once it has answered: later writes failing is expected.
+    for (const chunk of chunks) if (!request.destroyed) request.write(chunk, () => undefined);
+    request.end();
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`the HTTP edge ${backend.title}`, () => {
+    let t: TestServer;
+    let txId: string;
+    const lines: Array<Record<string, unknown>> = [];
+
+    beforeAll(async () => {
+      t = await startTestServer(
+        backend,
+        {},
+        {
+          logger: { info: (msg, fields) => lines.push({ msg, ...fields }) },
+        },
+      );
+      txId = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body.transactions[0]
+        .id;
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const get = async () => (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body;
+
+    it('answers an unknown route 404 whatever the key: routing comes before auth', async () => {
+      for (const key of [undefined, 'not-a-key', t.keys.alice]) {
+        const response = await t.request(key, 'GET', '/api/v1/nonsense');
+        expect(response.status, `key ${key?.slice(0, 4)}`).toBe(404);
+        expect(response.body).toMatchObject({ error: 'not_found' });
+      }
+      expect((await t.request(undefined, 'GET', '/api/v1/transactions')).status).toBe(401);
+    });
+
+    it('refuses a body over 1 MiB with 413, with or without a Content-Length, and changes nothing', async () => {
+      const before = await get();
+      const path = `/api/v1/transactions/${txId}`;
+      const big = Buffer.from(JSON.stringify({ transaction: { notes: 'x'.repeat(MiB + 10) } }));
+      const sized = await rawRequest(t.server.url, 'PATCH', path, t.keys.alice, [big], big.length);
+      expect(sized.status).toBe(413);
+      expect(JSON.parse(sized.body)).toMatchObject({
+        error: 'payload_too_large',
+        request_id: expect.any(String),
+      });
+      // Chunked: no length up front, so the limit must hold while the body streams in.
+      const chunks = [
+        Buffer.from('{"transaction":{"notes":"'),
+        ...Array.from({ length: 9 }, () => Buffer.alloc(256 * 1024, 120)),
+        Buffer.from('"}}'),
+      ];
+      const streamed = await rawRequest(t.server.url, 'PATCH', path, t.keys.alice, chunks);
+      expect(streamed.status).toBe(413);
+      expect(await get()).toEqual(before);
+    });
+
+    it('refuses a member over its length with a 422 naming it, and changes nothing', async () => {
+      const before = await get();
+      for (const [member, length, message] of [
+        ['name', 501, 'Name is too long (maximum is 500 characters)'],
+        ['notes', 10_001, 'Notes is too long (maximum is 10000 characters)'],
+      ] as const) {
+        const response = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, {
+          transaction: { [member]: 'x'.repeat(length) },
+        });
+        expect(response.status).toBe(422);
+        expect(response.body).toMatchObject({ error: 'validation_failed', errors: [message] });
+      }
+      const tooManyTags = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, {
+        transaction: { tag_ids: Array.from({ length: 101 }, (_, i) => `t${i}`) },
+      });
+      expect(tooManyTags.status).toBe(422);
+      expect(await get()).toEqual(before);
+    });
+
+    it('answers bad query parameters 400: NUL characters, huge pages, too many ids', async () => {
+      for (const query of [
+        'search=%00',
+        'search=a%00b',
+        'page=99999999999',
+        'per_page=0',
+        `account_ids[]=${Array.from({ length: 101 }, (_, i) => `a${i}`).join('&account_ids[]=')}`,
+        'start_date=yesterday',
+      ]) {
+        const response = await t.request(t.keys.alice, 'GET', `/api/v1/transactions?${query}`);
+        expect(response.status, query).toBe(400);
+        expect(response.body.error).toBe('bad_request');
+      }
+    });
+
+    it('gives every request an id, echoes a sane one, and logs one line per request without keys', async () => {
+      const mine = 'trace-1234-abcd';
+      const response = await fetch(
+        `${t.server.url}/api/v1/transactions/00000000-0000-0000-0000-000000000000`,
+        {
+          headers: { 'X-Api-Key': t.keys.alice, 'X-Request-Id': mine },
+        },
+      );
+      expect(response.headers.get('x-request-id')).toBe(mine);
+      expect(await response.json()).toMatchObject({ error: 'not_found', request_id: mine });
+      const fresh = await fetch(`${t.server.url}/health`);
+      expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      await new Promise((r) => setTimeout(r, 20));
+      const line = lines.find((l) => l.msg === 'request' && l.request_id === mine);
+      expect(line).toMatchObject({
+        method: 'GET',
+        status: 404,
+        path: expect.stringMatching(/^\/api\/v1\/transactions\//),
+      });
+      expect(typeof line!.duration_ms).toBe('number');
+      const everything = JSON.stringify(lines);
+      for (const key of Object.values(t.keys)) expect(everything).not.toContain(key);
+    });
+
+    it('says there is no limit (as a self-hosted service) when no rate limit is set', async () => {
+      const response = await fetch(`${t.server.url}/api/v1/tags`, { headers: { 'X-Api-Key': t.keys.alice } });
+      expect(response.headers.get('x-ratelimit-limit')).toBe('Infinity');
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('Infinity');
+    });
+  });
+}
+
+describe.skipIf(BACKENDS[0]!.skip)('the per-key rate limit', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(BACKENDS[0]!, {}, { http: { rateLimit: { limit: 3 } } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts per key, answers 429 with Retry-After when used up, and never counts a 401', async () => {
+    const call = (key?: string) =>
+      fetch(`${t.server.url}/api/v1/tags`, { headers: key ? { 'X-Api-Key': key } : {} });
+    for (let i = 0; i < 5; i += 1) expect((await call()).status).toBe(401);
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const response = await call(t.keys.alice);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBe('3');
+      remaining.push(response.headers.get('x-ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    const limited = await call(t.keys.alice);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({
+      error: 'rate_limit_exceeded',
+      details: { limit: 3, reset_in_seconds: expect.any(Number) },
+    });
+    expect((await call(t.keys.bob)).headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+});
+
+describe('start-up failures', () => {
+  it('a port in use is one clear StartupError, and nothing is left open', async () => {
+    const first = testDatabase(BACKENDS[0]!);
+    const second = testDatabase(BACKENDS[0]!);
+    const running = await startReferenceServer({ dataDir: first.dataDir, port: 0, scheduler: false });
+    try {
+      const port = Number(new URL(running.url).port);
+      await expect(startReferenceServer({ dataDir: second.dataDir, port, scheduler: false })).rejects.toThrow(
+        new StartupError(`port ${port} on 127.0.0.1 is already in use (set PORT to another one)`),
+      );
+    } finally {
+      await running.close({ graceMs: 0 });
+      await first.cleanup();
+      await second.cleanup();
+    }
+  });
+});
