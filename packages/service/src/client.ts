@@ -1,10 +1,11 @@
-import type { z } from 'zod';
 import { buildCreateBody } from './create-body.js';
-import { InvalidRequestError, InvalidResponseError, formatIssuePath, type Issue } from './errors.js';
-import { HttpClient, type JsonResponse } from './http.js';
+import { InvalidRequestError, type Issue } from './errors.js';
+import { HttpClient } from './http.js';
 import { logTo, type ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
-import { listIssues, pageIssues, toQuery, type QueryValue } from './params.js';
+import { listIssues, pageIssues, refuseParams, toQuery, unknownIssues, type QueryValue } from './params.js';
+import { parseBody } from './parse-body.js';
+import { AccountsResource, CategoriesResource, MerchantsResource, TagsResource } from './resources.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
 import {
   TransactionDeleteResultSchema,
@@ -158,24 +159,16 @@ export class TransactionsResource {
    * not): the deleted transactions, most recently deleted first, paged like `list()`.
    */
   listDeleted(params: TransactionDeletedListParams = {}, options: CallOptions = {}): TransactionList {
-    const issues = pageIssues(params);
-    for (const name of Object.keys(params ?? {})) {
-      if (name !== 'page' && name !== 'per_page') {
-        issues.push({ path: name, message: 'not a parameter of the deleted list (only page, per_page)' });
-      }
-    }
+    const issues: Issue[] = [
+      ...unknownIssues({ ...params }, ['page', 'per_page'], 'the deleted list'),
+      ...pageIssues(params ?? {}),
+    ];
     this.#checkParams(issues, 'list deleted transactions', 'transactions/deleted');
     return this.#pages('transactions/deleted', params, options);
   }
 
   #checkParams(issues: Issue[], what: string, route: string): void {
-    if (issues.length === 0) return;
-    const first = issues[0]!;
-    throw new InvalidRequestError(`refused to ${what}: ${first.path}: ${first.message}`, {
-      method: 'GET',
-      path: `/${API_PREFIX}/${route}`,
-      issues,
-    });
+    refuseParams(issues, what, `/${API_PREFIX}/${route}`);
   }
 
   #pages(
@@ -223,19 +216,6 @@ export class TransactionsResource {
   }
 }
 
-function parseBody<S extends z.ZodType>(schema: S, response: JsonResponse): z.output<S> {
-  const result = schema.safeParse(response.body);
-  if (result.success) return result.data;
-  const issues = result.error.issues
-    .slice(0, 10)
-    .map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
-  const first = issues[0];
-  throw new InvalidResponseError(
-    `unexpected response from ${response.method} ${response.path}${first ? `: ${first.path || '(body)'}: ${first.message}` : ''}`,
-    { method: response.method, path: response.path, status: response.status, issues },
-  );
-}
-
 /**
  * A typed client for the service's `/api/v1` (Sure's API; header `X-Api-Key`).
  *
@@ -248,6 +228,14 @@ function parseBody<S extends z.ZodType>(schema: S, response: JsonResponse): z.ou
 export class ServiceClient {
   readonly baseUrl: string;
   readonly transactions: TransactionsResource;
+  /** `GET /api/v1/accounts` (paged). */
+  readonly accounts: AccountsResource;
+  /** `GET /api/v1/categories` (paged). */
+  readonly categories: CategoriesResource;
+  /** `GET /api/v1/merchants`. */
+  readonly merchants: MerchantsResource;
+  /** `GET` and `POST /api/v1/tags`. */
+  readonly tags: TagsResource;
   readonly #http: HttpClient;
   #rateLimit: RateLimitSnapshot | undefined;
 
@@ -294,6 +282,10 @@ export class ServiceClient {
       },
     });
     this.transactions = new TransactionsResource(this, this.#http, options.logger);
+    this.accounts = new AccountsResource(this.#http);
+    this.categories = new CategoriesResource(this.#http);
+    this.merchants = new MerchantsResource(this.#http);
+    this.tags = new TagsResource(this.#http);
   }
 
   /**

@@ -12,6 +12,7 @@
  * ├─ ConnectionError             no response at all (DNS, reset, refused …)
  * │  └─ TimeoutError             no response within `timeoutMs`
  * ├─ RequestAbortedError         the caller's AbortSignal fired; never retried, not an API error
+ * ├─ RedirectError               a redirect the client will not follow (another origin; too many)
  * ├─ InvalidRequestError         the client refused to send a request (nothing was sent)
  * └─ InvalidResponseError        a 2xx body that is not JSON or not the service's format
  *
@@ -173,6 +174,32 @@ export class TimeoutError extends ConnectionError {
 
 export class RequestAbortedError extends ServiceError {
   override readonly name: string = 'RequestAbortedError';
+}
+
+/**
+ * The service answered with a redirect the client does not follow: one to another origin (the
+ * `X-Api-Key` header would go with it), a write redirected in a way that would turn it into a GET,
+ * or too many hops. Nothing was sent to `location`. Never retried.
+ */
+export class RedirectError extends ServiceError {
+  override readonly name: string = 'RedirectError';
+  /** The redirect's status (301, 302, 303, 307, 308). */
+  readonly status: number;
+  /** Where the service pointed: the absolute URL of `Location` (the API key masked, should it appear). */
+  readonly location: string;
+  /** The origin of `location` (`https://other.example:8443`). */
+  readonly origin: string;
+
+  constructor(message: string, context: ErrorContext & { status: number; location: string; origin: string }) {
+    super(message, context);
+    this.status = context.status;
+    this.location = context.location;
+    this.origin = context.origin;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), status: this.status, location: this.location, origin: this.origin };
+  }
 }
 
 export interface Issue {

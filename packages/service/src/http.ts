@@ -20,6 +20,7 @@ import {
 } from './errors.js';
 import { logTo, type ServiceLogger } from './logger.js';
 import { readRateLimit, type RateLimitSnapshot } from './rate-limit.js';
+import { fetchWithinOrigin, type RedirectSettings } from './redirect.js';
 import {
   backoffDelay,
   isRetryableStatus,
@@ -100,11 +101,19 @@ export class HttpClient {
   readonly #settings: HttpSettings;
   readonly #prefixUrl: string;
   readonly #basePath: string;
+  readonly #redirects: RedirectSettings;
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
     this.#prefixUrl = `${settings.baseUrl.replace(/\/+$/, '')}/`;
     this.#basePath = new URL(this.#prefixUrl).pathname.replace(/\/+$/, '');
+    this.#redirects = {
+      fetch: (input, init) => settings.fetch(input, init),
+      baseUrl: settings.baseUrl,
+      mask: (text) => redact(text, settings.apiKey),
+      relativePath: (url) => this.#relativePath(url),
+      logger: settings.logger,
+    };
   }
 
   /** Sends one request (retrying per the method's policy) and returns the parsed JSON of a 2xx answer. */
@@ -165,7 +174,10 @@ export class HttpClient {
       timeout: this.#settings.timeoutMs,
       throwHttpErrors: false,
       headers: { accept: 'application/json' },
-      fetch: (input, init) => this.#settings.fetch(input, init),
+      // Redirects are followed by hand, within the service's origin only (redirect.ts): fetch's
+      // own following would send X-Api-Key to any origin a Location names.
+      redirect: 'manual',
+      fetch: (input, init) => fetchWithinOrigin(this.#redirects, input as Request, init),
       retry: {
         limit: this.#settings.maxRetries,
         // Retries without a response (network errors, timeouts); statuses are judged in afterResponse.

@@ -1,6 +1,26 @@
 export { ServiceClient, TransactionsResource } from './client.js';
 export type { ServiceClientOptions, CallOptions, RawRequestOptions, QueryValue } from './client.js';
-export type { TransactionList, TransactionPage } from './pagination.js';
+export { AccountsResource, CategoriesResource, MerchantsResource, TagsResource } from './resources.js';
+export type { AccountListParams, CategoryListParams } from './resources.js';
+export type {
+  PagedList,
+  TransactionList,
+  TransactionPage,
+  AccountList,
+  AccountPage,
+  CategoryList,
+  CategoryPage,
+} from './pagination.js';
+export {
+  AccountSchema,
+  AccountPageSchema,
+  CategoryPageSchema,
+  MerchantListSchema,
+  TagListSchema,
+  TagCreateSchema,
+  TagCreateRequestSchema,
+} from './resource-schemas.js';
+export type { Account, Category, Merchant, Tag, TagCreate } from './resource-schemas.js';
 export type { RateLimitSnapshot } from './rate-limit.js';
 export { readRateLimit } from './rate-limit.js';
 export type { ServiceLogger } from './logger.js';
@@ -16,6 +36,7 @@ export {
   ConnectionError,
   TimeoutError,
   RequestAbortedError,
+  RedirectError,
   InvalidRequestError,
   InvalidResponseError,
 } from './errors.js';

@@ -28,10 +28,12 @@ export type {
   FakeTransactionSeed,
   FakeTransfer,
   FakeTransferSeed,
+  MerchantType,
 } from './fake/store.js';
 export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js';
 export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
 export { renderTransaction } from './fake/render.js';
+export { renderAccount, renderCategory, renderTag, applyCreateTag, TAG_COLORS } from './fake/resources.js';
 export { applyUpdate } from './fake/update.js';
 export { applyCreate } from './fake/create.js';
 export { applyDelete, applyRestore, DELETED } from './fake/delete.js';
@@ -50,7 +52,9 @@ export {
 /**
  * MSW handlers that answer `{baseUrl}/api/v1/transactions…` from `store`, like the service: GET index,
  * POST create, GET show, PATCH/PUT update, DELETE; plus finsync's extensions (the reference server
- * has them, Sure does not): POST `…/{id}/restore` and GET `…/deleted`. Other routes are left unhandled.
+ * has them, Sure does not): POST `…/{id}/restore` and GET `…/deleted`; and the lookup indexes
+ * `GET /api/v1/{accounts,categories,merchants,tags}` and `POST /api/v1/tags`. Other routes are left
+ * unhandled.
  *
  * ```ts
  * const store = new FakeServiceStore({ apiKeys: [{ key: 'k', scope: 'read_write' }], … });

@@ -1,55 +1,102 @@
-/** Automatic pagination over the service's `{ transactions, pagination }` envelope. */
+/**
+ * Automatic pagination over the service's paged envelopes: `{ transactions, pagination }`,
+ * `{ accounts, pagination }`, `{ categories, pagination }`.
+ */
+import type { Account, Category } from './resource-schemas.js';
 import type { Pagination, Transaction } from './schemas.js';
 
-/** One response of the index endpoint. */
+/**
+ * The items of a query, fetched lazily page by page. Iterate it for items, or `pages()` for one
+ * entry per response. Each iteration sends fresh requests.
+ */
+export interface PagedList<Item, Page> extends AsyncIterable<Item> {
+  /** Every page from the first asked (`page`, default 1) to `total_pages`, or to the first empty page. */
+  pages(): AsyncIterable<Page>;
+  /** Just the first page asked for. */
+  firstPage(): Promise<Page>;
+  /** Collects every item; refuses (RangeError) to hold more than `limit`, a guard against unbounded memory. */
+  toArray(options: { limit: number }): Promise<Item[]>;
+}
+
+/** One response of the transactions index. */
 export interface TransactionPage {
   transactions: Transaction[];
   pagination: Pagination;
 }
 
-/**
- * The transactions matching a query, fetched lazily page by page. Iterate it for transactions, or
- * `pages()` for one entry per response. Each iteration sends fresh requests.
- */
-export interface TransactionList extends AsyncIterable<Transaction> {
-  /** Every page from the first asked (`page`, default 1) to `total_pages`, or to the first empty page. */
-  pages(): AsyncIterable<TransactionPage>;
-  /** Just the first page asked for. */
-  firstPage(): Promise<TransactionPage>;
-  /** Collects every transaction; refuses (RangeError) to hold more than `limit`, a guard against unbounded memory. */
-  toArray(options: { limit: number }): Promise<Transaction[]>;
+/** One response of the accounts index; `pagination` is `null` from a server that sends every account at once. */
+export interface AccountPage {
+  accounts: Account[];
+  pagination: Pagination | null;
 }
 
-export function createTransactionList(
-  fetchPage: (page: number) => Promise<TransactionPage>,
+/** One response of the categories index; `pagination` is `null` from a server that does not page. */
+export interface CategoryPage {
+  categories: Category[];
+  pagination: Pagination | null;
+}
+
+export type TransactionList = PagedList<Transaction, TransactionPage>;
+export type AccountList = PagedList<Account, AccountPage>;
+export type CategoryList = PagedList<Category, CategoryPage>;
+
+/** How the generic walk reads one page: its items, its pagination, and what to call them in errors. */
+export interface PageShape<Item, Page> {
+  items: (page: Page) => Item[];
+  pagination: (page: Page) => Pagination | null;
+  /** Plural noun for messages (`transactions`). */
+  noun: string;
+}
+
+export function createPagedList<Item, Page>(
+  fetchPage: (page: number) => Promise<Page>,
   startPage: number,
-): TransactionList {
-  async function* pages(): AsyncGenerator<TransactionPage> {
+  shape: PageShape<Item, Page>,
+): PagedList<Item, Page> {
+  async function* pages(): AsyncGenerator<Page> {
     for (let page = startPage; ; page += 1) {
       const result = await fetchPage(page);
+      const pagination = shape.pagination(result);
+      // Sure answers a page past the end with the *last* page (Pagy's `overflow: :last_page`) and
+      // says so in `pagination.page`: those rows were already yielded (rows vanished meanwhile).
+      if (pagination && page > startPage && pagination.page < page) return;
       yield result;
-      if (result.transactions.length === 0 || page >= result.pagination.total_pages) return;
+      // No pagination: the server sent everything in one response.
+      if (!pagination || shape.items(result).length === 0 || page >= pagination.total_pages) return;
     }
   }
   return {
     pages,
     firstPage: () => fetchPage(startPage),
     async *[Symbol.asyncIterator]() {
-      for await (const page of pages()) yield* page.transactions;
+      for await (const page of pages()) yield* shape.items(page);
     },
     async toArray({ limit }) {
       if (!Number.isInteger(limit) || limit < 0) {
         throw new RangeError('toArray needs a limit: a non-negative integer');
       }
-      const all: Transaction[] = [];
-      const refuse = () => new RangeError(`more than ${limit} transactions; iterate instead of collecting`);
+      const all: Item[] = [];
+      const refuse = () => new RangeError(`more than ${limit} ${shape.noun}; iterate instead of collecting`);
       for await (const page of pages()) {
+        const items = shape.items(page);
+        const total = shape.pagination(page)?.total_count;
         // The first page's count already tells whether the whole walk would fit.
-        if (all.length === 0 && startPage === 1 && page.pagination.total_count > limit) throw refuse();
-        if (all.length + page.transactions.length > limit) throw refuse();
-        all.push(...page.transactions);
+        if (all.length === 0 && startPage === 1 && total !== undefined && total > limit) throw refuse();
+        if (all.length + items.length > limit) throw refuse();
+        all.push(...items);
       }
       return all;
     },
   };
+}
+
+export function createTransactionList(
+  fetchPage: (page: number) => Promise<TransactionPage>,
+  startPage: number,
+): TransactionList {
+  return createPagedList(fetchPage, startPage, {
+    items: (page) => page.transactions,
+    pagination: (page) => page.pagination,
+    noun: 'transactions',
+  });
 }

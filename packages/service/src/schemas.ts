@@ -18,20 +18,50 @@ export const AccountRefSchema = z
   })
   .loose();
 
+/**
+ * A category. Inside a transaction the service renders `{id, name, color, icon}`; its own index
+ * (`GET /api/v1/categories`) adds `parent`, `subcategories_count` and the timestamps.
+ */
 export const CategorySchema = z
   .object({
     id: z.string(),
     name: z.string(),
+    /** `#RRGGBB`. */
     color: z.string().nullish(),
+    /** A lucide icon name (`shopping-cart`). */
     icon: z.string().nullish(),
     /** Only older servers send it (removed from the service in 2026). */
     classification: z.string().nullish(),
+    /** The parent category of a subcategory, `null` for a root (categories index only). */
+    parent: z.object({ id: z.string(), name: z.string() }).loose().nullish(),
+    subcategories_count: z.number().int().nullish(),
+    created_at: z.string().nullish(),
+    updated_at: z.string().nullish(),
   })
   .loose();
 
-export const MerchantSchema = z.object({ id: z.string(), name: z.string() }).loose();
+/** A merchant. The merchants index adds `type` (`FamilyMerchant`/`ProviderMerchant`) and timestamps. */
+export const MerchantSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.string().nullish(),
+    created_at: z.string().nullish(),
+    updated_at: z.string().nullish(),
+  })
+  .loose();
 
-export const TagSchema = z.object({ id: z.string(), name: z.string(), color: z.string().nullish() }).loose();
+/** A tag. The tags index and `POST /api/v1/tags` add the timestamps. */
+export const TagSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    /** `#RRGGBB`. */
+    color: z.string().nullish(),
+    created_at: z.string().nullish(),
+    updated_at: z.string().nullish(),
+  })
+  .loose();
 
 export const TransferSchema = z
   .object({
@@ -68,7 +98,7 @@ function centsToDecimal(cents: number, scale: number): string {
   return negative && cents !== 0 ? `-${body}` : body;
 }
 
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 export const TransactionSchema = z
   .object({
@@ -165,7 +195,8 @@ export function isCalendarDate(text: string): boolean {
   return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
 }
 
-const nonBlank = (what: string) =>
+/** A text member that must not be blank; `what` names it in messages (`Name can't be blank`). */
+export const nonBlank = (what: string) =>
   textMember(what).refine((s) => s.trim() !== '', { message: `${what} can't be blank` });
 
 /** `YYYY-MM-DD`. */
@@ -276,20 +307,44 @@ export const TransactionCreateRequestSchema = z.object({ transaction: Transactio
 /** The answer to `DELETE /api/v1/transactions/{id}`: `{"message":"Transaction deleted successfully"}`. */
 export const TransactionDeleteResultSchema = z.object({ message: z.string() }).loose();
 
+/**
+ * `list()` filters, sent the way the service's Rails params read them (arrays as `name[]=…`). Every
+ * filter given must match (AND); within one array, any id matches (OR). See the README's table.
+ */
 export interface TransactionListParams {
   page?: number;
+  /** 1–100 (default 25). */
   per_page?: number;
+  /** One account (a UUID). */
   account_id?: string;
+  /** Any of these accounts (`account_ids[]`). With `account_id` too, a row must match both. */
+  account_ids?: string[];
   /** `YYYY-MM-DD`, inclusive. */
   start_date?: string;
   /** `YYYY-MM-DD`, inclusive. */
   end_date?: string;
-  /** Matches the transaction name. */
+  /**
+   * Case-insensitive substring of the name, the notes or the merchant's name (SQL `ILIKE`, not
+   * escaped by the service: `%` and `_` are wildcards, `\` escapes them).
+   */
   search?: string;
   category_id?: string;
+  /** Any of these categories (`category_ids[]`). */
+  category_ids?: string[];
   merchant_id?: string;
+  /** Any of these merchants (`merchant_ids[]`). */
+  merchant_ids?: string[];
   /** Transactions carrying any of these tags (sent as `tag_ids[]`). */
   tag_ids?: string[];
+  /**
+   * Lowest stored amount, inclusive, in the **internal sign** (positive = expense, negative =
+   * income) and the row's own currency: `min_amount: 100` means "expenses of 100 or more".
+   */
+  min_amount?: number | string;
+  /** Highest stored amount, inclusive, internal sign: `max_amount: -100` means "income of 100 or more". */
+  max_amount?: number | string;
+  /** `income` (stored amount < 0) or `expense` (stored amount > 0; zero amounts match neither). */
+  type?: 'income' | 'expense';
 }
 
 /** `listDeleted()` parameters: the deleted rows are paged like the index, without filters. */

@@ -238,7 +238,7 @@ describe('auth (§3, §4)', () => {
       const request = new Request(`${BASE}${path}`, { method, headers: { 'x-api-key': KEY } });
       expect(await handleServiceRequest(world.store, request, { baseUrl: BASE })).toBeUndefined();
     }
-    const other = new Request(`${BASE}/api/v1/accounts`, { headers: { 'x-api-key': KEY } });
+    const other = new Request(`${BASE}/api/v1/budgets`, { headers: { 'x-api-key': KEY } });
     expect(await handleServiceRequest(world.store, other, { baseUrl: BASE })).toBeUndefined();
   });
 });

@@ -4,6 +4,9 @@ import { InvalidRequestError, ServiceClient, type Transaction } from '../src/ind
 import { API, BASE, KEY, settle, useMswServer, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
+const ACC = '0b7e5d1c-1111-4c1e-9a57-2f0e8b1d3c44';
+const T1 = 'd1e2f3a4-4444-4c1e-9a57-2f0e8b1d3c44';
+const T2 = 'd1e2f3a4-5555-4c1e-9a57-2f0e8b1d3c44';
 const client = () => new ServiceClient({ baseUrl: BASE, apiKey: KEY, maxRetries: 0 });
 
 /** Serves `total` transactions with ids `tx-1`…, `per_page` per page (default 25, as the service). */
@@ -78,20 +81,20 @@ describe('list()', () => {
     const urls = serve(1);
     await client()
       .transactions.list({
-        account_id: 'acc 1',
+        account_id: ACC,
         start_date: '2026-01-01',
         end_date: '2026-01-31',
         search: 'Coffee & tea',
-        tag_ids: ['t1', 't2'],
+        tag_ids: [T1, T2],
         category_id: undefined,
       })
       .firstPage();
     const query = urls[0]!.searchParams;
-    expect(query.get('account_id')).toBe('acc 1');
+    expect(query.get('account_id')).toBe(ACC);
     expect(query.get('start_date')).toBe('2026-01-01');
     expect(query.get('end_date')).toBe('2026-01-31');
     expect(query.get('search')).toBe('Coffee & tea');
-    expect(query.getAll('tag_ids[]')).toEqual(['t1', 't2']);
+    expect(query.getAll('tag_ids[]')).toEqual([T1, T2]);
     expect(query.has('category_id')).toBe(false);
     expect(query.get('page')).toBe('1');
   });

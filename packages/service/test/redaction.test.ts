@@ -44,7 +44,14 @@ describe('the API key', () => {
 
   it('never shows in inspect or JSON of the client or its resource', () => {
     const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY });
-    for (const value of [client, client.transactions]) expect(everything(value)).not.toContain(KEY);
+    const resources = [
+      client.transactions,
+      client.accounts,
+      client.categories,
+      client.merchants,
+      client.tags,
+    ];
+    for (const value of [client, ...resources]) expect(everything(value)).not.toContain(KEY);
     expect(JSON.parse(JSON.stringify(client))).toEqual({ baseUrl: BASE });
     expect(inspect(client)).toBe(`ServiceClient { baseUrl: '${BASE}' }`);
     expect(Object.keys(client)).not.toContain('apiKey');

@@ -1,7 +1,8 @@
 /**
  * The fake service's HTTP surface as one `Request → Response` function (no msw import): routing, auth,
  * the per-key rate limit and the write scope, in the service's order (service-api.md §3, §4, §6); then
- * index, show, create, update, delete, and finsync's restore and deleted list.
+ * index, show, create, update, delete, finsync's restore and deleted list, and the lookup routes
+ * (accounts, categories, merchants, tags; `POST /api/v1/tags`).
  */
 import { castUuid, type FakeResult } from './cast.js';
 import { applyCreate } from './create.js';
@@ -9,6 +10,7 @@ import { applyDelete, applyRestore } from './delete.js';
 import { listDeletedTransactions, listTransactions } from './list.js';
 import { resolveLocale } from './money.js';
 import { renderTransaction } from './render.js';
+import { applyCreateTag, listAccounts, listCategories, listMerchants, listTags } from './resources.js';
 import type { FakeApiKey, FakeRequestRecord, FakeServiceStore, FakeTransaction } from './store.js';
 import { applyUpdate } from './update.js';
 
@@ -63,16 +65,28 @@ function authenticate(request: Request, store: FakeServiceStore): FakeApiKey | F
   return key;
 }
 
+type Lookup = 'accounts' | 'categories' | 'merchants' | 'tags';
+
 type Route =
+  | { kind: 'lookup'; resource: Lookup }
+  | { kind: 'create-tag' }
   | { kind: 'collection' }
   | { kind: 'deleted' }
   | { kind: 'item'; id: string }
   | { kind: 'restore'; id: string };
 
 const ROUTE = /^\/api\/v1\/transactions(?:\/([^/]+?)(?:\/(restore))?)?(?:\.json)?\/?$/;
+const LOOKUP = /^\/api\/v1\/(accounts|categories|merchants|tags)(?:\.json)?\/?$/;
 
 /** The route `method path` names, or `undefined` for one the fake does not serve. */
 function matchRoute(method: string, path: string): Route | undefined {
+  const lookup = LOOKUP.exec(path);
+  if (lookup) {
+    const resource = lookup[1] as Lookup;
+    if (method === 'GET') return { kind: 'lookup', resource };
+    // Sure also has POST categories and merchants (a CSV import); the fake leaves them unhandled.
+    return method === 'POST' && resource === 'tags' ? { kind: 'create-tag' } : undefined;
+  }
   const match = ROUTE.exec(path);
   if (!match) return undefined;
   const [, id, restore] = match;
@@ -99,6 +113,12 @@ function findIn(
   const uuid = castUuid(decoded);
   const tx = uuid === null ? undefined : rows.get(uuid);
   return tx && store.canAccess(key, tx.account_id) ? tx : undefined;
+}
+
+function lookup(store: FakeServiceStore, key: FakeApiKey, resource: Lookup, url: URL, locale: string) {
+  if (resource === 'accounts') return listAccounts(store, key, url, locale);
+  if (resource === 'categories') return listCategories(store, url);
+  return resource === 'merchants' ? listMerchants(store, key) : listTags(store);
 }
 
 /**
@@ -182,10 +202,12 @@ export async function handleServiceRequest(
 
   // Scope before lookup: a read-only key gets 403 even for an id that does not exist.
   if (WRITE_METHODS.has(method) && key.scope !== 'read_write') {
+    // The tags controller asks for the scope by its stored name; the others ask for "write".
+    const scope = route.kind === 'create-tag' ? 'read_write' : 'write';
     return respond(
       {
         status: 403,
-        body: { error: 'insufficient_scope', message: "This action requires the 'write' scope" },
+        body: { error: 'insufficient_scope', message: `This action requires the '${scope}' scope` },
       },
       headers,
     );
@@ -193,6 +215,10 @@ export async function handleServiceRequest(
   const locale = resolveLocale(url.searchParams.get('locale'), request.headers.get('accept-language'));
   const answer = (result: FakeResult) => respond(result, headers);
   switch (route.kind) {
+    case 'lookup':
+      return answer(lookup(store, key, route.resource, url, locale));
+    case 'create-tag':
+      return answer(applyCreateTag(store, body));
     case 'collection':
       return answer(
         method === 'GET' ? listTransactions(store, key, url, locale) : applyCreate(store, body, locale, key),

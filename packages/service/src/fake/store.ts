@@ -6,7 +6,8 @@
 import { toUnits, unitsToDecimal } from './money.js';
 
 export type ApiKeyScope = 'read' | 'read_write';
-export type AccountStatus = 'active' | 'disabled' | 'pending_deletion';
+export type AccountStatus = 'draft' | 'active' | 'disabled' | 'pending_deletion';
+export type MerchantType = 'FamilyMerchant' | 'ProviderMerchant';
 
 export interface FakeApiKey {
   /** The key as sent in `X-Api-Key` (the service's keys are 64 lowercase hex characters). */
@@ -31,8 +32,20 @@ export interface FakeAccount {
   /** `depository`, `investment`, `crypto`, `property`, `vehicle`, `other_asset`, `credit_card`, `loan`, `other_liability`. */
   account_type: string;
   currency: string;
-  /** `pending_deletion` accounts are left out of the index (show and update still find them). */
+  /**
+   * `pending_deletion` accounts are left out of the transactions index (show and update still find
+   * them); the accounts index lists only `draft`/`active` ones unless `include_disabled`.
+   */
   status: AccountStatus;
+  /** Decimal string, the account's own sign (a loan's balance is positive). Default `"0"`. */
+  balance: string;
+  /** The cash part of the balance (investments); default the balance. */
+  cash_balance: string | null;
+  subtype: string | null;
+  institution_name: string | null;
+  institution_domain: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface FakeCategory {
@@ -40,17 +53,30 @@ export interface FakeCategory {
   name: string;
   color: string;
   icon: string;
+  /** The parent of a subcategory; `null` for a root category. */
+  parent_id: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface FakeMerchant {
   id: string;
   name: string;
+  /**
+   * A family's own merchant, or one a provider sync made: the merchants index lists the latter only
+   * when a transaction in an account the key's user can access uses it.
+   */
+  type: MerchantType;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface FakeTag {
   id: string;
   name: string;
   color: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface FakeTransaction {
@@ -85,24 +111,16 @@ export interface FakeTransfer {
 export type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
 export type FakeApiKeySeed = Optional<FakeApiKey, 'name' | 'revoked' | 'userDeactivated'>;
-export type FakeAccountSeed = Optional<FakeAccount, 'id' | 'currency' | 'status'>;
-export type FakeCategorySeed = Optional<FakeCategory, 'id' | 'color' | 'icon'>;
-export type FakeMerchantSeed = Optional<FakeMerchant, 'id'>;
-export type FakeTagSeed = Optional<FakeTag, 'id' | 'color'>;
+type Stamped = 'created_at' | 'updated_at';
+/** Only `name` and `account_type` are required; everything else has a default. */
+export type FakeAccountSeed = Optional<FakeAccount, Exclude<keyof FakeAccount, 'name' | 'account_type'>>;
+export type FakeCategorySeed = Optional<FakeCategory, 'id' | 'color' | 'icon' | 'parent_id' | Stamped>;
+export type FakeMerchantSeed = Optional<FakeMerchant, 'id' | 'type' | Stamped>;
+export type FakeTagSeed = Optional<FakeTag, 'id' | 'color' | Stamped>;
+/** `account_id`, `date`, `name` and `amount` are required; everything else has a default. */
 export type FakeTransactionSeed = Optional<
   Omit<FakeTransaction, 'amount'>,
-  | 'id'
-  | 'currency'
-  | 'notes'
-  | 'external_id'
-  | 'source'
-  | 'category_id'
-  | 'merchant_id'
-  | 'tag_ids'
-  | 'split'
-  | 'created_at'
-  | 'updated_at'
-  | 'locked_attributes'
+  Exclude<keyof FakeTransaction, 'account_id' | 'date' | 'name' | 'amount'>
 > & {
   /** Internal sign: positive = expense, negative = income. A decimal string or a number. */
   amount: string | number;
@@ -203,26 +221,56 @@ export class FakeServiceStore {
     return key;
   }
 
+  #stamps(): Record<Stamped, string> {
+    const now = isoSeconds(this.#now());
+    return { created_at: now, updated_at: now };
+  }
+
   addAccount(seed: FakeAccountSeed): FakeAccount {
-    const account: FakeAccount = { id: crypto.randomUUID(), currency: 'USD', status: 'active', ...seed };
+    const balance = seed.balance ?? '0';
+    const account: FakeAccount = {
+      id: crypto.randomUUID(),
+      currency: 'USD',
+      status: 'active',
+      subtype: null,
+      institution_name: null,
+      institution_domain: null,
+      ...this.#stamps(),
+      ...seed,
+      balance,
+      cash_balance: seed.cash_balance === undefined ? balance : seed.cash_balance,
+    };
     this.accounts.set(account.id, account);
     return account;
   }
 
   addCategory(seed: FakeCategorySeed): FakeCategory {
-    const category: FakeCategory = { id: crypto.randomUUID(), color: '#6172F3', icon: 'shapes', ...seed };
+    if (seed.parent_id) need(this.categories, seed.parent_id, 'parent category');
+    const category: FakeCategory = {
+      id: crypto.randomUUID(),
+      color: '#6172F3',
+      icon: 'shapes',
+      parent_id: null,
+      ...this.#stamps(),
+      ...seed,
+    };
     this.categories.set(category.id, category);
     return category;
   }
 
   addMerchant(seed: FakeMerchantSeed): FakeMerchant {
-    const merchant: FakeMerchant = { id: crypto.randomUUID(), ...seed };
+    const merchant: FakeMerchant = {
+      id: crypto.randomUUID(),
+      type: 'FamilyMerchant',
+      ...this.#stamps(),
+      ...seed,
+    };
     this.merchants.set(merchant.id, merchant);
     return merchant;
   }
 
   addTag(seed: FakeTagSeed): FakeTag {
-    const tag: FakeTag = { id: crypto.randomUUID(), color: '#e99537', ...seed };
+    const tag: FakeTag = { id: crypto.randomUUID(), color: '#e99537', ...this.#stamps(), ...seed };
     this.tags.set(tag.id, tag);
     return tag;
   }
