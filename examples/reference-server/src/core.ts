@@ -5,14 +5,20 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_BASE_URL, ProviderClient, type ProviderLogger } from '@finsync/provider';
+import {
+  AuthenticationError,
+  DEFAULT_BASE_URL,
+  PermissionDeniedError,
+  ProviderClient,
+  type ProviderLogger,
+} from '@finsync/provider';
 import {
   SandboxProvider,
   startSandboxServer,
   type SandboxOptions,
   type SandboxServer,
 } from '@finsync/provider/sandbox';
-import { SyncEngine, type BalanceReconciliation, type ConnectionReport } from '@finsync/sync';
+import { SyncEngine, type ConnectionReport } from '@finsync/sync';
 import {
   judgeStoredKeys,
   loadMasterKey,
@@ -24,6 +30,7 @@ import { FeedApplier } from './feed.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore, ProviderCredential } from './store/types.js';
 import { ApiProblem } from './problem.js';
+import { SyncRuns, balanceCheck, type RunningSync, type UserSyncSummary } from './runs.js';
 
 /** Stored as a user's provider base URL: use the built-in sandbox provider. */
 export const SANDBOX = 'sandbox';
@@ -60,49 +67,24 @@ function localToday(): string {
   return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
 }
 
-export interface UserSyncSummary {
-  ok: boolean;
-  outcome: ConnectionReport['outcome'];
-  status: ConnectionReport['status'];
-  finished_at: string;
-  accounts: Array<{
-    account_id: string;
-    name: string;
-    state: string;
-    fetched: number;
-    added: number;
-    modified: number;
-    removed: number;
-    /** Rows the provider listed that stand for another row (a hold beside its posted twin, an old id). */
-    hidden: number;
-    /** Rows that took another's place, by reason (`posted`, `id-changed`, `reverted`). */
-    replaced: Record<string, number>;
-    balance_check: BalanceCheck | null;
-  }>;
-  issues: Array<{ stage: string; account_id: string | null; error: string; message: string }>;
-  feed_entries_applied: number;
-}
-
-/** The engine's balance check of an account, in the API's spelling. */
-export interface BalanceCheck {
-  status: BalanceReconciliation['status'];
-  basis: BalanceReconciliation['basis'];
-  opening_balance: string;
-  history_from: string | null;
-  since: string | null;
-  difference: string | null;
-}
-
-function balanceCheck(check: BalanceReconciliation | null | undefined): BalanceCheck | null {
-  if (!check) return null;
-  return {
-    status: check.status,
-    basis: check.basis,
-    opening_balance: check.openingBalance,
-    history_from: check.historyFrom,
-    since: check.since,
-    difference: check.difference,
-  };
+/** Asks the provider whether it takes a key; answers a refusal 422 and an unreachable provider 503. */
+async function checkProviderKey(client: ProviderClient): Promise<void> {
+  try {
+    await client.listAccounts({ signal: AbortSignal.timeout(15_000) });
+  } catch (error) {
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
+      throw new ApiProblem(
+        422,
+        'validation_failed',
+        'The provider refused this key; the previous key stays in use',
+        [`The provider answered ${error.status}: ${error.message}`],
+      );
+    throw new ApiProblem(
+      503,
+      'provider_unavailable',
+      'The provider could not be reached to check the key; nothing was changed. Try again',
+    );
+  }
 }
 
 export class ReferenceServerCore {
@@ -117,12 +99,12 @@ export class ReferenceServerCore {
   readonly #masterKey: Buffer;
   readonly #applier: FeedApplier;
   readonly #options: ReferenceServerOptions;
-  readonly #lastReports = new Map<string, UserSyncSummary>();
+  readonly #runs: SyncRuns;
   /** The `updated_at` of the stored provider key each registered client was made from. */
   readonly #registered = new Map<string, string>();
   #started = false;
-  /** The feed application started when a run ended, so `syncUser` can report what it applied. */
-  readonly #applying = new Map<string, Promise<number>>();
+  /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
+  readonly #applying = new Map<string, Promise<UserSyncSummary>>();
 
   constructor(options: ReferenceServerOptions) {
     this.#options = options;
@@ -145,11 +127,14 @@ export class ReferenceServerCore {
     this.engine = new SyncEngine({
       storage,
       intervalMs: options.syncIntervalMs ?? 6 * 3_600_000,
+      // Smaller commits than the engine's default: on SQLite each holds the connection requests share.
+      batchSize: database.kind === 'sqlite' ? 500 : 2_000,
       // When the sandbox has been moved past the calendar (the demo does), "today" follows it.
       clock: { today: sandboxToday },
       logger: this.logger,
     });
     this.#applier = new FeedApplier(this.store, this.engine);
+    this.#runs = new SyncRuns(this.store, this.engine, this.logger);
     this.engine.on('run:done', ({ report }) => {
       const applying = this.#afterRun(report);
       this.#applying.set(report.connectionId, applying);
@@ -304,12 +289,17 @@ export class ReferenceServerCore {
     return new ProviderClient({ apiKey, baseUrl: baseUrl ?? DEFAULT_BASE_URL, logger: this.logger });
   }
 
-  /** Stores a user's provider key encrypted and (re)starts syncing with it. */
+  /**
+   * Checks a user's provider key with the provider (`GET /accounts`), then stores it encrypted and
+   * starts a sync with it. A key the provider refuses is a 422 and the old key stays in use; a
+   * provider that cannot be reached is a 503 and nothing changes. Before `start()` (the command
+   * line) the key is only stored: there is no provider client to check it with yet.
+   */
   async setProviderKey(
     userId: string,
     apiKey: string,
     baseUrl: string | undefined = undefined,
-  ): Promise<void> {
+  ): Promise<RunningSync | undefined> {
     // A user-chosen URL would let anyone make this server call any host: only known ones are allowed.
     const allowed = this.#allowedBaseUrls();
     if (baseUrl !== undefined && !allowed.has(baseUrl)) {
@@ -317,9 +307,11 @@ export class ReferenceServerCore {
         `base_url must be one of: ${[...allowed].join(', ')}`,
       ]);
     }
+    const key = apiKey.trim();
     const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
-    const sealed = sealProviderKey(this.#masterKey, apiKey.trim(), { userId, baseUrl: storedUrl });
-    const client = this.#started ? this.#client(apiKey.trim(), storedUrl) : undefined;
+    const client = this.#started ? this.#client(key, storedUrl) : undefined;
+    if (client) await checkProviderKey(client);
+    const sealed = sealProviderKey(this.#masterKey, key, { userId, baseUrl: storedUrl });
     const updatedAt = new Date().toISOString();
     await this.store.upsertProviderCredential({
       user_id: userId,
@@ -328,10 +320,12 @@ export class ReferenceServerCore {
       updated_at: updatedAt,
     });
     // Before start() (the command line), storing is all: start() registers every stored key.
-    if (!client) return;
-    if (await this.engine.getConnection(userId)) await this.engine.updateCredentials(userId, { client });
-    else await this.engine.addConnection({ id: userId, client });
-    this.#registered.set(userId, updatedAt);
+    if (!client) return undefined;
+    await this.#register(
+      { user_id: userId, sealed_key: sealed, base_url: storedUrl, updated_at: updatedAt },
+      key,
+    );
+    return this.startSync(userId);
   }
 
   /**
@@ -356,53 +350,41 @@ export class ReferenceServerCore {
     return true;
   }
 
-  async #afterRun(report: ConnectionReport): Promise<number> {
+  /** Every run (scheduled or asked for) applies the feed and stores its summary as the last result. */
+  async #afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
     const applied = await this.#applier.apply(report.connectionId);
-    this.#lastReports.set(report.connectionId, this.#summarize(report, applied));
-    return applied;
+    return this.#runs.finish(report.connectionId, report, applied);
   }
 
-  #summarize(report: ConnectionReport, applied: number): UserSyncSummary {
-    return {
-      ok: report.ok,
-      outcome: report.outcome,
-      status: report.status,
-      finished_at: report.finishedAt,
-      accounts: report.accounts.map((a) => ({
-        account_id: a.accountId,
-        name: a.name,
-        state: a.state,
-        fetched: a.fetched,
-        added: a.added,
-        modified: a.modified,
-        removed: a.removed,
-        hidden: a.hidden,
-        replaced: { ...a.replacements },
-        balance_check: balanceCheck(a.reconciliation),
-      })),
-      issues: report.issues.map((i) => ({
-        stage: i.stage,
-        account_id: i.accountId,
-        error: i.error.name,
-        message: i.message,
-      })),
-      feed_entries_applied: applied,
-    };
-  }
-
-  /** Syncs one user now and applies the feed before answering. */
+  /** Syncs one user now; resolves when the run ended and its feed is applied. */
   async syncUser(userId: string): Promise<UserSyncSummary> {
     if (!(await this.#refreshClient(userId))) {
       throw new ApiProblem(422, 'validation_failed', 'No provider key is configured for this user', [
         'Set one with PUT /api/v1/provider',
       ]);
     }
-    const report = await this.engine.sync(userId);
-    const applied =
-      (await (this.#applying.get(userId) ?? Promise.resolve(0))) + (await this.#applier.apply(userId));
-    const summary = this.#summarize(report, applied);
-    this.#lastReports.set(userId, summary);
-    return summary;
+    this.#runs.begin(userId);
+    await this.engine.sync(userId);
+    // The run's 'run:done' handler applies the feed and stores the summary.
+    const done = await this.#applying.get(userId);
+    return done ?? (await this.#runs.last(userId))!;
+  }
+
+  /**
+   * Starts a sync of one user in the background (or joins the one running) and returns its id at
+   * once; `GET /api/v1/sync/status` shows its progress and, when it ends, its summary.
+   */
+  async startSync(userId: string): Promise<RunningSync> {
+    if (!(await this.#refreshClient(userId))) {
+      throw new ApiProblem(422, 'validation_failed', 'No provider key is configured for this user', [
+        'Set one with PUT /api/v1/provider',
+      ]);
+    }
+    const run = this.#runs.begin(userId);
+    void this.engine
+      .sync(userId)
+      .catch((error: unknown) => this.logger.error?.('a sync failed', { userId, error: String(error) }));
+    return run;
   }
 
   async status(userId: string) {
@@ -422,7 +404,8 @@ export class ReferenceServerCore {
             syncing: this.engine.isSyncing(userId),
           }
         : null,
-      last_sync: this.#lastReports.get(userId) ?? null,
+      running: this.#runs.running(userId) ?? null,
+      last_sync: await this.#runs.last(userId),
       accounts: accounts.map((a) => {
         const state = states.find((s) => s.accountId === a.provider_account_id);
         return {

@@ -93,7 +93,8 @@ export class FeedApplier {
     let applied = 0;
     for (;;) {
       const cursor = await this.#store.feedCursor(userId);
-      const batch = await this.#engine.readChanges({ after: cursor, limit: 1_000, connectionId: userId });
+      // Small batches: on SQLite each holds the one connection, and requests wait for it.
+      const batch = await this.#engine.readChanges({ after: cursor, limit: 250, connectionId: userId });
       if (batch.length === 0) return applied;
       // One transaction per batch, cursor included: a crash replays the batch, never half of it.
       // Another applier of this user (another server on the same database) may have moved the

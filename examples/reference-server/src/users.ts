@@ -88,7 +88,8 @@ export async function authenticate(
   if (now - lastUsed >= TOUCH_EVERY_MS) {
     lastTouched.set(row.id, now);
     if (lastTouched.size > 10_000) lastTouched.clear();
-    await store.touchApiKey(row.id, new Date(now).toISOString());
+    // Not awaited: the request does not wait for bookkeeping, and a failure only loses one timestamp.
+    void store.touchApiKey(row.id, new Date(now).toISOString()).catch(() => lastTouched.delete(row.id));
   }
   return { userId: row.user_id, keyId: row.id, scope: row.scope };
 }

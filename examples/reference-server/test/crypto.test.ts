@@ -230,10 +230,10 @@ async function expectOnlyAliceStopped(f: Fixture, server: RunningServer): Promis
   const status = await call(server, f.keys.alice, 'GET', '/api/v1/sync/status');
   expect(status.body.connection.status).toBe('reauth_required');
   expect(status.body.connection.status_reason).toMatch(/set the provider key again/);
-  const sync = await call(server, f.keys.alice, 'POST', '/api/v1/sync');
+  const sync = await call(server, f.keys.alice, 'POST', '/api/v1/sync?wait=true');
   expect(sync.status).toBe(422);
   expect(sync.body.errors.join(' ')).toMatch(/set it again/);
-  const bob = await call(server, f.keys.bob, 'POST', '/api/v1/sync');
+  const bob = await call(server, f.keys.bob, 'POST', '/api/v1/sync?wait=true');
   expect([bob.status, bob.body.ok]).toEqual([200, true]);
   expect((await call(server, f.keys.bob, 'GET', '/api/v1/sync/status')).body.connection.status).toBe(
     'active',
@@ -287,7 +287,7 @@ for (const backend of BACKENDS) {
         base_url: SANDBOX,
       });
       expect(put.status).toBe(200);
-      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync')).body.ok).toBe(true);
+      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync?wait=true')).body.ok).toBe(true);
       expect(evil.requests).toEqual([]);
     });
 
@@ -333,7 +333,7 @@ for (const backend of BACKENDS) {
       await cli.setProviderKey(f.users.alice, SECRET, SANDBOX);
       await cli.close();
       const server = await start(f);
-      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync')).body.ok).toBe(true);
+      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync?wait=true')).body.ok).toBe(true);
       const status = await call(server, f.keys.alice, 'GET', '/api/v1/sync/status');
       expect(status.body.connection.status).toBe('active');
     });
@@ -362,7 +362,7 @@ for (const backend of BACKENDS) {
       expect(openProviderKey(key, after.sealed_key, { userId: f.users.alice, baseUrl: SANDBOX }).apiKey).toBe(
         SECRET,
       );
-      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync')).body.ok).toBe(true);
+      expect((await call(server, f.keys.alice, 'POST', '/api/v1/sync?wait=true')).body.ok).toBe(true);
     });
 
     it('a v1 record whose base_url is off the allow-list is refused and left as it is', async () => {

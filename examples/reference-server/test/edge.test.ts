@@ -4,7 +4,10 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StartupError, startReferenceServer } from '../src/server.js';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { SANDBOX, StartupError, startReferenceServer } from '../src/server.js';
+import { createUser } from '../src/users.js';
 import { BACKENDS, startTestServer, testDatabase, type TestServer } from './helpers.js';
 
 const MiB = 1024 * 1024;
@@ -205,3 +208,58 @@ describe('start-up failures', () => {
     }
   });
 });
+
+describe.skipIf(BACKENDS[0]!.skip)('SQLite under another process’s write lock', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(BACKENDS[0]!);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reads answer at once; a write that cannot get the lock is a 503 with Retry-After, not a 500', async () => {
+    const other = new Database(join(t.dataDir, 'finsync.db'), { timeout: 0 });
+    try {
+      other.exec('BEGIN IMMEDIATE'); // what a CLI or a second server mid-commit holds
+      const started = performance.now();
+      const read = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=5');
+      expect(read.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      const id = read.body.transactions[0].id;
+      const write = await fetch(`${t.server.url}/api/v1/transactions/${id}`, {
+        method: 'PATCH',
+        headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
+        body: JSON.stringify({ transaction: { notes: 'while locked' } }),
+      });
+      expect(write.status).toBe(503);
+      expect(write.headers.get('retry-after')).toBe('1');
+      expect(await write.json()).toMatchObject({ error: 'database_busy' });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  }, 20_000);
+});
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`the last sync ${backend.title}`, () => {
+    it('survives a restart', async () => {
+      const db = testDatabase(backend);
+      const open = () =>
+        startReferenceServer({ dataDir: db.dataDir, database: db.database, port: 0, scheduler: false });
+      let server = await open();
+      try {
+        const user = await createUser(server.core.store, 'carol');
+        await server.core.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+        const summary = await server.core.syncUser(user.id);
+        await server.close({ graceMs: 0 });
+        server = await open();
+        expect((await server.core.status(user.id)).last_sync).toEqual(summary);
+      } finally {
+        await server.close({ graceMs: 0 });
+        await db.cleanup();
+      }
+    });
+  });
+}

@@ -116,7 +116,7 @@ for (const backend of BACKENDS) {
 
         for (let day = 0; day < 5; day += 1) {
           t.server.core.sandbox!.advanceDays(1);
-          const summary = (await t.request(t.keys.alice, 'POST', '/api/v1/sync')).body;
+          const summary = (await t.request(t.keys.alice, 'POST', '/api/v1/sync?wait=true')).body;
           expect(summary.ok).toBe(true);
         }
 
@@ -151,19 +151,34 @@ for (const backend of BACKENDS) {
         expect(response.status).toBe(422);
       });
 
-      it('a rotated provider key that the provider refuses puts the connection in reauth_required', async () => {
+      it('checks a new provider key with the provider first: a refused key is a 422 and the old key stays', async () => {
         const bad = await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
           api_key: 'wrong-key',
           base_url: SANDBOX,
         });
-        expect(bad.status).toBe(200);
-        const summary = (await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body;
-        expect(summary).toMatchObject({ ok: false, status: 'reauth_required' });
-        await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
+        expect(bad.status).toBe(422);
+        expect(bad.body.message).toMatch(/refused this key/);
+        expect((await t.request(t.keys.bob, 'POST', '/api/v1/sync?wait=true')).body.ok).toBe(true);
+      });
+
+      it('a good key starts a sync at once; POST /sync answers 202 with the run, and the status shows it', async () => {
+        const put = await t.request(t.keys.bob, 'PUT', '/api/v1/provider', {
           api_key: PROVIDER_SECRET,
           base_url: SANDBOX,
         });
-        expect((await t.request(t.keys.bob, 'POST', '/api/v1/sync')).body.ok).toBe(true);
+        expect(put.status).toBe(200);
+        expect(put.body.running).toMatchObject({ run_id: expect.any(String) });
+        const started = await t.request(t.keys.bob, 'POST', '/api/v1/sync');
+        expect(started.status).toBe(202);
+        // The run started by the PUT is still going (or this is a new one): either way one id.
+        expect(started.body).toMatchObject({ run_id: expect.any(String), progress: expect.any(Object) });
+        let status = (await t.request(t.keys.bob, 'GET', '/api/v1/sync/status')).body;
+        for (let i = 0; i < 100 && status.running; i += 1) {
+          await new Promise((r) => setTimeout(r, 50));
+          status = (await t.request(t.keys.bob, 'GET', '/api/v1/sync/status')).body;
+        }
+        expect(status.running).toBeNull();
+        expect(status.last_sync).toMatchObject({ run_id: started.body.run_id, ok: true });
       });
 
       it('keeps no plaintext API key or provider key in the database', async () => {

@@ -30,6 +30,12 @@ export interface HttpOptions {
   requestTimeoutMs?: number | undefined;
 }
 
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // SQLite's lock timeout; PostgreSQL's lock and connection-loss classes.
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '55P03' || code === '57P01';
+}
+
 export function createApp(core: ReferenceServerCore, options: HttpOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
 
@@ -48,6 +54,11 @@ export function createApp(core: ReferenceServerCore, options: HttpOptions = {}):
     if (error instanceof ApiProblem) {
       if (error.status === 503 || error.status === 429) c.header('Retry-After', '5');
       return problem(c, error.status, error.code, error.message, error.errors);
+    }
+    if (isBusy(error)) {
+      // Another process holds the database's write lock (SQLite), or the database is going away.
+      c.header('Retry-After', '1');
+      return problem(c, 503, 'database_busy', 'The database is busy; try again in a moment');
     }
     if (error instanceof HTTPException) {
       const status = error.status;

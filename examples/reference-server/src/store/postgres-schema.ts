@@ -120,6 +120,17 @@ export const APP_MIGRATIONS: readonly Migration[] = [
         WHERE deleted_at IS NOT NULL;
     `,
   },
+  {
+    // The last sync's result survives a restart.
+    version: 3,
+    name: 'last sync results',
+    up: `
+      CREATE TABLE app_last_syncs (
+        user_id text COLLATE "C" PRIMARY KEY REFERENCES app_users(id) ON DELETE CASCADE,
+        summary text NOT NULL
+      );
+    `,
+  },
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/i;

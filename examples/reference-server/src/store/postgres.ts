@@ -297,6 +297,22 @@ export class PostgresAppStore implements AppStore {
     return row ? Number(row.seq) : 0;
   }
 
+  async saveLastSync(userId: string, summary: string): Promise<void> {
+    await this.#rows(
+      `INSERT INTO ${this.#s}.app_last_syncs (user_id, summary) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET summary = excluded.summary`,
+      [userId, summary],
+    );
+  }
+
+  async lastSync(userId: string): Promise<string | undefined> {
+    const [row] = await this.#rows<{ summary: string }>(
+      `SELECT summary FROM ${this.#s}.app_last_syncs WHERE user_id = $1`,
+      [userId],
+    );
+    return row?.summary;
+  }
+
   async transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
     await this.init();
     const client = await this.pool.connect();

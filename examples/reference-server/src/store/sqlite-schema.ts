@@ -110,6 +110,16 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
         WHERE deleted_at IS NOT NULL;
     `,
   },
+  {
+    // The last sync's result survives a restart.
+    version: 3,
+    sql: `
+      CREATE TABLE app_last_syncs (
+        user_id TEXT PRIMARY KEY REFERENCES app_users(id) ON DELETE CASCADE,
+        summary TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** Removes group and other permissions from a file, if it exists. */

@@ -146,8 +146,22 @@ export class SqliteAppStore implements AppStore {
     );
   }
 
+  /**
+   * Best effort and never waiting: a read must not queue behind another process's write lock just to
+   * record when a key was used (the next use, a minute on, records it instead).
+   */
   async touchApiKey(id: string, at: string): Promise<void> {
-    await this.#run('UPDATE app_api_keys SET last_used_at = ? WHERE id = ?', at, id);
+    await this.#gate.run(() => {
+      const previous = this.database.pragma('busy_timeout', { simple: true }) as number;
+      this.database.pragma('busy_timeout = 0');
+      try {
+        prepareCached(this.database, 'UPDATE app_api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+      } finally {
+        this.database.pragma(`busy_timeout = ${previous}`);
+      }
+    });
   }
 
   async upsertProviderCredential(c: ProviderCredential): Promise<void> {
@@ -323,6 +337,20 @@ export class SqliteAppStore implements AppStore {
       connectionId,
     );
     return row?.seq ?? 0;
+  }
+
+  async saveLastSync(userId: string, summary: string): Promise<void> {
+    await this.#run(
+      'INSERT INTO app_last_syncs (user_id, summary) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET summary = excluded.summary',
+      userId,
+      summary,
+    );
+  }
+
+  async lastSync(userId: string): Promise<string | undefined> {
+    return (
+      await this.#get<{ summary: string }>('SELECT summary FROM app_last_syncs WHERE user_id = ?', userId)
+    )?.summary;
   }
 
   transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {

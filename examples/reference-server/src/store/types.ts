@@ -281,6 +281,10 @@ export interface AppStore {
 
   feedCursor(connectionId: string): Promise<number>;
 
+  /** Stores the summary (JSON) of the user's last sync run, replacing the one before. */
+  saveLastSync(userId: string, summary: string): Promise<void>;
+  lastSync(userId: string): Promise<string | undefined>;
+
   /** Runs `work` in one database transaction: it commits when `work` resolves, rolls back when it throws. */
   transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -12,11 +12,48 @@ type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
 const security = [{ ApiKey: [] }];
 const TAGS = ['Sync'];
 
+const RunSchema = z
+  .object({
+    run_id: z.string(),
+    started_at: z.string(),
+    progress: z.object({
+      accounts_done: z.number().int(),
+      accounts_total: z.number().int(),
+      transactions_fetched: z.number().int(),
+    }),
+  })
+  .openapi('SyncRun');
+
+const SummarySchema = z
+  .object({
+    run_id: z.string(),
+    ok: z.boolean(),
+    outcome: z.enum(['success', 'partial', 'failed', 'skipped']),
+    status: z.string(),
+    started_at: z.string(),
+    finished_at: z.string(),
+    accounts: z.array(z.object({}).loose()),
+    issues: z.array(
+      z.object({
+        stage: z.string(),
+        account_id: z.string().nullable(),
+        error: z.string(),
+        message: z.string(),
+      }),
+    ),
+    feed_entries_applied: z.number().int(),
+  })
+  .loose()
+  .openapi('SyncSummary');
+
 export const SyncStatusSchema = z
   .object({
     provider_configured: z.boolean(),
     connection: z.object({}).loose().nullable(),
-    last_sync: z.object({}).loose().nullable(),
+    running: RunSchema.nullable(),
+    last_sync: SummarySchema.nullable().openapi({
+      description: 'The last run that ended; kept across restarts',
+    }),
     accounts: z.array(z.object({}).loose()),
   })
   .loose()
@@ -39,15 +76,29 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, 
     path: '/api/v1/sync',
     tags: TAGS,
     summary: 'Sync now',
+    description:
+      'Starts a sync (or joins the one running) and answers 202 with its id at once; `GET /api/v1/sync/status` shows its progress and then its result. With `?wait=true` it answers 200 with the result when the run has ended.',
     security,
     middleware: [requireKey('write')],
+    request: {
+      query: z.object({
+        wait: z.enum(['true', 'false']).optional().openapi({ description: 'Answer when the run has ended' }),
+      }),
+    },
     responses: {
-      200: ok(z.object({}).loose().openapi('SyncSummary'), 'The run'),
+      202: ok(RunSchema, 'Started (or already running): its id and progress'),
+      200: ok(SummarySchema, 'With `wait=true`: the run, ended'),
       422: err('No provider key is configured'),
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(syncRoute, async (c) => c.json((await core.syncUser(c.get('principal').userId)) as never, 200));
+  app.openapi(syncRoute, async (c) => {
+    const userId = c.get('principal').userId;
+    if (c.req.valid('query').wait === 'true') return c.json((await core.syncUser(userId)) as never, 200);
+    const run = await core.startSync(userId);
+    c.header('Location', '/api/v1/sync/status');
+    return c.json(run as never, 202);
+  });
 
   const providerRoute = createRoute({
     method: 'put',
@@ -60,9 +111,12 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, 
     middleware: [requireKey('write'), wellFormedJson()],
     request: { body: { required: true, content: { 'application/json': { schema: ProviderKeyBody } } } },
     responses: {
-      200: ok(SyncStatusSchema, 'Stored; the status'),
+      200: ok(SyncStatusSchema, 'Checked with the provider and stored; a sync has started (`running`)'),
       400: err('Malformed JSON'),
-      422: err('A blank key, or a base_url that is not allowed'),
+      422: err(
+        'A blank key, a base_url that is not allowed, or a key the provider refused (the old key stays)',
+      ),
+      503: err('The provider could not be reached to check the key; nothing changed'),
       ...WRITE_ERRORS,
     },
   });

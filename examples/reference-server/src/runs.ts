@@ -1,0 +1,149 @@
+/**
+ * Sync runs as the API shows them: each run has an id from its start (scheduled or asked for),
+ * progress while it runs (accounts done, rows fetched), and a summary when it ends, which is stored
+ * so the last result survives a restart.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ProviderLogger } from '@finsync/provider';
+import type { BalanceReconciliation, ConnectionReport, SyncEngine } from '@finsync/sync';
+import type { AppStore } from './store/types.js';
+
+/** The engine's balance check of an account, in the API's spelling. */
+export interface BalanceCheck {
+  status: BalanceReconciliation['status'];
+  basis: BalanceReconciliation['basis'];
+  opening_balance: string;
+  history_from: string | null;
+  since: string | null;
+  difference: string | null;
+}
+
+export function balanceCheck(check: BalanceReconciliation | null | undefined): BalanceCheck | null {
+  if (!check) return null;
+  return {
+    status: check.status,
+    basis: check.basis,
+    opening_balance: check.openingBalance,
+    history_from: check.historyFrom,
+    since: check.since,
+    difference: check.difference,
+  };
+}
+
+export interface UserSyncSummary {
+  run_id: string;
+  ok: boolean;
+  outcome: ConnectionReport['outcome'];
+  status: ConnectionReport['status'];
+  started_at: string;
+  finished_at: string;
+  accounts: Array<{
+    account_id: string;
+    name: string;
+    state: string;
+    fetched: number;
+    added: number;
+    modified: number;
+    removed: number;
+    /** Rows the provider listed that stand for another row (a hold beside its posted twin, an old id). */
+    hidden: number;
+    /** Rows that took another's place, by reason (`posted`, `id-changed`, `reverted`). */
+    replaced: Record<string, number>;
+    balance_check: BalanceCheck | null;
+  }>;
+  issues: Array<{ stage: string; account_id: string | null; error: string; message: string }>;
+  feed_entries_applied: number;
+}
+
+export interface RunningSync {
+  run_id: string;
+  started_at: string;
+  progress: { accounts_done: number; accounts_total: number; transactions_fetched: number };
+}
+
+export function summarize(runId: string, report: ConnectionReport, applied: number): UserSyncSummary {
+  return {
+    run_id: runId,
+    ok: report.ok,
+    outcome: report.outcome,
+    status: report.status,
+    started_at: report.startedAt,
+    finished_at: report.finishedAt,
+    accounts: report.accounts.map((a) => ({
+      account_id: a.accountId,
+      name: a.name,
+      state: a.state,
+      fetched: a.fetched,
+      added: a.added,
+      modified: a.modified,
+      removed: a.removed,
+      hidden: a.hidden,
+      replaced: { ...a.replacements },
+      balance_check: balanceCheck(a.reconciliation),
+    })),
+    issues: report.issues.map((i) => ({
+      stage: i.stage,
+      account_id: i.accountId,
+      error: i.error.name,
+      message: i.message,
+    })),
+    feed_entries_applied: applied,
+  };
+}
+
+export class SyncRuns {
+  readonly #running = new Map<string, RunningSync>();
+  readonly #store: AppStore;
+  readonly #logger: ProviderLogger;
+
+  constructor(store: AppStore, engine: SyncEngine, logger: ProviderLogger) {
+    this.#store = store;
+    this.#logger = logger;
+    engine.on('run:start', ({ connectionId }) => void this.begin(connectionId));
+    engine.on('progress', (p) => {
+      const run = this.#running.get(p.connectionId);
+      if (run)
+        run.progress = {
+          accounts_done: p.accountsDone,
+          accounts_total: p.accountsTotal,
+          transactions_fetched: p.transactionsFetched,
+        };
+    });
+  }
+
+  /** The run of this user in flight, joined, or a new one's id. */
+  begin(userId: string): RunningSync {
+    let run = this.#running.get(userId);
+    if (!run) {
+      run = {
+        run_id: randomUUID(),
+        started_at: new Date().toISOString(),
+        progress: { accounts_done: 0, accounts_total: 0, transactions_fetched: 0 },
+      };
+      this.#running.set(userId, run);
+    }
+    return run;
+  }
+
+  running(userId: string): RunningSync | undefined {
+    return this.#running.get(userId);
+  }
+
+  /** Ends the user's run: its summary is stored as the last result. */
+  async finish(userId: string, report: ConnectionReport, applied: number): Promise<UserSyncSummary> {
+    const run = this.begin(userId);
+    this.#running.delete(userId);
+    const summary = summarize(run.run_id, report, applied);
+    try {
+      await this.#store.saveLastSync(userId, JSON.stringify(summary));
+    } catch (error) {
+      this.#logger.error?.('the last sync result could not be stored', { userId, error: String(error) });
+    }
+    return summary;
+  }
+
+  async last(userId: string): Promise<UserSyncSummary | null> {
+    const stored = await this.#store.lastSync(userId);
+    return stored ? (JSON.parse(stored) as UserSyncSummary) : null;
+  }
+}
