@@ -1,6 +1,11 @@
 import { defineConfig } from 'tsup';
 
-const entry = { index: 'src/index.ts', testing: 'src/testing/index.ts', sql: 'src/sql/index.ts' };
+const entry = {
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+  sql: 'src/sql/index.ts',
+  credentials: 'src/credentials/index.ts',
+};
 
 export default defineConfig([
   { entry, format: ['esm'], dts: true, sourcemap: true, clean: true, target: 'node20', external: ['vitest'] },

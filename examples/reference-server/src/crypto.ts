@@ -1,11 +1,18 @@
 /**
  * Secrets at rest. API keys we issue are stored only as SHA-256 hashes (they carry 256 random bits,
  * so a slow hash adds nothing) and compared in constant time. Provider keys must be usable again, so
- * they are sealed with AES-256-GCM under a master key that never enters the database.
+ * they are sealed with AES-256-GCM under a master key that never enters the database, by the sealing
+ * helper of `@finsync/sync/credentials` (the one implementation the engine's own key store uses).
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  POSIX_MODES,
+  SealedSecretError,
+  binding,
+  loadMasterKey as sharedLoadMasterKey,
+  openSecret,
+  sealSecret,
+} from '@finsync/sync/credentials';
 
 /** 64 lowercase hex characters, the service's own key format. */
 export function generateApiKey(): string {
@@ -22,98 +29,14 @@ export function apiKeyMatches(presented: string, storedHash: Buffer): boolean {
   return candidate.length === storedHash.length && timingSafeEqual(candidate, storedHash);
 }
 
-/** Windows has no POSIX modes: `stat` reports 0666/0444 whatever the ACLs say, so checks would lie. */
-export const POSIX_MODES = process.platform !== 'win32';
+export { POSIX_MODES, SealedSecretError };
 
 /**
- * Loads the master key: `FINSYNC_MASTER_KEY` (32 bytes, base64 or hex) if set, else a key file in the
- * data directory, generated with mode 0600 on first use. A key file that other local users can read
- * or write is refused rather than tightened: it may already have been copied (or replaced), and an
- * operator who is only warned would not notice.
+ * The master key: `FINSYNC_MASTER_KEY` (32 bytes, base64 or hex) if set, else a key file in the data
+ * directory, generated with mode 0600 on first use and refused when others can read it.
  */
 export function loadMasterKey(keyFile: string, fromEnvironment: string | undefined): Buffer {
-  if (fromEnvironment) {
-    const key = /^[0-9a-f]{64}$/i.test(fromEnvironment)
-      ? Buffer.from(fromEnvironment, 'hex')
-      : Buffer.from(fromEnvironment, 'base64');
-    if (key.length !== 32)
-      throw new Error('FINSYNC_MASTER_KEY must be 32 bytes, as 64 hex characters or base64');
-    return key;
-  }
-  if (existsSync(keyFile)) {
-    const mode = statSync(keyFile).mode & 0o777;
-    if (POSIX_MODES && (mode & 0o077) !== 0) {
-      throw new Error(
-        `master key file ${keyFile} has mode 0${mode.toString(8)}: other local users can read or replace it. ` +
-          `Run chmod 600 ${keyFile} (and treat the provider keys as exposed if others could read it)`,
-      );
-    }
-    const key = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`master key file ${keyFile} does not hold a 32-byte base64 key`);
-    return key;
-  }
-  // Only directories created here get 0700; an existing one is the operator's to set.
-  mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  writeFileSync(keyFile, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(keyFile, 0o600);
-  return key;
-}
-
-/** Why a sealed record could not be opened. Never carries the key or the plaintext. */
-export class SealedSecretError extends Error {
-  constructor(
-    /**
-     * `malformed`: not a record this code could have written (corrupt or edited) — never the master
-     * key's fault. `unauthenticated`: well-formed, but GCM refused it: the ciphertext or what it is
-     * bound to (user, base URL) was altered, or another master key sealed it. AEAD cannot tell those
-     * apart for one record.
-     */
-    readonly reason: 'malformed' | 'unauthenticated',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SealedSecretError';
-  }
-}
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
-
-/** Strict base64url: Node's decoder skips characters it does not know, so check and round-trip. */
-function part(text: string | undefined, name: string, bytes?: number): Buffer {
-  if (text === undefined || !BASE64URL.test(text)) throw new SealedSecretError('malformed', `bad ${name}`);
-  const value = Buffer.from(text, 'base64url');
-  if (value.toString('base64url') !== text) throw new SealedSecretError('malformed', `bad ${name}`);
-  if (bytes !== undefined && value.length !== bytes)
-    throw new SealedSecretError('malformed', `${name} is ${value.length} bytes, not ${bytes}`);
-  return value;
-}
-
-function seal(masterKey: Buffer, version: string, plaintext: string, aad: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', masterKey, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [version, ...[iv, cipher.getAuthTag(), ciphertext].map((p) => p.toString('base64url'))].join('.');
-}
-
-function open(masterKey: Buffer, parts: string[], aad: string): string {
-  const [, ivText, tagText, ciphertextText, ...extra] = parts;
-  if (extra.length > 0) throw new SealedSecretError('malformed', 'too many parts');
-  const iv = part(ivText, 'iv', IV_BYTES);
-  // GCM accepts tags down to 4 bytes unless told otherwise: a short tag is far easier to forge.
-  const tag = part(tagText, 'tag', TAG_BYTES);
-  const ciphertext = part(ciphertextText, 'ciphertext');
-  const decipher = createDecipheriv('aes-256-gcm', masterKey, iv, { authTagLength: TAG_BYTES });
-  decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(tag);
-  try {
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
-  } catch {
-    throw new SealedSecretError('unauthenticated', 'the record does not authenticate');
-  }
+  return sharedLoadMasterKey({ file: keyFile, value: fromEnvironment, name: 'FINSYNC_MASTER_KEY' });
 }
 
 /** What a provider key is bound to: whose it is and which host it may be sent to (`null`: the default). */
@@ -127,15 +50,15 @@ export interface ProviderKeyBinding {
  * make two different bindings encode alike.
  */
 function providerKeyAad({ userId, baseUrl }: ProviderKeyBinding): string {
-  return JSON.stringify(['finsync/provider-key', 2, userId, baseUrl]);
+  return binding('finsync/provider-key', userId, baseUrl);
 }
 
 /**
  * `v2.<iv>.<tag>.<ciphertext>` (base64url parts), bound to the user and the base URL: a record moved
  * to another user, or given another URL in the database, no longer opens.
  */
-export function sealProviderKey(masterKey: Buffer, apiKey: string, binding: ProviderKeyBinding): string {
-  return seal(masterKey, 'v2', apiKey, providerKeyAad(binding));
+export function sealProviderKey(masterKey: Buffer, apiKey: string, owner: ProviderKeyBinding): string {
+  return sealSecret(masterKey, apiKey, providerKeyAad(owner));
 }
 
 /**
@@ -146,12 +69,12 @@ export function sealProviderKey(masterKey: Buffer, apiKey: string, binding: Prov
 export function openProviderKey(
   masterKey: Buffer,
   sealed: string,
-  binding: ProviderKeyBinding,
+  owner: ProviderKeyBinding,
 ): { apiKey: string; format: 'v1' | 'v2' } {
-  const parts = sealed.split('.');
-  if (parts[0] === 'v2') return { apiKey: open(masterKey, parts, providerKeyAad(binding)), format: 'v2' };
-  if (parts[0] === 'v1') return { apiKey: open(masterKey, parts, binding.userId), format: 'v1' };
-  throw new SealedSecretError('malformed', 'unknown format');
+  const { plaintext, version } = openSecret(masterKey, sealed, (format) =>
+    format === 'v2' ? providerKeyAad(owner) : owner.userId,
+  );
+  return { apiKey: plaintext, format: version };
 }
 
 /** A stored provider key this server will not use, and why (`statusReason`: words safe to show the user). */
@@ -223,5 +146,6 @@ export function judgeStoredKeys(
 
 /** A `v1` record, as releases before `v2` wrote them: for tests of the upgrade path only. */
 export function sealProviderKeyV1(masterKey: Buffer, apiKey: string, userId: string): string {
-  return seal(masterKey, 'v1', apiKey, userId);
+  // The same layout; only the prefix and the associated data (the user id alone) differ.
+  return sealSecret(masterKey, apiKey, userId).replace(/^v2\./, 'v1.');
 }

@@ -26,6 +26,23 @@ export class UnknownConnectionError extends SyncError {
   }
 }
 
+/**
+ * A stored connection the engine has no key for: it was not given one since the process started
+ * (`addConnection` / `updateCredentials`), and the `credentials` option has none for it. The run is
+ * reported as skipped with this error; nothing is called.
+ */
+export class MissingCredentialsError extends SyncError {
+  override readonly name: string = 'MissingCredentialsError';
+  readonly connectionId: string;
+
+  constructor(connectionId: string) {
+    super(
+      `no API key for connection ${JSON.stringify(connectionId)}: give the engine a \`credentials\` option that knows it, or call addConnection/updateCredentials after a restart`,
+    );
+    this.connectionId = connectionId;
+  }
+}
+
 /** The engine was stopped while a run was in flight. */
 export class SyncAbortedError extends SyncError {
   override readonly name: string = 'SyncAbortedError';

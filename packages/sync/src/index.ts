@@ -5,6 +5,8 @@ export type {
   SyncEngineOptions,
   AddConnectionOptions,
   ConnectionCredentials,
+  CredentialSource,
+  ResolvedCredentials,
   SyncCallOptions,
 } from './engine/engine.js';
 export type { SyncTuning, EngineClock, SyncLogger } from './engine/options.js';
@@ -28,6 +30,7 @@ export {
   SyncError,
   StorageConflictError,
   UnknownConnectionError,
+  MissingCredentialsError,
   SyncAbortedError,
   LeaseLostError,
 } from './errors.js';

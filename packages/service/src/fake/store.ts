@@ -114,9 +114,12 @@ export type FakeApiKeySeed = Optional<FakeApiKey, 'name' | 'revoked' | 'userDeac
 type Stamped = 'created_at' | 'updated_at';
 /** Only `name` and `account_type` are required; everything else has a default. */
 export type FakeAccountSeed = Optional<FakeAccount, Exclude<keyof FakeAccount, 'name' | 'account_type'>>;
-export type FakeCategorySeed = Optional<FakeCategory, 'id' | 'color' | 'icon' | 'parent_id' | Stamped>;
-export type FakeMerchantSeed = Optional<FakeMerchant, 'id' | 'type' | Stamped>;
-export type FakeTagSeed = Optional<FakeTag, 'id' | 'color' | Stamped>;
+export type FakeCategorySeed = Optional<
+  FakeCategory,
+  'id' | 'color' | 'icon' | 'parent_id' | 'created_at' | 'updated_at'
+>;
+export type FakeMerchantSeed = Optional<FakeMerchant, 'id' | 'type' | 'created_at' | 'updated_at'>;
+export type FakeTagSeed = Optional<FakeTag, 'id' | 'color' | 'created_at' | 'updated_at'>;
 /** `account_id`, `date`, `name` and `amount` are required; everything else has a default. */
 export type FakeTransactionSeed = Optional<
   Omit<FakeTransaction, 'amount'>,

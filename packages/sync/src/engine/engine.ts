@@ -1,5 +1,5 @@
 import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
-import { SyncAbortedError, UnknownConnectionError } from '../errors.js';
+import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
 import type { ReadChangesOptions, Storage, WriteBatch } from '../storage/types.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
@@ -15,10 +15,29 @@ export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<Schedule
   clock?: Partial<EngineClock>;
   /** Client options used for connections added with a bare `apiKey`. */
   clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
+  /**
+   * Keys for stored connections the engine was not given one for since it started, so the
+   * scheduler keeps every stored connection fresh after a restart (`SealedCredentials` from
+   * `@finsync/sync/credentials` is one such source). A connection with no key anywhere is reported
+   * (a skipped run with `MissingCredentialsError`), never skipped in silence.
+   */
+  credentials?: CredentialSource;
 }
 
 export type ConnectionCredentials =
   { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
+
+/**
+ * Where the engine finds a connection's key when it has none in memory (after a restart, say):
+ * `undefined` when it has none. Asked once per connection until it has a key; `updateCredentials`
+ * replaces what it answered.
+ */
+export type CredentialSource = (
+  connectionId: string,
+) => Promise<ResolvedCredentials | undefined> | ResolvedCredentials | undefined;
+
+/** What a `CredentialSource` answers: credentials, or a ready client. */
+export type ResolvedCredentials = ConnectionCredentials | ProviderClient;
 
 export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
@@ -66,6 +85,7 @@ export class SyncEngine {
   readonly #clock: EngineClock;
   readonly #logger: SyncLogger | undefined;
   readonly #clientOptions: Omit<ProviderClientOptions, 'apiKey'> | undefined;
+  readonly #credentials: CredentialSource | undefined;
   readonly #clients = new Map<string, ProviderClient>();
   readonly #running = new Map<string, { promise: Promise<ConnectionReport>; controller: AbortController }>();
   readonly #events: SyncEventEmitter;
@@ -77,6 +97,7 @@ export class SyncEngine {
     this.storage = options.storage;
     this.#logger = options.logger;
     this.#clientOptions = options.clientOptions;
+    this.#credentials = options.credentials;
     const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
     this.#tuning = { ...DEFAULT_TUNING, ...(defined as Partial<SyncTuning>) };
     const now = options.clock?.now ?? (() => new Date());
@@ -91,7 +112,7 @@ export class SyncEngine {
       clock: this.#clock,
       run: (id) => this.sync(id),
       connections: () => this.storage.listConnections(),
-      isRegistered: (id) => this.#clients.has(id),
+
       logger: this.#logger,
     });
   }
@@ -164,8 +185,19 @@ export class SyncEngine {
     return this.storage.getConnection(connectionId);
   }
 
+  /** The connection's client: given since start, else from the `credentials` source (and kept). */
+  async #clientOf(connectionId: string): Promise<ProviderClient | undefined> {
+    const known = this.#clients.get(connectionId);
+    if (known || !this.#credentials) return known;
+    const credentials = await this.#credentials(connectionId);
+    if (!credentials) return undefined;
+    const client = credentials instanceof ProviderClient ? credentials : this.#clientFor(credentials);
+    this.#clients.set(connectionId, client);
+    return client;
+  }
+
   /**
-   * Syncs one connection, or every registered one. A call while that connection is already syncing
+   * Syncs one connection, or every stored one. A call while that connection is already syncing
    * joins the run in flight instead of starting another.
    */
   sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
@@ -174,13 +206,20 @@ export class SyncEngine {
     await this.#init();
     if (connectionId === undefined) {
       const reports: ConnectionReport[] = [];
-      for (const id of this.#clients.keys()) reports.push(await this.sync(id, options));
+      for (const { id } of await this.storage.listConnections()) reports.push(await this.sync(id, options));
       return { ok: reports.every((r) => r.ok), connections: reports };
     }
     const inFlight = this.#running.get(connectionId);
     if (inFlight) return inFlight.promise;
-    const client = this.#clients.get(connectionId);
-    if (!client) throw new UnknownConnectionError(connectionId);
+    const client = this.#clients.get(connectionId) ?? (await this.#clientOf(connectionId));
+    // Asking the credentials source took a turn of the event loop: a run may have started meanwhile.
+    const started = this.#running.get(connectionId);
+    if (started) return started.promise;
+    if (!client) {
+      const state = await this.storage.getConnection(connectionId);
+      if (!state) throw new UnknownConnectionError(connectionId);
+      return this.#skipped(state, new MissingCredentialsError(connectionId));
+    }
 
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -203,21 +242,7 @@ export class SyncEngine {
     if (!state) throw new UnknownConnectionError(connectionId);
     const now = this.#clock.now();
     const skip = this.#skipReason(state, now);
-    if (skip) {
-      const report: ConnectionReport = {
-        connectionId,
-        ok: false,
-        outcome: 'skipped',
-        status: state.status,
-        startedAt: now.toISOString(),
-        finishedAt: now.toISOString(),
-        durationMs: 0,
-        accounts: [],
-        issues: [{ stage: 'accounts', accountId: null, message: skip, error: new Error(skip) }],
-      };
-      this.#events.emit('run:done', { report });
-      return report;
-    }
+    if (skip) return this.#skipped(state, new Error(skip));
     this.#events.emit('run:start', { connectionId });
     this.#logger?.info?.('sync started', { connectionId });
     const report = await runConnection(
@@ -245,6 +270,26 @@ export class SyncEngine {
       removed: report.accounts.reduce((n, a) => n + a.removed, 0),
       issues: report.issues.map((i) => `${i.stage}${i.accountId ? ` ${i.accountId}` : ''}: ${i.message}`),
     });
+    this.#events.emit('run:done', { report });
+    return report;
+  }
+
+  /** A run that calls nothing, reported (and logged when it is for want of a key). */
+  #skipped(state: ConnectionState, error: Error): ConnectionReport {
+    const now = this.#clock.now().toISOString();
+    const report: ConnectionReport = {
+      connectionId: state.id,
+      ok: false,
+      outcome: 'skipped',
+      status: state.status,
+      startedAt: now,
+      finishedAt: now,
+      durationMs: 0,
+      accounts: [],
+      issues: [{ stage: 'accounts', accountId: null, message: error.message, error }],
+    };
+    if (error instanceof MissingCredentialsError)
+      this.#logger?.warn?.('sync skipped: no API key for this connection', { connectionId: state.id });
     this.#events.emit('run:done', { report });
     return report;
   }
@@ -288,7 +333,10 @@ export class SyncEngine {
     }
   }
 
-  /** Starts scheduled refreshes: each registered connection every `intervalMs` (± jitter). */
+  /**
+   * Starts scheduled refreshes: each stored connection every `intervalMs` (± jitter). One the engine
+   * has no key for is tried once per interval and reported (`MissingCredentialsError`).
+   */
   start(): void {
     this.#scheduler.start();
   }

@@ -14,7 +14,6 @@ interface SchedulerDeps extends ScheduleOptions {
   clock: EngineClock;
   run: (connectionId: string) => Promise<unknown>;
   connections: () => Promise<ConnectionState[]>;
-  isRegistered: (connectionId: string) => boolean;
   logger: SyncLogger | undefined;
 }
 
@@ -26,6 +25,11 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #jitterOf = new Map<string, number>();
   readonly #active = new Set<string>();
+  /**
+   * When each connection was last tried. A run that calls nothing (no key; paused) does not move
+   * `lastRunAt`, and without this it would be retried at once, for ever.
+   */
+  readonly #triedAt = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running = false;
 
@@ -56,13 +60,18 @@ export class Scheduler {
   #dueAt(state: ConnectionState): number | undefined {
     if (state.status === 'reauth_required') return undefined;
     if (state.status === 'paused' && state.pausedUntil) return Date.parse(state.pausedUntil);
-    if (state.lastRunAt === null) return 0;
+    const tried = this.#triedAt.get(state.id);
+    const lastRun = Math.max(
+      state.lastRunAt === null ? -Infinity : Date.parse(state.lastRunAt),
+      tried ?? -Infinity,
+    );
+    if (lastRun === -Infinity) return 0;
     let jitter = this.#jitterOf.get(state.id);
     if (jitter === undefined) {
       jitter = (Math.random() * 2 - 1) * this.#deps.jitter * this.#deps.intervalMs;
       this.#jitterOf.set(state.id, jitter);
     }
-    return Date.parse(state.lastRunAt) + this.#deps.intervalMs + jitter;
+    return lastRun + this.#deps.intervalMs + jitter;
   }
 
   async #tick(): Promise<void> {
@@ -71,11 +80,12 @@ export class Scheduler {
     let next = Number.POSITIVE_INFINITY;
     try {
       for (const state of await this.#deps.connections()) {
-        if (!this.#deps.isRegistered(state.id) || this.#active.has(state.id)) continue;
+        if (this.#active.has(state.id)) continue;
         const due = this.#dueAt(state);
         if (due === undefined) continue;
         if (due <= now && this.#active.size < this.#deps.concurrency) {
           this.#active.add(state.id);
+          this.#triedAt.set(state.id, now);
           this.#jitterOf.delete(state.id);
           void this.#deps
             .run(state.id)

@@ -6,18 +6,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ProviderClient } from '@finsync/provider';
+import { ProviderClient } from '@finsync/provider';
 import { LeaseLostError, SyncAbortedError } from '../errors.js';
 import { isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
-import { SyncEngine, type ConnectionCredentials, type SyncEngineOptions } from './engine.js';
+import { SyncEngine, type CredentialSource, type SyncEngineOptions } from './engine.js';
 import type { SyncEventName, SyncListener } from './events.js';
 import type { ConnectionReport } from './report.js';
 
 export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | 'concurrency'> {
   /** A storage that distributes work, such as `PostgresStorage`. */
   storage: Storage & WorkQueue;
-  /** Looks up a connection's provider credentials (e.g. decrypts its stored key). */
-  credentials: (connectionId: string) => Promise<ConnectionCredentials | ProviderClient>;
+  /**
+   * Looks up a connection's provider credentials (e.g. decrypts its stored key), asked afresh before
+   * each run (another process may have stored a new key); `undefined` reports the run as skipped.
+   */
+  credentials: CredentialSource;
   /** Unique per process; default `<hostname>-<pid>-<random>`. */
   workerId?: string;
   /** Connections this worker syncs at once. Default 2. */
@@ -142,8 +145,14 @@ export class SyncWorker {
     const event: WorkerRunEvent = { connectionId, workerId: this.workerId };
     try {
       const resolved = await this.#options.credentials(connectionId);
-      const credentials = 'client' in resolved || 'apiKey' in resolved ? resolved : { client: resolved };
-      await this.engine.addConnection({ id: connectionId, ...(credentials as ConnectionCredentials) });
+      // No key now: forget any client from an earlier run, and the run is reported as skipped.
+      if (!resolved) await this.engine.removeConnection(connectionId);
+      else
+        await this.engine.addConnection(
+          resolved instanceof ProviderClient
+            ? { id: connectionId, client: resolved }
+            : { id: connectionId, ...resolved },
+        );
       event.report = await this.engine.sync(connectionId, {
         signal: controller.signal,
         workerId: this.workerId,

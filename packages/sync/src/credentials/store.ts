@@ -1,0 +1,119 @@
+/**
+ * Keys the engine keeps itself: each connection's provider key sealed under a master key (see
+ * sealed.ts), bound to the connection and to the provider URL it may be sent to, in records you
+ * choose where to keep (a file beside a SQLite database, a table, memory). `source` is a
+ * `CredentialSource` for `new SyncEngine({ credentials })`.
+ */
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { CredentialSource } from '../engine/engine.js';
+import { SealedSecretError, binding, openSecret, sealSecret } from './sealed.js';
+
+/** One connection's key as stored: sealed, and the URL it is bound to (`null`: the provider's default). */
+export interface SealedRecord {
+  sealed: string;
+  baseUrl: string | null;
+}
+
+/** Where sealed records live. */
+export interface CredentialRecords {
+  get(connectionId: string): Promise<SealedRecord | undefined>;
+  put(connectionId: string, record: SealedRecord): Promise<void>;
+  delete(connectionId: string): Promise<void>;
+}
+
+export interface SealedCredentialsOptions {
+  masterKey: Buffer;
+  records: CredentialRecords;
+  /**
+   * The provider URLs a key may be sent to besides the default; a record naming another is refused
+   * when read, whatever the database says (the records are not trusted to hold only checked URLs).
+   */
+  allowedBaseUrls?: Iterable<string>;
+  /** Called when a stored key cannot be used (never with the key). */
+  onUnusable?: (connectionId: string, error: SealedSecretError | Error) => void;
+}
+
+export class SealedCredentials {
+  readonly #options: SealedCredentialsOptions;
+  readonly #allowed: Set<string>;
+
+  constructor(options: SealedCredentialsOptions) {
+    if (options.masterKey?.length !== 32) throw new TypeError('SealedCredentials needs a 32-byte master key');
+    this.#options = options;
+    this.#allowed = new Set(options.allowedBaseUrls ?? []);
+  }
+
+  /** Seals and stores a connection's key (replacing one stored before). */
+  async set(connectionId: string, credentials: { apiKey: string; baseUrl?: string | null }): Promise<void> {
+    const baseUrl = credentials.baseUrl ?? null;
+    this.#checkUrl(baseUrl);
+    const sealed = sealSecret(this.#options.masterKey, credentials.apiKey, aad(connectionId, baseUrl));
+    await this.#options.records.put(connectionId, { sealed, baseUrl });
+  }
+
+  delete(connectionId: string): Promise<void> {
+    return this.#options.records.delete(connectionId);
+  }
+
+  /** For `SyncEngine`'s `credentials` option: the connection's key, or `undefined` (reported) when it has none that opens. */
+  readonly source: CredentialSource = async (connectionId) => {
+    const record = await this.#options.records.get(connectionId);
+    if (!record) return undefined;
+    try {
+      this.#checkUrl(record.baseUrl);
+      const { plaintext } = openSecret(this.#options.masterKey, record.sealed, () =>
+        aad(connectionId, record.baseUrl),
+      );
+      return {
+        apiKey: plaintext,
+        ...(record.baseUrl === null ? {} : { clientOptions: { baseUrl: record.baseUrl } }),
+      };
+    } catch (error) {
+      this.#options.onUnusable?.(connectionId, error as Error);
+      return undefined;
+    }
+  };
+
+  #checkUrl(baseUrl: string | null): void {
+    if (baseUrl !== null && !this.#allowed.has(baseUrl))
+      throw new Error(`base URL ${JSON.stringify(baseUrl)} is not on the allow-list`);
+  }
+}
+
+function aad(connectionId: string, baseUrl: string | null): string {
+  return binding('finsync/connection-key', connectionId, baseUrl);
+}
+
+/** Records in memory: for tests, and for processes that are given keys at start. */
+export function memoryCredentialRecords(): CredentialRecords {
+  const records = new Map<string, SealedRecord>();
+  return {
+    get: async (id) => records.get(id),
+    put: async (id, record) => void records.set(id, { ...record }),
+    delete: async (id) => void records.delete(id),
+  };
+}
+
+/**
+ * Records in a JSON file (mode 0600), written whole through a temporary file and a rename, so a
+ * crash leaves the old file or the new one. For a single process (the CLI beside its SQLite file).
+ */
+export function fileCredentialRecords(path: string): CredentialRecords {
+  const read = (): Record<string, SealedRecord> =>
+    existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, SealedRecord>) : {};
+  const write = (all: Record<string, SealedRecord>) => {
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, path);
+  };
+  return {
+    get: async (id) => read()[id],
+    put: async (id, record) => write({ ...read(), [id]: record }),
+    delete: async (id) => {
+      const all = read();
+      delete all[id];
+      write(all);
+    },
+  };
+}

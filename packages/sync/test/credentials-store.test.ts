@@ -1,0 +1,128 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  POSIX_MODES,
+  SealedCredentials,
+  SealedSecretError,
+  fileCredentialRecords,
+  loadMasterKey,
+  memoryCredentialRecords,
+  openSecret,
+  sealSecret,
+} from '../src/credentials/index.js';
+import { SyncEngine } from '../src/index.js';
+import { BASE, createHarness, useMsw } from './harness.js';
+
+useMsw();
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'finsync-cred-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SealedCredentials', () => {
+  it('a restarted engine syncs every stored connection with the keys it keeps', async () => {
+    const h = await createHarness();
+    const masterKey = randomBytes(32);
+    const records = memoryCredentialRecords();
+    const vault = new SealedCredentials({ masterKey, records, allowedBaseUrls: [BASE] });
+    await vault.set('c1', { apiKey: 'sandbox-key', baseUrl: BASE });
+    await h.engine.sync('c1');
+    const restarted = new SyncEngine({
+      storage: h.storage,
+      clock: { now: () => new Date(`${h.sandbox.today}T12:00:00Z`), today: () => h.sandbox.today },
+      clientOptions: { rateLimit: false, maxRetries: 0 },
+      credentials: vault.source,
+    });
+    expect(await restarted.sync('c1')).toMatchObject({ ok: true });
+    // The key itself is nowhere in what is stored.
+    expect(JSON.stringify(await records.get('c1'))).not.toContain('sandbox-key');
+  });
+
+  it('a record moved to another connection or pointed at another host does not open', async () => {
+    const masterKey = randomBytes(32);
+    const records = memoryCredentialRecords();
+    const unusable: string[] = [];
+    const vault = new SealedCredentials({
+      masterKey,
+      records,
+      allowedBaseUrls: ['https://proxy.example/api/v1', 'https://other.example/api/v1'],
+      onUnusable: (id, error) => unusable.push(`${id}: ${error.message}`),
+    });
+    await vault.set('alice', { apiKey: 'k-alice', baseUrl: 'https://proxy.example/api/v1' });
+    const record = (await records.get('alice'))!;
+    await records.put('bob', record);
+    expect(await vault.source('bob')).toBeUndefined();
+    await records.put('alice', { ...record, baseUrl: 'https://other.example/api/v1' });
+    expect(await vault.source('alice')).toBeUndefined();
+    await records.put('alice', { ...record, baseUrl: 'https://evil.example/' });
+    expect(await vault.source('alice')).toBeUndefined();
+    expect(unusable).toHaveLength(3);
+    expect(unusable.join()).toMatch(/not on the allow-list/);
+    expect(unusable.join()).not.toContain('k-alice');
+    await records.put('alice', record);
+    expect(await vault.source('alice')).toEqual({
+      apiKey: 'k-alice',
+      clientOptions: { baseUrl: 'https://proxy.example/api/v1' },
+    });
+  });
+
+  it('refuses a truncated tag as malformed (Node alone would accept a 4-byte tag)', () => {
+    const key = randomBytes(32);
+    const sealed = sealSecret(key, 'secret', 'aad');
+    const [version, iv, tag, ciphertext] = sealed.split('.');
+    const short = [
+      version,
+      iv,
+      Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url'),
+      ciphertext,
+    ].join('.');
+    expect(() => openSecret(key, short, () => 'aad')).toThrow(SealedSecretError);
+    expect(() => openSecret(key, sealed, () => 'other')).toThrow(/does not authenticate/);
+    expect(openSecret(key, sealed, () => 'aad').plaintext).toBe('secret');
+  });
+
+  it('keeps records in a 0600 file that a new process reads back', async () => {
+    const file = join(tempDir(), 'credentials.json');
+    const masterKey = randomBytes(32);
+    await new SealedCredentials({ masterKey, records: fileCredentialRecords(file) }).set('c1', {
+      apiKey: 'k1',
+    });
+    if (POSIX_MODES) expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).not.toContain('k1');
+    const again = new SealedCredentials({ masterKey, records: fileCredentialRecords(file) });
+    expect(await again.source('c1')).toEqual({ apiKey: 'k1' });
+    await again.delete('c1');
+    expect(await again.source('c1')).toBeUndefined();
+  });
+});
+
+describe('loadMasterKey', () => {
+  it('generates a 0600 key file once, reads it back, and refuses one others can read', () => {
+    const file = join(tempDir(), 'keys', 'master.key');
+    const key = loadMasterKey({ file });
+    expect(key).toHaveLength(32);
+    expect(loadMasterKey({ file })).toEqual(key);
+    if (!POSIX_MODES) return;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    chmodSync(file, 0o644);
+    expect(() => loadMasterKey({ file })).toThrow(/mode 0644: other local users can read or replace it/);
+  });
+
+  it('takes a 32-byte value as hex or base64 and refuses anything else', () => {
+    const raw = randomBytes(32);
+    expect(loadMasterKey({ file: '/nonexistent', value: raw.toString('hex') })).toEqual(raw);
+    expect(loadMasterKey({ file: '/nonexistent', value: raw.toString('base64') })).toEqual(raw);
+    expect(() => loadMasterKey({ file: '/nonexistent', value: 'short', name: 'FINSYNC_MASTER_KEY' })).toThrow(
+      'FINSYNC_MASTER_KEY must be 32 bytes',
+    );
+  });
+});
