@@ -1,42 +1,28 @@
 /**
- * Administration from the command line (works while the server runs, on SQLite and on PostgreSQL;
- * DATABASE_URL and the FINSYNC_* variables choose the database as for `npm start`).
+ * Administration from the command line: users, API keys and provider keys. Works while the server
+ * runs, on SQLite and on PostgreSQL (DATABASE_URL and the FINSYNC_* variables choose the database as
+ * for `npm start`). From the repository root: `npm run admin -- <command>`; `--help` on every command.
  *
- *   npm run cli -- create-user <name> [--scope read|read_write]     creates a user, prints a key once
- *   npm run cli -- create-key <user> [--scope read|read_write] [--name <label>]
- *   npm run cli -- set-provider-key <user> [--base-url <url>|sandbox]   reads the key from stdin
- *   npm run cli -- list-users
- *
- * A provider key set here is used from the server's next start, or its next POST /api/v1/sync for that
- * user; PUT /api/v1/provider applies at once.
+ * It never creates a database: on SQLite it works on the file the server made (it says which), and
+ * a missing file is an error naming it, not a new empty database in whatever directory it ran from.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { configFromEnv } from './config.js';
 import { ReferenceServerCore } from './core.js';
-import { databaseFromEnv } from './store/open.js';
 import { createApiKey, createUser, findUser, listUsers, type Scope } from './users.js';
 
-const [command, ...rest] = process.argv.slice(2);
-const flag = (name: string) => {
-  const index = rest.indexOf(`--${name}`);
-  return index === -1 ? undefined : rest[index + 1];
-};
-const positional = rest.filter((arg, i) => !arg.startsWith('--') && !rest[i - 1]?.startsWith('--'));
+class CliError extends Error {}
 
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-function scope(): Scope {
-  const value = flag('scope') ?? 'read_write';
-  if (value !== 'read' && value !== 'read_write') fail('--scope is read or read_write');
+function scope(value: string): Scope {
+  if (value !== 'read' && value !== 'read_write') throw new InvalidArgumentError('read or read_write');
   return value;
 }
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY)
-    process.stderr.write(
-      'Provider API key (input is not echoed by most terminals when pasted; end with Enter): ',
-    );
+    process.stderr.write('Provider API key (paste it, then press Enter; it is not shown again): ');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) {
     chunks.push(chunk as Buffer);
@@ -45,59 +31,107 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-const core = new ReferenceServerCore({
-  dataDir: resolve(process.env.FINSYNC_DATA_DIR ?? resolve(process.env.INIT_CWD ?? process.cwd(), '.data')),
-  database: databaseFromEnv(),
-  ...(process.env.FINSYNC_MASTER_KEY ? { masterKey: process.env.FINSYNC_MASTER_KEY } : {}),
-  sandbox: false,
-});
-const { store } = core;
-let status = 0;
+/** Opens the server's data: the same database `npm start` uses, and only one that exists. */
+async function withCore<T>(work: (core: ReferenceServerCore) => Promise<T>): Promise<T> {
+  const { dataDir, database = { kind: 'sqlite' }, masterKey } = configFromEnv();
+  if (database.kind === 'sqlite') {
+    const file = join(dataDir, 'finsync.db');
+    if (!existsSync(file))
+      throw new CliError(
+        `no database at ${file}: start the server once (npm start) to create it, or set FINSYNC_DATA_DIR to the directory that has it`,
+      );
+    process.stderr.write(`database: ${file}\n`);
+  } else process.stderr.write(`database: PostgreSQL (DATABASE_URL)\n`);
+  const core = new ReferenceServerCore({
+    dataDir,
+    database,
+    sandbox: false,
+    ...(masterKey ? { masterKey } : {}),
+  });
+  try {
+    return await work(core);
+  } finally {
+    await core.close({ graceMs: 0 });
+  }
+}
+
+// exitOverride before the commands: they copy it when created.
+const program = new Command('admin')
+  .exitOverride()
+  .description('Administer the finsync reference server: users, API keys and provider keys.')
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    '\nThe database is the one `npm start` uses: FINSYNC_DATA_DIR (default ./.data) or DATABASE_URL.\nExit codes: 0 done, 1 failed, 2 bad usage.',
+  );
+
+program
+  .command('create-user')
+  .description('Create a user and print an API key for it (once: keys are stored hashed)')
+  .argument('<name>', '1–64 letters, digits, or . _ @ -')
+  .option('--scope <scope>', 'read or read_write', scope, 'read_write' as Scope)
+  .action(async (name: string, options: { scope: Scope }) =>
+    withCore(async ({ store }) => {
+      if (await findUser(store, name)) throw new CliError(`a user named ${name} exists already`);
+      const user = await createUser(store, name);
+      const { key } = await createApiKey(store, user.id, { name: 'cli', scope: options.scope });
+      console.log(`user ${user.name} (${user.id})\napi key: ${key}`);
+      process.stderr.write('The key is stored hashed: save it now, it cannot be shown again.\n');
+    }),
+  );
+
+program
+  .command('create-key')
+  .description('Issue another API key for a user (printed once)')
+  .argument('<user>', 'user name or id')
+  .option('--scope <scope>', 'read or read_write', scope, 'read_write' as Scope)
+  .option('--name <label>', 'a label for the key', 'cli')
+  .action(async (userName: string, options: { scope: Scope; name: string }) =>
+    withCore(async ({ store }) => {
+      const user = (await findUser(store, userName)) ?? throwError(`no user ${userName}`);
+      const { key } = await createApiKey(store, user.id, { name: options.name, scope: options.scope });
+      console.log(key);
+      process.stderr.write(`api key for ${user.name}: stored hashed, save it now.\n`);
+    }),
+  );
+
+program
+  .command('set-provider-key')
+  .description("Store a user's provider key (read from standard input, never from an argument)")
+  .argument('<user>', 'user name or id')
+  .option('--base-url <url>', 'the provider URL, `sandbox`, or one allowed by FINSYNC_ALLOWED_PROVIDER_URLS')
+  .action(async (userName: string, options: { baseUrl?: string }) =>
+    withCore(async (core) => {
+      const user = (await findUser(core.store, userName)) ?? throwError(`no user ${userName}`);
+      const key = await readStdin();
+      if (!key) throw new CliError('no key on standard input');
+      await core.setProviderKey(user.id, key, options.baseUrl);
+      console.log(
+        `provider key stored (encrypted) for ${user.name}; the server uses it at its next sync of this user`,
+      );
+    }),
+  );
+
+program
+  .command('list-users')
+  .description('List the users: id, name, created')
+  .action(async () =>
+    withCore(async ({ store }) => {
+      for (const user of await listUsers(store)) console.log(`${user.id}  ${user.name}  ${user.created_at}`);
+    }),
+  );
+
+function throwError(message: string): never {
+  throw new CliError(message);
+}
 
 try {
-  switch (command) {
-    case 'create-user': {
-      const name = positional[0] ?? fail('usage: create-user <name> [--scope read|read_write]');
-      if (await findUser(store, name)) fail(`a user named ${name} exists already`);
-      const user = await createUser(store, name);
-      const { key } = await createApiKey(store, user.id, { name: 'cli', scope: scope() });
-      console.log(
-        `user ${user.name} (${user.id})\napi key: ${key}\nThe key is stored hashed: save it now, it cannot be shown again.`,
-      );
-      break;
-    }
-    case 'create-key': {
-      const user =
-        (await findUser(store, positional[0] ?? fail('usage: create-key <user> [--scope …] [--name …]'))) ??
-        fail('no such user');
-      const { key } = await createApiKey(store, user.id, { name: flag('name') ?? 'cli', scope: scope() });
-      console.log(
-        `api key for ${user.name}: ${key}\nThe key is stored hashed: save it now, it cannot be shown again.`,
-      );
-      break;
-    }
-    case 'set-provider-key': {
-      const user =
-        (await findUser(
-          store,
-          positional[0] ?? fail('usage: set-provider-key <user> [--base-url …] < key'),
-        )) ?? fail('no such user');
-      const key = await readStdin();
-      if (!key) fail('no key on standard input');
-      await core.setProviderKey(user.id, key, flag('base-url'));
-      console.log(`provider key stored (encrypted) for ${user.name}; the server uses it from its next start`);
-      break;
-    }
-    case 'list-users':
-      for (const user of await listUsers(store)) console.log(`${user.id}  ${user.name}  ${user.created_at}`);
-      break;
-    default:
-      fail('commands: create-user, create-key, set-provider-key, list-users');
-  }
+  await program.parseAsync(process.argv);
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
-  status = 2;
-} finally {
-  await core.close();
+  const code = (error as { code?: string }).code;
+  // --help asked for is a success; help shown because the command line was wrong is not.
+  if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
+  if (typeof code === 'string' && code.startsWith('commander.')) process.exit(2);
+  console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
 }
-process.exit(status);

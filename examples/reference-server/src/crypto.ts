@@ -132,7 +132,7 @@ export function judgeStoredKeys(
     opened === 0 && refused.some((e) => e.reason === 'unauthenticated')
       ? new Error(
           `none of the ${refused.length} stored provider keys can be decrypted: most likely this server's master key is not the one that sealed them (FINSYNC_MASTER_KEY or master.key). ` +
-            'If it is, the records were altered: set each provider key again (npm run cli -- set-provider-key)',
+            'If it is, the records were altered: set each provider key again (npm run admin -- set-provider-key)',
         )
       : undefined;
   return {

@@ -28,6 +28,23 @@ export type {
 } from './sandbox/faults.js';
 
 export const LUNCH_FLOW_BASE_URL = 'https://www.lunchflow.app/api/v1';
+
+/**
+ * `ProviderClient` options for tests against these handlers (or the sandbox server): the client-side
+ * throttle off, so a test is not held to the real provider's 90 calls per minute (the 91st call of a
+ * client would otherwise wait a minute), and no retries, so an injected fault fails the call at once
+ * instead of after seconds of backoff.
+ *
+ * ```ts
+ * new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions });
+ * new SyncEngine({ storage, clientOptions: testClientOptions }); // @finsync/sync
+ * new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions, maxRetries: 2 }); // testing retries
+ * ```
+ */
+export const testClientOptions: { readonly rateLimit: false; readonly maxRetries: number } = Object.freeze({
+  rateLimit: false,
+  maxRetries: 0,
+});
 export const LUNCH_FLOW_BARE_BASE_URL = 'https://lunchflow.app/api/v1';
 
 export interface ProviderHandlersOptions {

@@ -1,0 +1,111 @@
+/**
+ * `finsync export`: the mirrored transactions as CSV or JSON, amounts as the exact decimal strings
+ * the provider sent (never through a float), ordered by account, then date.
+ */
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { MirrorTransaction } from '@finsync/sync';
+import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { LineWriter, OutputClosed, note } from '../io.js';
+import { openStorage, resolveConnection, resolveDatabase, type DatabaseFlags } from '../options.js';
+
+export interface ExportFlags extends DatabaseFlags {
+  connection?: string;
+  format: 'csv' | 'json';
+  from?: string;
+  to?: string;
+  account?: string[];
+  output?: string;
+}
+
+export const CSV_COLUMNS = [
+  'account_id',
+  'date',
+  'amount',
+  'currency',
+  'merchant',
+  'description',
+  'pending',
+  'id',
+] as const;
+
+type Row = Record<(typeof CSV_COLUMNS)[number], string | boolean | null>;
+
+function row(t: MirrorTransaction): Row {
+  return {
+    account_id: t.accountId,
+    date: t.date,
+    amount: t.amount,
+    currency: t.currency,
+    merchant: t.merchant,
+    description: t.description,
+    pending: t.isPending,
+    // Pending rows often have no provider id yet: the column is empty then.
+    id: t.providerId,
+  };
+}
+
+/** RFC 4180: quote a field holding a comma, a quote or a line break, doubling its quotes. */
+export function csvField(value: string | boolean | null): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+// RFC 4180 ends records with CRLF; spreadsheet programs and CSV libraries read either.
+const csvLine = (fields: Array<string | boolean | null>) => `${fields.map(csvField).join(',')}\r\n`;
+
+export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> {
+  if (flags.from && flags.to && flags.from > flags.to)
+    throw new CliError(`--from ${flags.from} is after --to ${flags.to}`);
+  const storage = await openStorage(resolveDatabase(flags), 'read');
+  const file = flags.output === undefined ? undefined : resolve(flags.output);
+  // Written beside the target and renamed at the end: a failed export leaves no half file behind.
+  const partial = file && `${file}.partial`;
+  let written = false;
+  let out: LineWriter | undefined;
+  try {
+    const connection = await resolveConnection(storage, flags.connection);
+    const accounts = await storage.listAccounts(connection.id);
+    const wanted = flags.account ?? accounts.map((a) => a.id);
+    for (const id of wanted)
+      if (!accounts.some((a) => a.id === id))
+        throw new CliError(
+          `no account ${JSON.stringify(id)} in connection ${connection.id} (known: ${accounts.map((a) => a.id).join(', ')})`,
+        );
+
+    // Bank data: the file is for its owner only (0600), like the database.
+    out = new LineWriter(partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout);
+    let count = 0;
+    if (flags.format === 'csv') await out.write(csvLine([...CSV_COLUMNS]));
+    else await out.write('[');
+    const query = { ...(flags.from ? { from: flags.from } : {}), ...(flags.to ? { to: flags.to } : {}) };
+    for (const accountId of wanted) {
+      // One account's rows in the range at a time, in date order (the storage's index serves it).
+      for (const t of await storage.findTransactions(connection.id, accountId, query)) {
+        const r = row(t);
+        if (flags.format === 'csv') await out.write(csvLine(CSV_COLUMNS.map((c) => r[c])));
+        else await out.write(`${count === 0 ? '' : ','}\n  ${JSON.stringify(r)}`);
+        count += 1;
+      }
+    }
+    if (flags.format === 'json') await out.write(count === 0 ? ']\n' : '\n]\n');
+    await out.end();
+    if (file && partial) {
+      await rename(partial, file);
+      written = true;
+      note(`exported ${count} transactions to ${file}`);
+    }
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof OutputClosed) return ExitCode.ok;
+    throw error;
+  } finally {
+    if (partial && !written) {
+      out?.destroy();
+      await rm(partial, { force: true });
+    }
+    await storage.close();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `finsync feed`: the change feed as NDJSON on stdout, one `FeedEntry` per line, in `seq` order.
+ * A consumer saves the last `seq` it applied and passes it as `--after` next time.
+ */
+import { SyncEngine } from '@finsync/sync';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { LineWriter, OutputClosed, sleep } from '../io.js';
+import { openStorage, resolveConnection, resolveDatabase, type DatabaseFlags } from '../options.js';
+
+export interface FeedFlags extends DatabaseFlags {
+  connection?: string;
+  after: number;
+  follow?: boolean;
+  /** Seconds between polls with `--follow`. */
+  poll: number;
+}
+
+const BATCH = 500;
+
+export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
+  const storage = await openStorage(resolveDatabase(flags), 'read');
+  const controller = new AbortController();
+  // Ctrl-C ends --follow cleanly: the line being written is finished, nothing is cut in half.
+  const stop = () => controller.abort();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const out = new LineWriter(process.stdout);
+  try {
+    // Only to reject a typo: an unknown connection would otherwise print nothing, for ever.
+    const connectionId =
+      flags.connection === undefined ? undefined : (await resolveConnection(storage, flags.connection)).id;
+    const engine = new SyncEngine({ storage });
+    let after = flags.after;
+    while (!controller.signal.aborted) {
+      const batch = await engine.readChanges({
+        after,
+        limit: BATCH,
+        ...(connectionId === undefined ? {} : { connectionId }),
+      });
+      for (const entry of batch) {
+        await out.write(`${JSON.stringify(entry)}\n`);
+        after = entry.seq;
+      }
+      if (batch.length === BATCH) continue;
+      if (!flags.follow) break;
+      await sleep(flags.poll * 1_000, controller.signal);
+    }
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof OutputClosed) return ExitCode.ok;
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await storage.close();
+  }
+}

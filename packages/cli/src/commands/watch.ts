@@ -1,0 +1,105 @@
+/**
+ * `finsync watch`: the engine's scheduler in the foreground, for a machine without cron (or under
+ * systemd, a container, tmux). One line per run on stdout; Ctrl-C or SIGTERM stops it cleanly.
+ */
+import { SyncEngine } from '@finsync/sync';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { createLogger, note } from '../io.js';
+import {
+  describeDatabase,
+  localToday,
+  openStorage,
+  resolveDatabase,
+  resolveProvider,
+  type DatabaseFlags,
+  type ProviderFlags,
+} from '../options.js';
+import { formatTime, runLine } from '../summary.js';
+import { advice, connectionIdFor, registerConnection } from './sync.js';
+
+export interface WatchFlags extends DatabaseFlags, ProviderFlags {
+  connection?: string;
+  /** Minutes between runs. */
+  interval: number;
+  verbose?: boolean;
+  startDate?: string;
+}
+
+export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
+  const target = resolveDatabase(flags);
+  const logger = createLogger(flags.verbose ?? false, note);
+  const provider = await resolveProvider(flags, process.env, logger);
+  const connectionId = connectionIdFor(flags);
+  const intervalMs = Math.round(flags.interval * 60_000);
+  try {
+    const storage = await openStorage(target, 'write');
+    const engine = new SyncEngine({
+      storage,
+      intervalMs,
+      concurrency: 1,
+      ...(logger ? { logger } : {}),
+      ...(flags.startDate ? { startDate: flags.startDate } : {}),
+    });
+    try {
+      await registerConnection(engine, connectionId, provider);
+      let exitCode: ExitCodeValue = ExitCode.ok;
+      let requestStop: () => void = () => undefined;
+      const stopped = new Promise<void>((resolve) => (requestStop = resolve));
+
+      engine.on('run:start', () => {
+        // A sandbox that runs for days follows the calendar, as the real provider does.
+        const sandbox = provider.sandbox;
+        if (sandbox && localToday() > sandbox.today) sandbox.setToday(localToday());
+      });
+      engine.on('run:done', ({ report }) => {
+        process.stdout.write(`${runLine(report)}\n`);
+        // Nothing will change the key of this process: waiting for re-auth would wait for ever.
+        if (report.status === 'reauth_required') {
+          exitCode = ExitCode.keyRefused;
+          note(`finsync: ${advice(exitCode, null)} (exit ${exitCode})`);
+          requestStop();
+        }
+      });
+
+      let signals = 0;
+      const onSignal = () => {
+        signals += 1;
+        if (signals === 1) {
+          note('stopping: the run in flight finishes first (again to abort it)');
+          requestStop();
+        } else void engine.stop({ abort: true });
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+
+      const state = await engine.getConnection(connectionId);
+      const next =
+        state?.status === 'paused' && state.pausedUntil
+          ? `paused until ${formatTime(state.pausedUntil)}`
+          : state?.lastRunAt
+            ? `next run around ${formatTime(new Date(Date.parse(state.lastRunAt) + intervalMs).toISOString())}`
+            : 'first run now';
+      note(
+        `watching connection ${connectionId} from ${provider.description}\n` +
+          `into ${describeDatabase(target)}, every ${flags.interval} min (± 10 %); ${next}. Ctrl-C stops.`,
+      );
+      engine.start();
+      // The scheduler's timers do not hold the process open (they are unref'd): this does.
+      const keepAlive = setInterval(() => undefined, 1 << 30);
+      try {
+        await stopped;
+        await engine.stop();
+      } finally {
+        clearInterval(keepAlive);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      return exitCode;
+    } finally {
+      await engine.stop({ abort: true });
+      await storage.close();
+    }
+  } finally {
+    await provider.close();
+  }
+}

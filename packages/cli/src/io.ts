@@ -1,0 +1,108 @@
+/**
+ * Output plumbing. Results go to stdout and everything else (progress, notes, warnings) to stderr,
+ * so `finsync feed > changes.ndjson` and `finsync export | …` carry nothing but data.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { SyncLogger } from '@finsync/sync';
+
+/** A line for the person at the terminal, never for a pipe reading stdout. */
+export function note(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+export function warn(message: string): void {
+  process.stderr.write(`finsync: warning: ${message}\n`);
+}
+
+const secrets = new Set<string>();
+
+/** Registers a value no message may show (the API key), whatever code wrote the message. */
+export function rememberSecret(value: string): void {
+  if (value.length >= 4) secrets.add(value);
+}
+
+/**
+ * A second line of defence for error output: the provider client never puts the key into errors,
+ * but a message from a proxy, a database driver or a bug might, and this is the last point to stop it.
+ */
+export function redact(text: string): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[REDACTED]');
+  return out;
+}
+
+/** Thrown when the reader of stdout went away (`finsync feed | head`): a normal way to stop, not an error. */
+export class OutputClosed extends Error {
+  override readonly name = 'OutputClosed';
+}
+
+/**
+ * Writes with backpressure: a large export or feed never buffers more than the stream's
+ * high-water mark, whatever the speed of the reader.
+ */
+export class LineWriter {
+  #error: Error | undefined;
+
+  constructor(readonly stream: Writable) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      this.#error = error.code === 'EPIPE' ? new OutputClosed('output closed') : error;
+    });
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.#error) throw this.#error;
+    if (!this.stream.write(text)) {
+      // 'close' and 'error' as well as 'drain': a reader that went away never drains.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.stream.off('drain', done).off('close', done).off('error', done);
+          resolve();
+        };
+        this.stream.on('drain', done).on('close', done).on('error', done);
+      });
+      if (this.#error) throw this.#error;
+    }
+  }
+
+  /** Ends a stream we opened (a file); stdout stays open for whoever prints next. */
+  async end(): Promise<void> {
+    if (this.#error) throw this.#error;
+    if (this.stream === process.stdout) return;
+    this.stream.end();
+    await once(this.stream, 'finish');
+  }
+
+  /** Gives up a stream we opened, after a failure. */
+  destroy(): void {
+    if (this.stream !== process.stdout) this.stream.destroy();
+  }
+}
+
+/**
+ * The engine's and the client's logs, for `--verbose`. Fields are printed as JSON: the provider
+ * client never puts the key in them (see its README), and neither does the engine.
+ */
+export function createLogger(verbose: boolean, sink: (line: string) => void): SyncLogger | undefined {
+  if (!verbose) return undefined;
+  const line =
+    (level: string) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      const rest = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+      sink(`[${level}] ${message}${rest}`);
+    };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,266 @@
+/**
+ * Turns flags and environment into a database, an API key and a provider, checking everything a
+ * command needs before anything is opened: a missing key must not leave an empty database behind.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DEFAULT_BASE_URL, type ProviderClientOptions } from '@finsync/provider';
+import type { SandboxProvider } from '@finsync/provider/sandbox';
+import { SqliteStorage } from '@finsync/sqlite';
+import type { ConnectionState, Storage, SyncLogger } from '@finsync/sync';
+import { DEFAULT_CONNECTION, DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
+import { CliError, ExitCode } from './exit-codes.js';
+import { note, rememberSecret, warn } from './io.js';
+
+export { DEFAULT_CONNECTION, SANDBOX_CONNECTION } from './defaults.js';
+export const SANDBOX_KEY = 'sandbox-key';
+
+export type DatabaseTarget =
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
+
+export interface DatabaseFlags {
+  database?: string;
+  schema?: string;
+}
+
+export function resolveDatabase(flags: DatabaseFlags): DatabaseTarget {
+  // commander has already folded FINSYNC_DATABASE into flags.database (Option.env).
+  const value = flags.database?.trim() || DEFAULT_DATABASE;
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    const schema = flags.schema ?? DEFAULT_SCHEMA;
+    if (!/^[a-z_][a-z0-9_]{0,62}$/i.test(schema))
+      throw new CliError(
+        `--schema must be a plain identifier (letters, digits, _), got ${JSON.stringify(schema)}`,
+      );
+    try {
+      // A password in the URL is masked in anything printed on error, like the API key.
+      const password = new URL(value).password;
+      if (password) rememberSecret(decodeURIComponent(password));
+    } catch {
+      // Not a parseable URL: pg will say so.
+    }
+    return { kind: 'postgres', url: value, schema };
+  }
+  return { kind: 'sqlite', file: resolve(value) };
+}
+
+/** Where the data is, for output: never a password. */
+export function describeDatabase(target: DatabaseTarget): string {
+  if (target.kind === 'sqlite') return target.file;
+  try {
+    const url = new URL(target.url);
+    url.password = '';
+    url.search = '';
+    return `${url.toString()} (PostgreSQL, schema ${target.schema})`;
+  } catch {
+    return `PostgreSQL, schema ${target.schema}`;
+  }
+}
+
+function schemaError(error: unknown, target: DatabaseTarget): CliError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const where = describeDatabase(target);
+  const version = (error as { databaseVersion?: number }).databaseVersion;
+  if (error.name === 'SchemaOutdatedError' && version === 0)
+    return new CliError(
+      target.kind === 'sqlite'
+        ? `${where} is not a finsync database`
+        : `no finsync data at ${where}: run \`finsync sync\` first`,
+    );
+  if (error.name === 'SchemaOutdatedError')
+    return new CliError(`${where} was written by an older finsync: run \`finsync sync\` once to upgrade it`);
+  if (error.name === 'SchemaTooNewError')
+    return new CliError(`${where} was written by a newer finsync: upgrade @finsync/cli to read it`);
+  if ((error as { code?: string }).code === 'SQLITE_NOTADB')
+    return new CliError(`${where} is not a database`);
+  return undefined;
+}
+
+/**
+ * Opens the storage. `read` never creates anything: a missing SQLite file or PostgreSQL schema is
+ * an error (exit 2), and SQLite is opened read-only, so `status`/`feed`/`export` can run beside a
+ * `watch` that writes. `write` creates the file (mode 0600: it holds bank data) and migrates.
+ */
+export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'): Promise<Storage> {
+  let storage: Storage;
+  if (target.kind === 'sqlite') {
+    if (mode === 'read') {
+      if (!existsSync(target.file))
+        throw new CliError(`no database at ${target.file}: run \`finsync sync\` first, or pass --database`);
+      if (statSync(target.file).isDirectory()) throw new CliError(`${target.file} is a directory`);
+    } else {
+      mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
+      try {
+        closeSync(openSync(target.file, 'wx', 0o600));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    try {
+      storage = new SqliteStorage({ filename: target.file, readonly: mode === 'read' });
+    } catch (error) {
+      throw schemaError(error, target) ?? error;
+    }
+  } else {
+    // Loaded only for PostgreSQL: most people never need pg.
+    const { PostgresStorage } = await import('@finsync/postgres');
+    storage = new PostgresStorage({
+      connectionString: target.url,
+      schema: target.schema,
+      migrate: mode === 'read' ? 'manual' : 'auto',
+      poolConfig: { max: 4 },
+    });
+  }
+  try {
+    await storage.init();
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    const known = schemaError(error, target);
+    if (known) throw known;
+    // Unreachable server, refused login, locked file: say which database, keep exit 1 (it may pass).
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot open ${describeDatabase(target)}: ${reason}`, ExitCode.unexpected);
+  }
+  return storage;
+}
+
+/**
+ * For read commands: the connection named, else `default` when there is one, else the only one.
+ * An unknown name is an error that lists the known ones (typos are the usual cause).
+ */
+export async function resolveConnection(
+  storage: Storage,
+  named: string | undefined,
+): Promise<ConnectionState> {
+  const connections = await storage.listConnections();
+  const ids = connections.map((c) => c.id);
+  const known = ids.length > 0 ? `known: ${ids.join(', ')}` : 'the database has none yet';
+  if (named !== undefined) {
+    const found = connections.find((c) => c.id === named);
+    if (!found) throw new CliError(`no connection ${JSON.stringify(named)} (${known})`);
+    return found;
+  }
+  const chosen =
+    connections.find((c) => c.id === DEFAULT_CONNECTION) ??
+    (connections.length === 1 ? connections[0] : undefined);
+  if (!chosen)
+    throw new CliError(
+      connections.length === 0
+        ? 'no connections yet: run `finsync sync` first'
+        : `pick one with --connection (${known})`,
+    );
+  return chosen;
+}
+
+/**
+ * Reads a key file. A file other users can read is refused when it is yours (you can fix it: the
+ * message says how) and only warned about when it is not (a secret mounted read-only by a container
+ * runtime, say). A path that does not exist is not echoed: it may be the key, pasted by mistake.
+ */
+export function readKeyFile(path: string): string {
+  let text: string;
+  if (path === '-') {
+    text = readFileSync(0, 'utf8');
+  } else {
+    let stats;
+    try {
+      stats = statSync(path);
+    } catch {
+      throw new CliError('--key-file: no such file (the path is not shown, in case a key was pasted there)');
+    }
+    if (stats.isFile() && process.platform !== 'win32' && (stats.mode & 0o004) !== 0) {
+      const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
+      if (stats.uid === process.getuid?.())
+        throw new CliError(
+          `key file ${path} is readable by every user (mode ${mode}): run chmod 600 ${path}`,
+        );
+      warn(`key file ${path} is readable by every user (mode ${mode})`);
+    }
+    text = readFileSync(path, 'utf8');
+  }
+  const key = text.trim();
+  if (key === '') throw new CliError('the key file is empty');
+  if (/\s/.test(key)) throw new CliError('the key file must hold the key alone, on one line');
+  return key;
+}
+
+export interface ProviderFlags {
+  sandbox?: boolean;
+  sandboxDays?: number;
+  keyFile?: string;
+}
+
+export interface ProviderSetup {
+  apiKey: string;
+  clientOptions: Omit<ProviderClientOptions, 'apiKey'>;
+  /** For output: the provider's address (no credentials) or "sandbox". */
+  description: string;
+  sandbox: SandboxProvider | undefined;
+  close(): Promise<void>;
+}
+
+export function localToday(now = new Date()): string {
+  return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
+}
+
+function baseUrlFromEnv(value: string | undefined): { baseUrl?: string; description: string } {
+  const raw = value?.trim();
+  if (!raw) return { description: `Lunch Flow (${DEFAULT_BASE_URL})` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError('LUNCHFLOW_BASE_URL is not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new CliError('LUNCHFLOW_BASE_URL must be an http:// or https:// URL');
+  const shown = `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
+  return { baseUrl: raw, description: `${shown} (LUNCHFLOW_BASE_URL)` };
+}
+
+/**
+ * The key and where to send it. Without `--sandbox`: `--key-file`, else `LUNCHFLOW_API_KEY`, sent
+ * to `LUNCHFLOW_BASE_URL` or the provider. With it: an in-process sandbox on 127.0.0.1 and its key.
+ */
+export async function resolveProvider(
+  flags: ProviderFlags,
+  env: NodeJS.ProcessEnv,
+  logger: SyncLogger | undefined,
+): Promise<ProviderSetup> {
+  if (flags.sandbox) {
+    if (flags.keyFile !== undefined)
+      throw new CliError('--key-file and --sandbox do not go together: the sandbox has its own key');
+    if (env.LUNCHFLOW_API_KEY) note('--sandbox: LUNCHFLOW_API_KEY is not used (the sandbox has its own key)');
+    if (env.LUNCHFLOW_BASE_URL) note('--sandbox: LUNCHFLOW_BASE_URL is not used');
+    const { SandboxProvider, startSandboxServer } = await import('@finsync/provider/sandbox');
+    // Today's date keeps the sandbox's rows in step with the engine's calendar (it asks up to today).
+    const sandbox = new SandboxProvider({
+      today: localToday(),
+      historyDays: flags.sandboxDays ?? DEFAULT_SANDBOX_DAYS,
+    });
+    const server = await startSandboxServer(sandbox);
+    return {
+      apiKey: SANDBOX_KEY,
+      // The sandbox is local: no reason to throttle like the real, rate-limited API.
+      clientOptions: { baseUrl: server.baseUrl, rateLimit: false, ...(logger ? { logger } : {}) },
+      description: `the sandbox provider (${server.baseUrl}, ${flags.sandboxDays ?? DEFAULT_SANDBOX_DAYS} days of history)`,
+      sandbox,
+      close: () => server.close(),
+    };
+  }
+  const apiKey = flags.keyFile !== undefined ? readKeyFile(flags.keyFile) : env.LUNCHFLOW_API_KEY?.trim();
+  if (!apiKey)
+    throw new CliError(
+      'no API key: set LUNCHFLOW_API_KEY or pass --key-file <path> (or try finsync with --sandbox)',
+      ExitCode.usage,
+    );
+  rememberSecret(apiKey);
+  const { baseUrl, description } = baseUrlFromEnv(env.LUNCHFLOW_BASE_URL);
+  return {
+    apiKey,
+    clientOptions: { ...(baseUrl ? { baseUrl } : {}), ...(logger ? { logger } : {}) },
+    description,
+    sandbox: undefined,
+    close: async () => undefined,
+  };
+}

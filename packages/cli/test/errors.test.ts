@@ -1,0 +1,171 @@
+/**
+ * What goes wrong, and what a script sees: exit codes, one clear line, nothing created that should
+ * not be, and never the key. The provider here is a sandbox served by the test itself and reached
+ * through LUNCHFLOW_BASE_URL, as a proxy or a test server would be.
+ */
+import { chmod, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localToday } from '../src/options.js';
+import { removeDir, runCli, tempDir, type CliResult } from './helpers.js';
+
+const KEY = 'lf-test-key-7c1e0b9a4d2f';
+const WRONG = 'lf-wrong-key-55aa13e0c8b6';
+
+function expectNoKey(result: CliResult): void {
+  for (const secret of [KEY, WRONG]) {
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+  }
+}
+
+describe('errors and exit codes', () => {
+  let dir: string;
+  let sandbox: SandboxProvider;
+  let server: SandboxServer;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    sandbox = new SandboxProvider({ apiKey: KEY, today: localToday(), historyDays: 30 });
+    server = await startSandboxServer(sandbox);
+    env = { LUNCHFLOW_BASE_URL: server.baseUrl };
+  });
+  afterAll(async () => {
+    await server?.close();
+    await removeDir(dir);
+  });
+
+  it('status, feed and export on a missing database: exit 2, a clear line, no file created', async () => {
+    const results = await Promise.all(
+      [['status'], ['feed', '--after', '0'], ['export', '--format', 'csv']].map((args) =>
+        runCli([...args, '--database', 'missing.db'], { cwd: dir }),
+      ),
+    );
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`no database at ${join(dir, 'missing.db')}`);
+    }
+    expect(existsSync(join(dir, 'missing.db'))).toBe(false);
+  });
+
+  it('refuses the key as an argument without echoing it', async () => {
+    const results = await Promise.all([
+      runCli(['sync', `--key=${KEY}`], { cwd: dir, env }),
+      runCli(['sync', '--api-key', KEY], { cwd: dir, env }),
+      runCli(['watch', '--sandbox', '--key', KEY], { cwd: dir, env }),
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('never taken as an argument');
+      expectNoKey(result);
+    }
+    expect(existsSync(join(dir, 'finsync.db'))).toBe(false);
+  });
+
+  it('without a key: exit 2 and no database left behind', async () => {
+    const result = await runCli(['sync', '--database', 'nokey.db'], { cwd: dir, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no API key: set LUNCHFLOW_API_KEY or pass --key-file');
+    expect(existsSync(join(dir, 'nokey.db'))).toBe(false);
+  });
+
+  it('a refused key: exit 3, the connection waits for a new key, the key is never printed', async () => {
+    const result = await runCli(['sync', '--no-progress'], {
+      cwd: dir,
+      env: { ...env, LUNCHFLOW_API_KEY: WRONG },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('connection default: failed');
+    expect(result.stdout).toContain('PermissionDeniedError');
+    expect(result.stderr).toContain('the provider refused the key');
+    expectNoKey(result);
+
+    const status = await runCli(['status'], { cwd: dir });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('connection default: needs a new API key');
+  });
+
+  it('--key-file: refuses a file everyone can read, then syncs with the right key', async () => {
+    const readable = join(dir, 'key-readable');
+    await writeFile(readable, `${KEY}\n`);
+    await chmod(readable, 0o644);
+    const [open, missing] = await Promise.all([
+      runCli(['sync', '--key-file', readable], { cwd: dir, env }),
+      runCli(['sync', '--key-file', KEY], { cwd: dir, env }),
+    ]);
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain(`chmod 600 ${readable}`);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--key-file: no such file');
+    expectNoKey(open);
+    expectNoKey(missing);
+
+    // The connection the refused key left waiting takes the right key at once; --verbose prints
+    // every request the client makes, and still no key.
+    const file = join(dir, 'key');
+    await writeFile(file, `${KEY}\n`, { mode: 0o600 });
+    const result = await runCli(['sync', '--key-file', file, '--verbose'], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('connection default: success');
+    expect(result.stderr).toContain('[debug]');
+    expectNoKey(result);
+  });
+
+  it('rate limited: exit 4, and the next run respects the pause without calling the provider', async () => {
+    sandbox.faults.add({
+      kind: 'rate-limit',
+      retryAfterSeconds: 3_600,
+      match: { endpoint: 'accounts' },
+      times: 1,
+    });
+    const args = ['sync', '--connection', 'limited', '--no-progress'];
+    const first = await runCli(args, { cwd: dir, env: { ...env, LUNCHFLOW_API_KEY: KEY } });
+    expect(first.code).toBe(4);
+    expect(first.stdout).toContain('RateLimitError');
+    expect(first.stderr).toMatch(/rate limited: paused until \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+    expectNoKey(first);
+
+    const requests = sandbox.requestCount;
+    const again = await runCli(args, { cwd: dir, env: { ...env, LUNCHFLOW_API_KEY: KEY } });
+    expect(again.code).toBe(4);
+    expect(again.stdout).toContain('connection limited: skipped');
+    expect(sandbox.requestCount).toBe(requests);
+  });
+
+  it('some accounts failing: exit 5 (partial); an unreachable provider: exit 6 (failed)', async () => {
+    sandbox.faults.add({ kind: 'malformed-json', match: { endpoint: 'transactions', accountId: '4712' } });
+    const [partial, failed] = await Promise.all([
+      runCli(['sync', '--connection', 'partial', '--no-progress'], {
+        cwd: dir,
+        env: { ...env, LUNCHFLOW_API_KEY: KEY },
+      }),
+      runCli(['sync', '--database', 'down.db', '--no-progress'], {
+        cwd: dir,
+        env: { LUNCHFLOW_BASE_URL: 'http://127.0.0.1:9/api/v1', LUNCHFLOW_API_KEY: KEY },
+      }),
+    ]);
+    expect(partial.code).toBe(5);
+    expect(partial.stdout).toContain('connection partial: partial');
+    expect(partial.stdout).toMatch(/transactions, account 4712: InvalidResponseError/);
+    expect(failed.code).toBe(6);
+    expect(failed.stdout).toContain('ConnectionError');
+    expectNoKey(partial);
+    expectNoKey(failed);
+  });
+
+  it('bad options: exit 2', async () => {
+    const results = await Promise.all([
+      runCli(['feed', '--after', '-1'], { cwd: dir }),
+      runCli(['export', '--format', 'xml'], { cwd: dir }),
+      runCli(['export', '--from', '2026-02-30'], { cwd: dir }),
+      runCli(['nonsense'], { cwd: dir }),
+      runCli(['export', '--connection', 'nope'], { cwd: dir }),
+    ]);
+    for (const result of results) expect(result.code, result.stderr).toBe(2);
+    expect(results[4]!.stderr).toContain('no connection "nope" (known: default, limited, partial)');
+  });
+});

@@ -1,0 +1,38 @@
+/** The two long-running commands: `watch` and `feed --follow`, each stopped with SIGINT. */
+import { join } from 'node:path';
+import type { FeedEntry } from '@finsync/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeDir, startCli, tempDir, waitForOutput } from './helpers.js';
+
+describe('watch and feed --follow', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+  });
+  afterAll(() => removeDir(dir));
+
+  it('watch runs the scheduler, logs one line per run, and stops cleanly on SIGINT', async () => {
+    const watch = startCli(['watch', '--sandbox', '--sandbox-days', '30', '--interval', '60'], { cwd: dir });
+    // A connection never synced is due at once.
+    await waitForOutput(watch, /sandbox: success/);
+    expect(watch.output.stderr).toContain(`into ${join(dir, 'finsync.db')}, every 60 min`);
+    watch.kill('SIGINT');
+    const result = await watch.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).toMatch(/^\S+Z sandbox: success \(.+\), 7 accounts, \d+ fetched, \+\d+ ~0 -0$/m);
+  });
+
+  it('feed --follow prints what is there, keeps polling, and stops on SIGINT', async () => {
+    const follow = startCli(['feed', '--follow', '--poll', '0.2', '--after', '3'], { cwd: dir });
+    await waitForOutput(follow, /"seq":4,/);
+    follow.kill('SIGINT');
+    const result = await follow.done;
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect((JSON.parse(lines[0]!) as FeedEntry).seq).toBe(4);
+    // Every line whole: the stop came between two lines, never inside one.
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+});

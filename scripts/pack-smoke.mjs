@@ -1,0 +1,470 @@
+#!/usr/bin/env node
+// Every publishable package installs from its tarball and runs, the way a user would get it before
+// (and after) it is on the registry: `npm pack` of each package, one fresh project outside the
+// workspace, `npm install` of all the tarballs together (plus msw, the optional peer), then an ESM
+// and a CommonJS program that use them, and the `finsync` bin. Run it after `npm run build`.
+//
+//   node scripts/pack-smoke.mjs [--keep] [--full-install]
+//
+// --keep          leave the temporary project in place (it is kept anyway when something fails)
+// --full-install  run every install script in the fresh project, as a user's `npm install` does.
+//                 By default install scripts are skipped and better-sqlite3's native binary is
+//                 copied from the workspace's own build when the versions match (building it from
+//                 source takes over a minute here); without a matching build it is built.
+//
+// Plain Node ESM, no dependencies. Exits non-zero on any failure.
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { workspacePackages } from './check-versions.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = new Set(process.argv.slice(2));
+const keep = args.has('--keep');
+const fullInstall = args.has('--full-install');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const started = Date.now();
+
+/** Packages whose build may be missing (being written); skipped with a note instead of failing. */
+const MAY_BE_UNBUILT = new Set([]);
+/** Entry points that need an optional peer the fresh project does not install. */
+const NEEDS_PEER = new Map([['@finsync/sync/testing', 'vitest']]);
+
+const checked = [];
+const skipped = [];
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+class SmokeError extends Error {}
+function fail(message) {
+  throw new SmokeError(message);
+}
+
+// Variables npm sets for `npm run` at the root would make the child npm act on the workspace.
+const childEnv = { ...process.env };
+for (const key of Object.keys(childEnv)) {
+  if (/^npm_config_(workspaces?|include_workspace_root)$/i.test(key)) delete childEnv[key];
+}
+
+function run(command, commandArgs, { cwd, timeoutMs = 60_000, env = childEnv } = {}) {
+  const result = spawnSync(command, commandArgs, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    shell: process.platform === 'win32',
+  });
+  const shown = `${command} ${commandArgs.join(' ')}`;
+  if (result.error) fail(`${shown}: ${result.error.message}`);
+  if (result.status !== 0) {
+    fail(
+      `${shown} exited with ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`.trimEnd(),
+    );
+  }
+  return result.stdout;
+}
+
+function step(title) {
+  console.log(`\n▸ ${title}`);
+}
+
+/** Every path a manifest points at: exports (all conditions), main/module/types, bin. */
+function manifestTargets(manifest) {
+  const targets = new Set();
+  const walk = (value) => {
+    if (typeof value === 'string') targets.add(value);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(manifest.exports);
+  for (const field of ['main', 'module', 'types']) if (manifest[field]) targets.add(manifest[field]);
+  if (typeof manifest.bin === 'string') targets.add(manifest.bin);
+  else if (manifest.bin) Object.values(manifest.bin).forEach((b) => targets.add(b));
+  return [...targets].map((t) => t.replace(/^\.\//, ''));
+}
+
+/** The built files a package needs (everything its manifest points at, sources excluded). */
+function builtTargets(manifest) {
+  return manifestTargets(manifest).filter((t) => !t.startsWith('src/'));
+}
+
+let project;
+function main() {
+  try {
+    // --- 1. What to pack. ---
+    const publishable = workspacePackages(root).filter((p) => p.manifest.private !== true);
+    if (publishable.length === 0) fail('no publishable workspace package');
+    const toPack = [];
+    for (const pkg of publishable) {
+      const missing = builtTargets(pkg.manifest).filter((t) => !existsSync(join(pkg.dir, t)));
+      if (missing.length === 0) toPack.push(pkg);
+      else if (MAY_BE_UNBUILT.has(pkg.manifest.name)) {
+        skipped.push(`${pkg.manifest.name}: not built (${missing.join(', ')} missing), so not packed or run`);
+      } else {
+        fail(`${pkg.manifest.name} is not built (${missing.join(', ')} missing): run npm run build first`);
+      }
+    }
+    project = mkdtempSync(join(tmpdir(), 'finsync-pack-smoke-'));
+    const tarballDir = join(project, 'tarballs');
+    mkdirSync(tarballDir);
+
+    // --- 2. npm pack, and what is in each tarball. ---
+    step(`npm pack: ${toPack.map((p) => p.manifest.name).join(', ')}`);
+    let since = Date.now();
+    const packed = JSON.parse(
+      run(
+        npm,
+        [
+          'pack',
+          ...toPack.flatMap((p) => ['--workspace', p.manifest.name]),
+          '--pack-destination',
+          tarballDir,
+          '--json',
+        ],
+        { cwd: root },
+      ),
+    );
+    const tarballs = [];
+    for (const pkg of [...toPack]) {
+      const entry = packed.find((e) => e.name === pkg.manifest.name);
+      if (!entry) fail(`npm pack wrote no tarball for ${pkg.manifest.name}`);
+      const files = new Set(entry.files.map((f) => f.path));
+      const problems = [];
+      const missing = manifestTargets(pkg.manifest).filter((t) => !files.has(t));
+      if (missing.length > 0) problems.push(`lacks what package.json points at: ${missing.join(', ')}`);
+      if (!files.has('README.md')) problems.push('has no README.md');
+      const tests = [...files].filter((f) => /\.test\.[cm]?[jt]s$/.test(f));
+      if (tests.length > 0) problems.push(`ships tests: ${tests.join(', ')}`);
+      if (problems.length > 0 && MAY_BE_UNBUILT.has(pkg.manifest.name)) {
+        skipped.push(
+          `${pkg.manifest.name}: its tarball ${problems.join('; ')}, so it is not installed or run`,
+        );
+        toPack.splice(toPack.indexOf(pkg), 1);
+        continue;
+      }
+      if (problems.length > 0) fail(`${entry.filename} ${problems.join('; ')}`);
+      tarballs.push(join(tarballDir, entry.filename));
+      console.log(`  ${entry.filename}: ${entry.files.length} files, ${(entry.size / 1024).toFixed(0)} KiB`);
+    }
+    const names = new Set(toPack.map((p) => p.manifest.name));
+    for (const pkg of toPack) {
+      for (const dep of Object.keys(pkg.manifest.dependencies ?? {})) {
+        if (dep.startsWith('@finsync/') && !names.has(dep)) {
+          fail(`${pkg.manifest.name} depends on ${dep}, which is not packed`);
+        }
+      }
+    }
+    checked.push(
+      `npm pack of ${tarballs.length} packages; every file their exports, main, types and bin name is in the tarball, with the README and no tests (${seconds(since)})`,
+    );
+
+    // --- 3. A fresh project and one npm install of all the tarballs. ---
+    const mswVersion = (() => {
+      const installed = join(root, 'node_modules', 'msw', 'package.json');
+      if (existsSync(installed)) return JSON.parse(readFileSync(installed, 'utf8')).version;
+      return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies?.msw ?? '^2';
+    })();
+    writeFileSync(
+      join(project, 'package.json'),
+      `${JSON.stringify({ name: 'finsync-pack-smoke', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`,
+    );
+    step(`npm install of the tarballs and msw@${mswVersion} in ${project}`);
+    since = Date.now();
+    run(
+      npm,
+      [
+        'install',
+        ...tarballs,
+        `msw@${mswVersion}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        ...(fullInstall ? [] : ['--ignore-scripts']),
+      ],
+      { cwd: project, timeoutMs: fullInstall ? 600_000 : 120_000 },
+    );
+    const installed = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies ?? {};
+    for (const pkg of toPack) {
+      const spec = installed[pkg.manifest.name];
+      if (!spec?.startsWith('file:'))
+        fail(`${pkg.manifest.name} was not installed from its tarball (${spec})`);
+      const manifest = JSON.parse(
+        readFileSync(join(project, 'node_modules', pkg.manifest.name, 'package.json'), 'utf8'),
+      );
+      if (manifest.version !== pkg.manifest.version) {
+        fail(`node_modules/${pkg.manifest.name} is ${manifest.version}, not ${pkg.manifest.version}`);
+      }
+    }
+    checked.push(
+      `one npm install of all ${tarballs.length} tarballs into a fresh project resolved every @finsync dependency from them (${seconds(since)})`,
+    );
+
+    // better-sqlite3's native binary, when install scripts were skipped.
+    const sqliteDir = join(project, 'node_modules', 'better-sqlite3');
+    if (!fullInstall && existsSync(sqliteDir)) {
+      const binary = join('build', 'Release', 'better_sqlite3.node');
+      const want = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8')).version;
+      const workspaceDir = join(root, 'node_modules', 'better-sqlite3');
+      const have = existsSync(join(workspaceDir, 'package.json'))
+        ? JSON.parse(readFileSync(join(workspaceDir, 'package.json'), 'utf8')).version
+        : undefined;
+      if (have === want && existsSync(join(workspaceDir, binary))) {
+        mkdirSync(dirname(join(sqliteDir, binary)), { recursive: true });
+        copyFileSync(join(workspaceDir, binary), join(sqliteDir, binary));
+        console.log(`  better-sqlite3 ${want}: native binary copied from the workspace's build`);
+      } else {
+        console.log(`  better-sqlite3 ${want}: no matching workspace build (${have ?? 'none'}); npm rebuild`);
+        since = Date.now();
+        run(npm, ['rebuild', 'better-sqlite3', '--loglevel=error'], { cwd: project, timeoutMs: 600_000 });
+        console.log(`  built in ${seconds(since)}`);
+      }
+    }
+
+    // --- 4. The programs. ---
+    const entryPoints = [];
+    for (const pkg of toPack) {
+      for (const subpath of Object.keys(pkg.manifest.exports ?? {})) {
+        if (subpath === './package.json') continue;
+        const specifier = subpath === '.' ? pkg.manifest.name : `${pkg.manifest.name}/${subpath.slice(2)}`;
+        if (NEEDS_PEER.has(specifier)) {
+          skipped.push(`${specifier}: not loaded, it needs the optional peer ${NEEDS_PEER.get(specifier)}`);
+        } else entryPoints.push(specifier);
+      }
+    }
+    writeFileSync(join(project, 'entry-points.json'), JSON.stringify(entryPoints));
+    writeFileSync(join(project, 'esm.mjs'), ESM_PROGRAM);
+    writeFileSync(join(project, 'cjs.cjs'), CJS_PROGRAM);
+
+    for (const [label, file] of [
+      ['ESM program (import)', 'esm.mjs'],
+      ['CommonJS program (require)', 'cjs.cjs'],
+    ]) {
+      step(label);
+      since = Date.now();
+      const out = run(process.execPath, [file], { cwd: project, timeoutMs: 60_000 });
+      process.stdout.write(out);
+      for (const line of out.split('\n'))
+        if (line.startsWith('  ✓ ')) checked.push(`${label}: ${line.slice(4)}`);
+      console.log(`  (${seconds(since)})`);
+    }
+
+    // --- 5. The bin. ---
+    const cli = toPack.find((p) => p.manifest.name === '@finsync/cli');
+    if (cli) {
+      step('finsync bin');
+      const bin = join(
+        project,
+        'node_modules',
+        '.bin',
+        process.platform === 'win32' ? 'finsync.cmd' : 'finsync',
+      );
+      if (!existsSync(bin)) fail('npm did not link the finsync bin into node_modules/.bin');
+      const help = run(bin, ['--help'], { cwd: project, timeoutMs: 30_000 });
+      for (const word of ['Usage: finsync', 'sync']) {
+        if (!help.includes(word)) fail(`finsync --help does not mention "${word}":\n${help}`);
+      }
+      const version = run(bin, ['--version'], { cwd: project, timeoutMs: 30_000 }).trim();
+      if (version !== cli.manifest.version)
+        fail(`finsync --version printed "${version}", not ${cli.manifest.version}`);
+      checked.push(`node_modules/.bin/finsync --help runs (commands listed) and --version prints ${version}`);
+      // The commands load lazily: a real run is what proves their dependencies are installed.
+      const db = join(project, 'cli.db');
+      run(bin, ['sync', '--sandbox', '--database', db, '--no-progress'], { cwd: project, timeoutMs: 60_000 });
+      const feed = run(bin, ['feed', '--database', db], { cwd: project, timeoutMs: 30_000 })
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      if (feed.length === 0 || !feed.every((e, i) => i === 0 || e.seq > feed[i - 1].seq)) {
+        fail(`finsync feed printed ${feed.length} entries, or seqs out of order`);
+      }
+      console.log(`  finsync sync --sandbox, then finsync feed: ${feed.length} changes`);
+      checked.push(
+        `finsync sync --sandbox into a SQLite file, then finsync feed: ${feed.length} NDJSON changes`,
+      );
+    }
+  } catch (error) {
+    console.error(`\n✗ pack smoke test failed: ${error instanceof SmokeError ? error.message : error.stack}`);
+    if (project) console.error(`  the project is kept for a look: ${project}`);
+    process.exit(1);
+  }
+
+  console.log('\nChecked:');
+  for (const line of checked) console.log(`  ✓ ${line}`);
+  for (const line of skipped) console.log(`  - skipped ${line}`);
+  console.log(`pack smoke test passed in ${seconds(started)}`);
+  if (keep) console.log(`project kept: ${project}`);
+  else rmSync(project, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The programs, written into the fresh project. They only import what a user would.
+
+const ESM_PROGRAM = `import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setupServer } from 'msw/node';
+import { ProviderClient } from '@finsync/provider';
+import { SandboxProvider, startSandboxServer } from '@finsync/provider/sandbox';
+import { createProviderHandlers, testClientOptions } from '@finsync/provider/msw';
+import { SyncEngine } from '@finsync/sync';
+import { SqliteStorage, SCHEMA_VERSION } from '@finsync/sqlite';
+import { PostgresStorage, SCHEMA_VERSION as PG_SCHEMA_VERSION } from '@finsync/postgres';
+import { ServiceClient } from '@finsync/service';
+import { FakeServiceStore, createServiceHandlers } from '@finsync/service/msw';
+
+const ok = (what) => console.log('  ✓ ' + what);
+
+// Every entry point imports, and exports what its CommonJS build exports.
+const require = createRequire(import.meta.url);
+const own = (m) => Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule' && k !== 'module.exports').sort();
+const entryPoints = JSON.parse(readFileSync('entry-points.json', 'utf8'));
+for (const specifier of entryPoints) {
+  const esm = own(await import(specifier));
+  const cjs = own(require(specifier));
+  assert.ok(esm.length > 0, specifier + ' exports nothing');
+  assert.deepEqual(esm, cjs, specifier + ': the ESM and CommonJS builds export different names');
+}
+ok(entryPoints.length + ' entry points import, with the same exports as their CommonJS builds');
+
+// The sandbox provider over HTTP, synced by the engine into a SQLite file; then the feed.
+const dir = mkdtempSync(join(tmpdir(), 'finsync-smoke-db-'));
+const file = join(dir, 'finsync.db');
+const http = await startSandboxServer(new SandboxProvider({ seed: 42, historyDays: 60 }));
+try {
+  const storage = new SqliteStorage({ filename: file });
+  const engine = new SyncEngine({ storage, clientOptions: { baseUrl: http.baseUrl, ...testClientOptions } });
+  await engine.addConnection({ id: 'smoke', apiKey: 'sandbox-key' });
+  const report = await engine.sync('smoke');
+  assert.equal(report.ok, true, 'sync issues: ' + JSON.stringify(report.issues));
+  const rows = await storage.countTransactions('smoke');
+  assert.ok(rows > 0, 'no transactions mirrored');
+  let cursor = 0;
+  let entries = 0;
+  const entities = new Set();
+  for await (const change of engine.changes({ after: 0 })) {
+    assert.ok(change.seq > cursor, 'feed seqs do not increase');
+    cursor = change.seq;
+    entries += 1;
+    entities.add(change.entity);
+  }
+  assert.ok(entries >= rows && entities.has('account') && entities.has('transaction'));
+  await engine.stop();
+  await storage.close();
+  const reopened = new SqliteStorage({ filename: file, readonly: true });
+  assert.equal(await reopened.countTransactions('smoke'), rows);
+  await reopened.close();
+  ok(
+    'SyncEngine synced the sandbox (startSandboxServer) into a SQLite file (schema v' + SCHEMA_VERSION + '): ' +
+      report.accounts.length + ' accounts, ' + rows + ' transactions, ' + entries +
+      ' feed entries read back in order; the file reopens read-only with the same rows',
+  );
+} finally {
+  await http.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// MSW: the provider's handlers and the fake service, in one server.
+const store = new FakeServiceStore({ apiKeys: [{ key: 'k'.repeat(64), scope: 'read_write' }] });
+const checking = store.addAccount({ name: 'Checking', account_type: 'depository' });
+const msw = setupServer(
+  ...createProviderHandlers(new SandboxProvider({ seed: 7 })),
+  ...createServiceHandlers(store, { baseUrl: 'http://service.test' }),
+);
+msw.listen({ onUnhandledRequest: 'error' });
+try {
+  const provider = new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions });
+  const accounts = await provider.listAccounts();
+  const balance = await provider.getBalance(accounts[0].id);
+  assert.ok(accounts.length > 0 && typeof balance.amount === 'string');
+  ok('ProviderClient with testClientOptions read ' + accounts.length + ' accounts and a balance through @finsync/provider/msw');
+
+  const service = new ServiceClient({ baseUrl: 'http://service.test', apiKey: 'k'.repeat(64) });
+  const made = await service.transactions.create({ account_id: checking.id, name: 'Coffee', date: '2026-04-30', amount: '4.50', external_id: 'smoke-1' });
+  assert.equal(made.created, true);
+  const edited = await service.transactions.update(made.transaction.id, { notes: 'from the tarball' });
+  assert.equal(edited.notes, 'from the tarball');
+  await service.transactions.delete(made.transaction.id);
+  assert.equal((await service.transactions.list().toArray({ limit: 10 })).length, 0);
+  const restored = await service.transactions.restore(made.transaction.id);
+  assert.equal(restored.id, made.transaction.id);
+  ok('ServiceClient created, updated, deleted and restored a transaction on the fake service (@finsync/service/msw)');
+} finally {
+  msw.close();
+}
+
+// PostgreSQL: constructed without a server; with FINSYNC_TEST_POSTGRES_URL, migrated in a throwaway schema.
+const url = process.env.FINSYNC_TEST_POSTGRES_URL;
+if (url) {
+  const schema = 'finsync_pack_smoke_' + process.pid;
+  const pg = new PostgresStorage({ connectionString: url, schema });
+  try {
+    await pg.init();
+    assert.equal(await pg.countTransactions('none'), 0);
+  } finally {
+    await pg.pool.query('DROP SCHEMA IF EXISTS "' + schema + '" CASCADE');
+    await pg.close();
+  }
+  ok('PostgresStorage migrated a throwaway schema to v' + PG_SCHEMA_VERSION + ' on FINSYNC_TEST_POSTGRES_URL, then dropped it');
+} else {
+  const pg = new PostgresStorage({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+  await pg.close();
+  ok('PostgresStorage imported and constructed (schema v' + PG_SCHEMA_VERSION + '; no FINSYNC_TEST_POSTGRES_URL, so no server used)');
+}
+`;
+
+const CJS_PROGRAM = `'use strict';
+const assert = require('node:assert/strict');
+const { ProviderClient } = require('@finsync/provider');
+const { SandboxProvider, startSandboxServer } = require('@finsync/provider/sandbox');
+const { testClientOptions } = require('@finsync/provider/msw');
+const { SyncEngine, MemoryStorage } = require('@finsync/sync');
+const { SqliteStorage } = require('@finsync/sqlite');
+const { PostgresStorage } = require('@finsync/postgres');
+const { ServiceClient } = require('@finsync/service');
+const { FakeServiceStore } = require('@finsync/service/msw');
+
+const ok = (what) => console.log('  ✓ ' + what);
+
+async function main() {
+  const http = await startSandboxServer(new SandboxProvider({ seed: 3, historyDays: 30 }));
+  try {
+    const client = new ProviderClient({ apiKey: 'sandbox-key', baseUrl: http.baseUrl, ...testClientOptions });
+    for (const storage of [new SqliteStorage({ filename: ':memory:' }), new MemoryStorage()]) {
+      const engine = new SyncEngine({ storage });
+      await engine.addConnection({ id: 'cjs', client });
+      const report = await engine.sync('cjs');
+      assert.equal(report.ok, true, 'sync issues: ' + JSON.stringify(report.issues));
+      const batch = await engine.readChanges({ after: 0, limit: 5 });
+      assert.equal(batch.length, 5);
+      await engine.stop();
+      await storage.close?.();
+    }
+    ok('SyncEngine synced the sandbox into SqliteStorage(:memory:) and MemoryStorage and read the feed');
+  } finally {
+    await http.close();
+  }
+  assert.equal(typeof PostgresStorage, 'function');
+  assert.equal(typeof new FakeServiceStore().addAccount, 'function');
+  assert.ok(new ServiceClient({ baseUrl: 'http://localhost:3000', apiKey: 'k'.repeat(64) }).transactions);
+  ok('PostgresStorage, ServiceClient and FakeServiceStore load and construct');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+main();
