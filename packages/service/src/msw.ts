@@ -31,6 +31,18 @@ export type {
   MerchantType,
 } from './fake/store.js';
 export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js';
+
+/**
+ * Options for a `ServiceClient` in your tests: no retries, so a 429 or 503 from the fake (or your own
+ * handler) is an error at once instead of after the backoff and `Retry-After` waits a real service
+ * deserves. Ask for retries when a test is about them.
+ *
+ * ```ts
+ * new ServiceClient({ baseUrl, apiKey, ...testClientOptions });
+ * new ServiceClient({ baseUrl, apiKey, ...testClientOptions, maxRetries: 2 }); // testing retries
+ * ```
+ */
+export const testClientOptions: { readonly maxRetries: number } = Object.freeze({ maxRetries: 0 });
 export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
 export { renderTransaction } from './fake/render.js';
 export { renderAccount, renderCategory, renderTag, applyCreateTag, TAG_COLORS } from './fake/resources.js';
