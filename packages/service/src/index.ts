@@ -41,7 +41,7 @@ export {
   InvalidResponseError,
 } from './errors.js';
 export type { ErrorContext, APIErrorContext, RateLimitErrorContext, Issue } from './errors.js';
-export { backoffDelay, parseRetryAfterHeader, retryClassOf, isRetryableStatus } from './retry.js';
+// The retry policy is documented (README, "Retry policy"); its timing helpers are internal.
 export type { RetryClass } from './retry.js';
 export {
   AccountRefSchema,

@@ -45,21 +45,10 @@ export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js'
 export const testClientOptions: { readonly maxRetries: number } = Object.freeze({ maxRetries: 0 });
 export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
 export { renderTransaction } from './fake/render.js';
-export { renderAccount, renderCategory, renderTag, applyCreateTag, TAG_COLORS } from './fake/resources.js';
-export { applyUpdate } from './fake/update.js';
-export { applyCreate } from './fake/create.js';
-export { applyDelete, applyRestore, DELETED } from './fake/delete.js';
-export { castDate, castUuid, INTERNAL_ERROR } from './fake/cast.js';
-export type { FakeResult } from './fake/cast.js';
-export {
-  formatServiceMoney,
-  resolveLocale,
-  rubyToF,
-  toMinorUnits,
-  toUnits,
-  unitsToDecimal,
-  SUPPORTED_LOCALES,
-} from './fake/money.js';
+export { renderAccount, renderCategory, renderTag, TAG_COLORS } from './fake/resources.js';
+// How the fake emulates Rails (its casts, `to_f`, the apply* steps) is internal: the handlers are
+// the surface. Money as the service formats it is useful beside them.
+export { formatServiceMoney } from './fake/money.js';
 
 /**
  * MSW handlers that answer `{baseUrl}/api/v1/transactions…` from `store`, like the service: GET index,

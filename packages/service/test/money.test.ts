@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { currencyScale } from '../src/index.js';
+import { castDate, castUuid } from '../src/fake/cast.js';
 import {
-  castDate,
-  castUuid,
   formatServiceMoney,
   resolveLocale,
   rubyToF,
   toMinorUnits,
   toUnits,
   unitsToDecimal,
-} from '../src/msw.js';
+} from '../src/fake/money.js';
 
 describe('money helpers', () => {
   it.each([

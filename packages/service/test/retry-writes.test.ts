@@ -10,9 +10,9 @@ import {
   ServiceAPIError,
   ServiceClient,
   TimeoutError,
-  isRetryableStatus,
   type TransactionCreate,
 } from '../src/index.js';
+import { isRetryableStatus } from '../src/retry.js';
 import { handleServiceRequest } from '../src/msw.js';
 import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 import { seedStore, useFakeService } from './fake-fixture.js';

@@ -8,12 +8,9 @@ import {
   ServiceClient,
   TimeoutError,
   ValidationError,
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfterHeader,
-  retryClassOf,
   type ServiceClientOptions,
 } from '../src/index.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfterHeader, retryClassOf } from '../src/retry.js';
 import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
