@@ -1,5 +1,5 @@
 /**
- * Reading and editing transactions with the service's semantics (see service-api.md §2), except where
+ * Reading and editing transactions with the service's semantics (the README's PATCH section), except where
  * the real service answers a client mistake with 500 or silently coerces: here those get 400/422 with
  * a clear message, and nothing changes.
  */

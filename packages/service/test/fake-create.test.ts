@@ -1,4 +1,4 @@
-/** POST /api/v1/transactions against the fake, through the client (service-api.md §3, §6 cases 15–22, 33). */
+/** POST /api/v1/transactions against the fake, through the client. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,

@@ -1,5 +1,5 @@
 /**
- * DELETE /api/v1/transactions/{id} against the fake (service-api.md §3, §6 case 28), and finsync's
+ * DELETE /api/v1/transactions/{id} against the fake, and finsync's
  * extensions served by the reference server: restore and the deleted list.
  */
 import { beforeEach, describe, expect, it } from 'vitest';

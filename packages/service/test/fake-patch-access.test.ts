@@ -1,4 +1,4 @@
-/** The fake service's PATCH: auth, scope and lookup order, split rows, side effects (service-api.md §2.4, §3, §5). */
+/** The fake service's PATCH: auth, scope and lookup order, split rows, side effects. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError } from '../src/index.js';
 import { renderTransaction } from '../src/msw.js';

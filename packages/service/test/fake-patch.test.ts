@@ -1,4 +1,4 @@
-/** The fake service's PATCH semantics (service-api.md §2), case by case, through the client. */
+/** The fake service's PATCH semantics, case by case, through the client. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidRequestError, ServerError, ValidationError, type Transaction } from '../src/index.js';
 import { renderTransaction } from '../src/msw.js';

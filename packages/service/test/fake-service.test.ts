@@ -1,4 +1,4 @@
-/** The fake service's reads, auth and rate limits (service-api.md §1, §3, §4, §6). */
+/** The fake service's reads, auth and rate limits. */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError, TransactionSchema } from '../src/index.js';
 import { handleServiceRequest } from '../src/msw.js';

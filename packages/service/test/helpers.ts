@@ -18,7 +18,7 @@ export const READ_KEY = '60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f5
 
 export const TX_ID = '6f1c2a9e-0d4b-4c1e-9a57-2f0e8b1d3c44';
 
-/** A transaction as the service renders it (service-api.md §1), with overrides. */
+/** A transaction as the service renders it, with overrides. */
 export function wireTransaction(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: TX_ID,

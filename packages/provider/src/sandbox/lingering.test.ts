@@ -58,7 +58,7 @@ describe('lingering holds', () => {
             hold.currency,
             hold.merchant,
           ]);
-          // Sure's rule (provider-api.md §5.2) matches a posted row dated 0–8 days after the hold.
+          // Sure's rule (its Lunch Flow importer) matches a posted row dated 0–8 days after the hold.
           expect(gap(hold.date, row.date)).toBeGreaterThanOrEqual(0);
           expect(gap(hold.date, row.date)).toBeLessThanOrEqual(8);
           expect(row.id).toMatch(/^tx_[0-9a-f]{16}$/);

@@ -4,7 +4,7 @@ import type { RowSeed } from './profiles.js';
 import { Rng, hashInts } from './random.js';
 
 // Banks often keep listing a card hold for a day or more after the purchase's posted row appears,
-// and nothing links the two (provider-api.md §5.2). An importer that keys pending rows by content
+// and nothing links the two (Lunch Flow gives pending rows no stable id). An importer that keys pending rows by content
 // shows such a purchase twice unless it matches the hold to the posted row the way Sure does: same
 // amount, currency and merchant, posted 0–8 days after the hold's date.
 

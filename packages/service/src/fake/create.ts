@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/transactions with the service's semantics (service-api.md §3, §6 cases 15–22; Sure's
+ * POST /api/v1/transactions with the service's semantics (Sure's
  * `TransactionsController#create`), quirks included. One deliberate difference: an unknown account
  * is a 422 here, where the service's catch-all rescue answers 500.
  */
@@ -143,7 +143,7 @@ export function applyCreate(
     updated_at: now,
     locked_attributes: [],
   };
-  // POST locks everything it saved (service-api.md §5), tag_ids when there are tags.
+  // POST locks everything it saved, tag_ids when there are tags.
   const saved = ['name', 'date', 'amount', 'currency', 'notes', 'external_id', 'source'] as const;
   tx.locked_attributes = [
     ...saved.filter((field) => tx[field] !== null),

@@ -1,6 +1,6 @@
 /**
  * The fake service's HTTP surface as one `Request → Response` function (no msw import): routing, auth,
- * the per-key rate limit and the write scope, in the service's order (service-api.md §3, §4, §6); then
+ * the per-key rate limit and the write scope, in the service's order (Sure's `Api::V1::BaseController`); then
  * index, show, create, update, delete, finsync's restore and deleted list, and the lookup routes
  * (accounts, categories, merchants, tags; `POST /api/v1/tags`).
  */

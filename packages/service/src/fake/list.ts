@@ -1,6 +1,6 @@
 /**
  * The fake's paged lists: the index (`GET /api/v1/transactions`, filters and the `pagination`
- * envelope, service-api.md §0, §6 cases 1–9; the filters of `apply_filters`/`apply_search` in Sure's
+ * envelope of Sure's `index.json.jbuilder`; the filters of `apply_filters`/`apply_search` in Sure's
  * transactions_controller.rb) and finsync's deleted list (`GET …/transactions/deleted`, served by
  * the reference server, not by Sure), which pages the same way.
  */

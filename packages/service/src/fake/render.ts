@@ -1,4 +1,4 @@
-/** The service's transaction JSON (`_transaction.json.jbuilder`, service-api.md §1), key for key. */
+/** The service's transaction JSON (Sure's `_transaction.json.jbuilder`), key for key. */
 import { formatServiceMoney, toMinorUnits } from './money.js';
 import type { FakeAccount, FakeServiceStore, FakeTransaction } from './store.js';
 

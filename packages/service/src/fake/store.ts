@@ -97,7 +97,7 @@ export interface FakeTransaction {
   split: 'parent' | 'child' | null;
   created_at: string;
   updated_at: string;
-  /** Attributes an API PATCH locked against later provider syncs (service-api.md §5). */
+  /** Attributes an API PATCH locked against later provider syncs (Sure's `locked_attributes`). */
   locked_attributes: string[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * PATCH/PUT /api/v1/transactions/{id} with the service's exact semantics (service-api.md §2),
+ * PATCH/PUT /api/v1/transactions/{id} with the service's exact semantics (Sure's `TransactionsController#update`; the README's member table),
  * quirks included: it is a test double for the real thing, not a better server.
  */
 import {
@@ -98,7 +98,7 @@ export function applyUpdate(
     }
   }
 
-  // Everything checked: write, and lock what changed (service-api.md §5).
+  // Everything checked: write, and lock what changed (Sure's `Enrichable#lock_saved_attributes!`).
   const locks = new Set(tx.locked_attributes);
   const entryChanges = { name, date: date ?? undefined, notes, amount };
   for (const [field, value] of Object.entries(entryChanges) as Array<
