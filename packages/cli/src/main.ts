@@ -4,7 +4,7 @@
  * read it back (status, change feed, export). One small file per command under `commands/`.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
+import { DEFAULT_CONNECTION, DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.js';
 import { redact } from './io.js';
 
@@ -21,13 +21,18 @@ const commands = {
   feed: () => import('./commands/feed.js').then((m) => m.feedCommand),
   export: () => import('./commands/export.js').then((m) => m.exportCommand),
   watch: () => import('./commands/watch.js').then((m) => m.watchCommand),
+  key: () => import('./commands/key.js'),
 };
 
 const ENVIRONMENT_HELP = `Environment:
-  LUNCHFLOW_API_KEY   the provider API key (never give it as an argument: it would land in shell history)
-  LUNCHFLOW_BASE_URL  the provider's base URL, e.g. a proxy or a test server
-  FINSYNC_DATABASE    the database, as --database
-  FINSYNC_PG_SCHEMA   the PostgreSQL schema, as --schema`;
+  LUNCHFLOW_API_KEY         the provider API key (never give it as an argument: it would land in shell history)
+  LUNCHFLOW_BASE_URL        the provider's base URL, e.g. a proxy or a test server
+  FINSYNC_DATABASE          the database, as --database
+  FINSYNC_PG_SCHEMA         the PostgreSQL schema, as --schema
+  FINSYNC_MASTER_KEY        the master key stored keys are sealed under (32 bytes, hex or base64),
+                            instead of finsync.master.key in the database's directory
+  FINSYNC_CREDENTIALS_FILE  where stored keys are kept (default <database>.credentials.json for
+                            SQLite, ./finsync.credentials.json for PostgreSQL)`;
 
 /**
  * Flags that would carry the key. They are refused before parsing, with a message that does not
@@ -183,6 +188,46 @@ function buildProgram(setCode: (code: number) => void): Command {
     ['finsync watch', 'finsync watch --interval 60 --key-file /run/secrets/lunchflow'],
   );
 
+  const key = program
+    .command('key')
+    .description('store the API key sealed on disk, so sync and watch run with none in the environment');
+  help(
+    withDatabase(
+      key
+        .command('set')
+        .description('seal the key (from LUNCHFLOW_API_KEY, --key-file or stdin) and store it'),
+    )
+      .option('--connection <id>', `the connection it is for (default "${DEFAULT_CONNECTION}")`)
+      .option('--key-file <path>', 'read the key from this file (- for stdin) instead of LUNCHFLOW_API_KEY')
+      .addOption(
+        new Option('--base-url <url>', 'the provider URL the key is sealed to (default: the provider)').env(
+          'LUNCHFLOW_BASE_URL',
+        ),
+      )
+      .action(async (flags) => setCode(await (await commands.key()).keySetCommand(flags))),
+    [
+      'pass show lunchflow | finsync key set',
+      'finsync key set --key-file ~/.config/finsync/key --database ~/finance/finsync.db',
+      'LUNCHFLOW_API_KEY=… finsync key set --connection household',
+    ],
+  );
+  help(
+    withDatabase(key.command('remove').description("delete a connection's stored key"))
+      .option('--connection <id>', `the connection (default "${DEFAULT_CONNECTION}")`)
+      .action(async (flags) => setCode(await (await commands.key()).keyRemoveCommand(flags))),
+    ['finsync key remove', 'finsync key remove --connection household'],
+  );
+  help(
+    withDatabase(
+      key
+        .command('status')
+        .description('which connections have a stored key, and whether it can be used here (never the key)'),
+    )
+      .option('--json', 'print JSON')
+      .action(async (flags) => setCode(await (await commands.key()).keyStatusCommand(flags))),
+    ['finsync key status', 'finsync key status --json'],
+  );
+
   program.addHelpText('after', `\n${ENVIRONMENT_HELP}\n\n${EXIT_CODES_HELP}\n`);
   return program;
 }
@@ -191,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
   if (keyFlagIn(argv.slice(2))) {
     process.stderr.write(
       'finsync: the API key is never taken as an argument (it would land in your shell history);\n' +
-        'set LUNCHFLOW_API_KEY or use --key-file <path>\n',
+        'set LUNCHFLOW_API_KEY, use --key-file <path>, or store it with `finsync key set` (it reads stdin)\n',
     );
     return ExitCode.usage;
   }

@@ -7,10 +7,11 @@ import { dirname, resolve } from 'node:path';
 import { DEFAULT_BASE_URL, type ProviderClientOptions } from '@finsync/provider';
 import type { SandboxProvider } from '@finsync/provider/sandbox';
 import { SqliteStorage } from '@finsync/sqlite';
-import type { ConnectionState, Storage, SyncLogger } from '@finsync/sync';
+import type { ConnectionState, CredentialSource, Storage, SyncLogger } from '@finsync/sync';
 import { DEFAULT_CONNECTION, DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { note, rememberSecret, warn } from './io.js';
+import { openStoredKey, shownUrl } from './vault.js';
 
 export { DEFAULT_CONNECTION, SANDBOX_CONNECTION } from './defaults.js';
 export const SANDBOX_KEY = 'sandbox-key';
@@ -190,8 +191,17 @@ export interface ProviderFlags {
   keyFile?: string;
 }
 
+/** Where a run's key came from, for the advice after a refusal. */
+export type KeySource = 'environment' | 'key file' | 'stored' | 'sandbox';
+
 export interface ProviderSetup {
   apiKey: string;
+  keySource: KeySource;
+  /**
+   * With a stored key (`finsync key set`): every stored connection's key, for the engine's
+   * `credentials` option, so `watch` covers the other connections with a stored key too.
+   */
+  credentials?: CredentialSource;
   clientOptions: Omit<ProviderClientOptions, 'apiKey'>;
   /** For output: the provider's address (no credentials) or "sandbox". */
   description: string;
@@ -220,12 +230,14 @@ function baseUrlFromEnv(value: string | undefined): { baseUrl?: string; descript
 
 /**
  * The key and where to send it. Without `--sandbox`: `--key-file`, else `LUNCHFLOW_API_KEY`, sent
- * to `LUNCHFLOW_BASE_URL` or the provider. With it: an in-process sandbox on 127.0.0.1 and its key.
+ * to `LUNCHFLOW_BASE_URL` or the provider, else the key `finsync key set` stored for the connection
+ * (sent where it is sealed to). With it: an in-process sandbox on 127.0.0.1 and its key.
  */
 export async function resolveProvider(
   flags: ProviderFlags,
   env: NodeJS.ProcessEnv,
   logger: SyncLogger | undefined,
+  stored?: { target: DatabaseTarget; connectionId: string },
 ): Promise<ProviderSetup> {
   if (flags.sandbox) {
     if (flags.keyFile !== undefined)
@@ -241,6 +253,7 @@ export async function resolveProvider(
     const server = await startSandboxServer(sandbox);
     return {
       apiKey: SANDBOX_KEY,
+      keySource: 'sandbox',
       // The sandbox is local: no reason to throttle like the real, rate-limited API.
       clientOptions: { baseUrl: server.baseUrl, rateLimit: false, ...(logger ? { logger } : {}) },
       description: `the sandbox provider (${server.baseUrl}, ${flags.sandboxDays ?? DEFAULT_SANDBOX_DAYS} days of history)`,
@@ -249,15 +262,32 @@ export async function resolveProvider(
     };
   }
   const apiKey = flags.keyFile !== undefined ? readKeyFile(flags.keyFile) : env.LUNCHFLOW_API_KEY?.trim();
-  if (!apiKey)
-    throw new CliError(
-      'no API key: set LUNCHFLOW_API_KEY or pass --key-file <path> (or try finsync with --sandbox)',
-      ExitCode.usage,
-    );
-  rememberSecret(apiKey);
   const { baseUrl, description } = baseUrlFromEnv(env.LUNCHFLOW_BASE_URL);
+  if (!apiKey) {
+    const key = stored ? await openStoredKey(stored.target, stored.connectionId, env) : undefined;
+    if (!key)
+      throw new CliError(
+        'no API key: set LUNCHFLOW_API_KEY or pass --key-file <path>, or store one with `finsync key set` ' +
+          '(or try finsync with --sandbox)',
+        ExitCode.usage,
+      );
+    return {
+      apiKey: key.apiKey,
+      keySource: 'stored',
+      credentials: key.source,
+      clientOptions: {
+        ...(key.baseUrl === null ? {} : { baseUrl: key.baseUrl }),
+        ...(logger ? { logger } : {}),
+      },
+      description: `${key.baseUrl === null ? description : shownUrl(key.baseUrl)}, with the key stored in ${key.location.file}`,
+      sandbox: undefined,
+      close: async () => undefined,
+    };
+  }
+  rememberSecret(apiKey);
   return {
     apiKey,
+    keySource: flags.keyFile !== undefined ? 'key file' : 'environment',
     clientOptions: { ...(baseUrl ? { baseUrl } : {}), ...(logger ? { logger } : {}) },
     description,
     sandbox: undefined,

@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers.js';
 
 describe.concurrent('--help', () => {
-  const commands = ['', 'sync', 'status', 'feed', 'export', 'watch'];
+  const commands = ['', 'sync', 'status', 'feed', 'export', 'watch', 'key set', 'key remove', 'key status'];
   it.each(commands.map((command) => ({ command, title: command || '(no command)' })))(
     'finsync $title --help',
     async ({ command }) => {
-      const result = await runCli(command ? [command, '--help'] : ['--help'], { cwd: tmpdir() });
+      const result = await runCli(command ? [...command.split(' '), '--help'] : ['--help'], {
+        cwd: tmpdir(),
+      });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(command ? `Usage: finsync ${command}` : 'Usage: finsync');
       expect(result.stdout).toContain('Exit codes:');

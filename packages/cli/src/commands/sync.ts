@@ -10,6 +10,7 @@ import {
   resolveDatabase,
   resolveProvider,
   type DatabaseFlags,
+  type KeySource,
   type ProviderFlags,
   type ProviderSetup,
 } from '../options.js';
@@ -30,9 +31,10 @@ export function connectionIdFor(flags: { connection?: string; sandbox?: boolean 
 
 /**
  * Registers the connection with this run's key. A connection that a refused key left waiting for
- * re-auth is given the key again: the CLI keeps no key between runs, so it cannot tell a new key
- * from the old one, and running `finsync sync` is how a person asks to try. That costs one request
- * a refused key answers at once. A rate-limit pause, on the other hand, is respected.
+ * re-auth is given the key again: the CLI cannot tell a new key from the old one (a stored key may
+ * have been replaced by `finsync key set` since), and running `finsync sync` is how a person asks
+ * to try. That costs one request a refused key answers at once. A rate-limit pause, on the other
+ * hand, is respected.
  */
 export async function registerConnection(
   engine: SyncEngine,
@@ -44,11 +46,22 @@ export async function registerConnection(
   if (state.status === 'reauth_required') await engine.updateCredentials(connectionId, credentials);
 }
 
+function keySetCommand(connectionId: string): string {
+  return `finsync key set${connectionId === DEFAULT_CONNECTION ? '' : ` --connection ${connectionId}`}`;
+}
+
 /** What to do about a run that did not succeed, for the person reading stderr. */
-export function advice(code: ExitCodeValue, pausedUntil: string | null | undefined): string | undefined {
+export function advice(
+  code: ExitCodeValue,
+  pausedUntil: string | null | undefined,
+  keySource?: KeySource,
+  connectionId = DEFAULT_CONNECTION,
+): string | undefined {
   switch (code) {
     case ExitCode.keyRefused:
-      return 'the provider refused the key: set a valid LUNCHFLOW_API_KEY (or --key-file) and run finsync sync again';
+      return keySource === 'stored'
+        ? `the provider refused the stored key: store a valid one with \`${keySetCommand(connectionId)}\` (or set LUNCHFLOW_API_KEY) and run finsync sync again`
+        : 'the provider refused the key: set a valid LUNCHFLOW_API_KEY (or --key-file) and run finsync sync again';
     case ExitCode.rateLimited:
       return pausedUntil
         ? `rate limited: paused until ${formatTime(pausedUntil)}; run finsync sync again after that`
@@ -68,9 +81,9 @@ export async function syncCommand(flags: SyncFlags): Promise<ExitCodeValue> {
   const target = resolveDatabase(flags);
   const view = new SyncProgressView(progressMode(flags.progress));
   const logger = createLogger(flags.verbose ?? false, (line) => view.log(line));
-  // Key and provider before the database: a missing key must not leave an empty database behind.
-  const provider = await resolveProvider(flags, process.env, logger);
   const connectionId = connectionIdFor(flags);
+  // Key and provider before the database: a missing key must not leave an empty database behind.
+  const provider = await resolveProvider(flags, process.env, logger, { target, connectionId });
   const database = describeDatabase(target);
   try {
     const storage = await openStorage(target, 'write');
@@ -108,7 +121,12 @@ export async function syncCommand(flags: SyncFlags): Promise<ExitCodeValue> {
       if (flags.json)
         process.stdout.write(`${JSON.stringify(reportJson(report, code, database), null, 2)}\n`);
       else process.stdout.write(`${syncSummary(report, mirror, database)}\n`);
-      const hint = advice(code, (await engine.getConnection(connectionId))?.pausedUntil);
+      const hint = advice(
+        code,
+        (await engine.getConnection(connectionId))?.pausedUntil,
+        provider.keySource,
+        connectionId,
+      );
       if (hint) note(`finsync: ${hint} (exit ${code})`);
       return code;
     } finally {

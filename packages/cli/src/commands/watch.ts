@@ -15,6 +15,7 @@ import {
   type ProviderFlags,
 } from '../options.js';
 import { formatTime, runLine } from '../summary.js';
+import { keySetAgain } from '../vault.js';
 import { advice, connectionIdFor, registerConnection } from './sync.js';
 
 export interface WatchFlags extends DatabaseFlags, ProviderFlags {
@@ -28,8 +29,8 @@ export interface WatchFlags extends DatabaseFlags, ProviderFlags {
 export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
   const target = resolveDatabase(flags);
   const logger = createLogger(flags.verbose ?? false, note);
-  const provider = await resolveProvider(flags, process.env, logger);
   const connectionId = connectionIdFor(flags);
+  const provider = await resolveProvider(flags, process.env, logger, { target, connectionId });
   const intervalMs = Math.round(flags.interval * 60_000);
   try {
     const storage = await openStorage(target, 'write');
@@ -39,6 +40,10 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
       concurrency: 1,
       ...(logger ? { logger } : {}),
       ...(flags.startDate ? { startDate: flags.startDate } : {}),
+      // With a stored key, the other connections with a stored key are kept fresh too.
+      ...(provider.credentials
+        ? { credentials: provider.credentials, ...(logger ? { clientOptions: { logger } } : {}) }
+        : {}),
     });
     try {
       await registerConnection(engine, connectionId, provider);
@@ -53,11 +58,18 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
       });
       engine.on('run:done', ({ report }) => {
         process.stdout.write(`${runLine(report)}\n`);
+        if (report.status !== 'reauth_required') return;
         // Nothing will change the key of this process: waiting for re-auth would wait for ever.
-        if (report.status === 'reauth_required') {
+        if (report.connectionId === connectionId) {
           exitCode = ExitCode.keyRefused;
-          note(`finsync: ${advice(exitCode, null)} (exit ${exitCode})`);
+          note(`finsync: ${advice(exitCode, null, provider.keySource, connectionId)} (exit ${exitCode})`);
           requestStop();
+        } else if (report.outcome !== 'skipped') {
+          // Another connection with a stored key: the rest keep syncing.
+          note(
+            `finsync: connection ${report.connectionId}: the provider refused its stored key; ` +
+              `${keySetAgain(report.connectionId)} with a valid one`,
+          );
         }
       });
 
