@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Every publishable package installs from its tarball and runs, the way a user would get it before
 // (and after) it is on the registry: `npm pack` of each package, one fresh project outside the
-// workspace, `npm install` of all the tarballs together (plus msw, the optional peer), then an ESM
-// and a CommonJS program that use them, and the `finsync` bin. Run it after `npm run build`.
+// workspace, `npm install` of all the tarballs together (plus msw, the optional peer, and @types/node),
+// a type check of TypeScript code using every entry point (the workspace's own tsc, as ESM and as
+// CommonJS), then an ESM and a CommonJS program that use them, and the `finsync` bin. Run it after
+// `npm run build`.
 //
 //   node scripts/pack-smoke.mjs [--keep] [--full-install]
 //
@@ -13,18 +15,19 @@
 //                 source takes over a minute here); without a matching build it is built.
 //
 // Plain Node ESM, no dependencies. Exits non-zero on any failure.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workspacePackages } from './check-versions.mjs';
 
@@ -39,6 +42,8 @@ const started = Date.now();
 const MAY_BE_UNBUILT = new Set([]);
 /** Entry points that need an optional peer the fresh project does not install. */
 const NEEDS_PEER = new Map([['@finsync/sync/testing', 'vitest']]);
+/** Entry points whose types need the DOM lib (msw's own types do); type-checked in a program with it. */
+const NEEDS_DOM_LIB = new Set(['@finsync/provider/msw', '@finsync/service/msw']);
 
 const checked = [];
 const skipped = [];
@@ -74,6 +79,31 @@ function run(command, commandArgs, { cwd, timeoutMs = 60_000, env = childEnv } =
   return result.stdout;
 }
 
+/** Like run(), without blocking (the type checks run side by side); `check` gets what it printed. */
+function runAsync(command, commandArgs, { cwd, timeoutMs = 60_000, env = childEnv, check } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, commandArgs, {
+      cwd,
+      env,
+      timeout: timeoutMs,
+      shell: process.platform === 'win32',
+    });
+    const shown = `${command} ${commandArgs.join(' ')}`;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.on('error', (error) => reject(new SmokeError(`${shown}: ${error.message}`)));
+    child.on('close', (code, signal) => {
+      if (code === 0) resolvePromise(stdout);
+      else {
+        const shownOutput = check ? check(stdout) : stdout;
+        reject(new SmokeError(`${shown} exited with ${code ?? signal}\n${shownOutput}\n${stderr}`.trimEnd()));
+      }
+    });
+  });
+}
+
 function step(title) {
   console.log(`\n▸ ${title}`);
 }
@@ -98,7 +128,7 @@ function builtTargets(manifest) {
 }
 
 let project;
-function main() {
+async function main() {
   try {
     // --- 1. What to pack. ---
     const publishable = workspacePackages(root).filter((p) => p.manifest.private !== true);
@@ -177,7 +207,15 @@ function main() {
       join(project, 'package.json'),
       `${JSON.stringify({ name: 'finsync-pack-smoke', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`,
     );
-    step(`npm install of the tarballs and msw@${mswVersion} in ${project}`);
+    // @types/node as a Node 20 user has it (the packages' types use Buffer, AbortSignal, fetch).
+    const typesNodeVersion = (() => {
+      const installed = join(root, 'node_modules', '@types', 'node', 'package.json');
+      if (existsSync(installed)) return JSON.parse(readFileSync(installed, 'utf8')).version;
+      return (
+        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies?.['@types/node'] ?? '^20'
+      );
+    })();
+    step(`npm install of the tarballs, msw@${mswVersion} and @types/node@${typesNodeVersion} in ${project}`);
     since = Date.now();
     run(
       npm,
@@ -185,6 +223,7 @@ function main() {
         'install',
         ...tarballs,
         `msw@${mswVersion}`,
+        `@types/node@${typesNodeVersion}`,
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
@@ -230,17 +269,127 @@ function main() {
       }
     }
 
-    // --- 4. The programs. ---
+    // --- 4. The types. ---
+    // TypeScript code that uses every entry point, compiled (never run) by the workspace's own tsc
+    // against the installed packages: strict, module nodenext, where a .ts file of this "type":
+    // "module" project is ESM and gets the "import" types and a .cts file is CommonJS and gets the
+    // "require" ones. Two programs, run side by side:
+    // - every entry point but the MSW ones, with lib ES2023 and @types/node only (a Node user's
+    //   setup) and skipLibCheck off, so the shipped declaration files are checked as well;
+    // - the MSW ones, with the DOM lib msw's own types need, and skipLibCheck on: checking msw's
+    //   declarations (type-fest, graphql, its interceptors) takes over 10 s, and they are not ours.
     const entryPoints = [];
+    const typedEntryPoints = [];
+    const projectPath = realpathSync(project); // how tsc lists the files it loaded (macOS: /private/var)
     for (const pkg of toPack) {
-      for (const subpath of Object.keys(pkg.manifest.exports ?? {})) {
+      for (const [subpath, target] of Object.entries(pkg.manifest.exports ?? {})) {
         if (subpath === './package.json') continue;
         const specifier = subpath === '.' ? pkg.manifest.name : `${pkg.manifest.name}/${subpath.slice(2)}`;
+        const declarations = manifestTargets({ exports: target })
+          .filter((t) => /\.d\.[cm]?ts$/.test(t))
+          .map((t) => resolve(projectPath, 'node_modules', pkg.manifest.name, t));
+        if (declarations.length === 0) fail(`${specifier}: its exports name no declaration file`);
+        typedEntryPoints.push({ specifier, declarations });
         if (NEEDS_PEER.has(specifier)) {
           skipped.push(`${specifier}: not loaded, it needs the optional peer ${NEEDS_PEER.get(specifier)}`);
         } else entryPoints.push(specifier);
       }
     }
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    if (!existsSync(tsc)) fail(`no TypeScript compiler at ${tsc}: run npm install in the workspace`);
+    const tscVersion = JSON.parse(
+      readFileSync(join(root, 'node_modules', 'typescript', 'package.json'), 'utf8'),
+    ).version;
+    const typePrograms = [
+      {
+        tsconfig: 'tsconfig.json',
+        files: ['check.ts', 'check.cts'],
+        sources: [TYPES_ESM, TYPES_CJS],
+        lib: ['ES2023'],
+        skipLibCheck: false,
+        entries: typedEntryPoints.filter((e) => !NEEDS_DOM_LIB.has(e.specifier)),
+      },
+      {
+        tsconfig: 'tsconfig.msw.json',
+        files: ['check-msw.ts', 'check-msw.cts'],
+        sources: [TYPES_MSW_ESM, TYPES_MSW_CJS],
+        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+        skipLibCheck: true,
+        entries: typedEntryPoints.filter((e) => NEEDS_DOM_LIB.has(e.specifier)),
+      },
+    ].filter((p) => p.entries.length > 0);
+    step(
+      `types: tsc ${tscVersion} --noEmit of ${typePrograms.flatMap((p) => p.files).join(', ')} (module nodenext)`,
+    );
+    since = Date.now();
+    const typeResults = await Promise.all(
+      typePrograms.map(async (program) => {
+        // Every entry point of the program, imported by both files, so both its ESM and its
+        // CommonJS declaration files are loaded and checked.
+        const everyEntryPoint = [
+          ...program.entries.map(
+            ({ specifier }, i) => `import type * as entryPoint${i} from '${specifier}';`,
+          ),
+          `export type EveryEntryPoint = [${program.entries.map((_, i) => `typeof entryPoint${i}`).join(', ')}];`,
+        ].join('\n');
+        program.files.forEach((file, i) =>
+          writeFileSync(join(project, file), `${everyEntryPoint}\n\n${program.sources[i]}\n`),
+        );
+        const tsconfig = {
+          compilerOptions: { ...TYPE_CHECK_OPTIONS, lib: program.lib, skipLibCheck: program.skipLibCheck },
+          files: program.files,
+        };
+        writeFileSync(join(project, program.tsconfig), `${JSON.stringify(tsconfig, null, 2)}\n`);
+        const began = Date.now();
+        // tsc prints its errors and the files it loaded (absolute paths) on stdout; on a non-zero
+        // exit, runAsync fails with the errors alone.
+        const isListedFile = (line) => isAbsolute(line) && existsSync(line);
+        const out = await runAsync(
+          process.execPath,
+          [tsc, '-p', join(project, program.tsconfig), '--noEmit', '--listFiles'],
+          {
+            cwd: project,
+            check: (stdout) =>
+              stdout
+                .split('\n')
+                .filter((line) => !isListedFile(line.trim()))
+                .join('\n'),
+          },
+        );
+        const listed = new Set(
+          out
+            .split('\n')
+            .map((line) => line.trim())
+            .filter(isListedFile)
+            .map((file) => resolve(file)),
+        );
+        const unloaded = program.entries.flatMap(({ specifier, declarations }) =>
+          declarations.filter((d) => !listed.has(d)).map((d) => `${specifier}: ${d}`),
+        );
+        if (unloaded.length > 0) {
+          fail(
+            `tsc -p ${program.tsconfig} did not load these declaration files:\n  ${unloaded.join('\n  ')}`,
+          );
+        }
+        const ours = [...listed].filter((f) => f.includes(`${sep}node_modules${sep}@finsync${sep}`));
+        return {
+          ...program,
+          esm: ours.filter((f) => f.endsWith('.d.ts')).length,
+          cjs: ours.filter((f) => f.endsWith('.d.cts')).length,
+          took: seconds(began),
+        };
+      }),
+    );
+    for (const r of typeResults) {
+      console.log(
+        `  ${r.tsconfig} (lib ${r.lib.join(', ')}, skipLibCheck ${r.skipLibCheck ? 'on' : 'off'}): ${r.files.join(' and ')} accepted, ${r.entries.length} entry points through ${r.esm} .d.ts and ${r.cjs} .d.cts files (${r.took})`,
+      );
+    }
+    checked.push(
+      `types: ${typeResults.flatMap((r) => r.files).join(', ')} use all ${typedEntryPoints.length} entry points (SyncEngine, the feed, the storages, SealedCredentials, ProviderClient, ServiceClient, the MSW helpers) and compile with tsc ${tscVersion} (nodenext, strict) against ${typeResults.reduce((n, r) => n + r.esm, 0)} .d.ts and ${typeResults.reduce((n, r) => n + r.cjs, 0)} .d.cts files, those checked too (skipLibCheck off, except for the MSW entry points, which get the DOM lib); every @ts-expect-error misuse is rejected (${seconds(since)})`,
+    );
+
+    // --- 5. The programs. ---
     writeFileSync(join(project, 'entry-points.json'), JSON.stringify(entryPoints));
     writeFileSync(join(project, 'esm.mjs'), ESM_PROGRAM);
     writeFileSync(join(project, 'cjs.cjs'), CJS_PROGRAM);
@@ -258,7 +407,7 @@ function main() {
       console.log(`  (${seconds(since)})`);
     }
 
-    // --- 5. The bin. ---
+    // --- 6. The bin. ---
     const cli = toPack.find((p) => p.manifest.name === '@finsync/cli');
     if (cli) {
       step('finsync bin');
@@ -423,6 +572,175 @@ if (url) {
   ok('PostgresStorage imported and constructed (schema v' + PG_SCHEMA_VERSION + '; no FINSYNC_TEST_POSTGRES_URL, so no server used)');
 }
 `;
+
+// The type check's sources: compiled by the workspace's tsc against the installed packages, never
+// run. Each @ts-expect-error line must fail to compile (tsc reports an unused directive otherwise),
+// which proves the types are real, not `any`. The script puts an `import type * as entryPointN`
+// of every entry point of the program above each.
+
+const TYPE_CHECK_OPTIONS = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  types: ['node'],
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  skipDefaultLibCheck: true,
+  noEmit: true,
+};
+
+const TYPES_ESM = `import { ProviderClient, type ProviderClientOptions, type Transaction as ProviderTransaction } from '@finsync/provider';
+import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import {
+  MemoryStorage,
+  SyncEngine,
+  type ConnectionReport,
+  type FeedEntry,
+  type MirrorTransaction,
+  type Storage,
+  type SyncEngineOptions,
+  type SyncReport,
+} from '@finsync/sync';
+import { SealedCredentials, memoryCredentialRecords } from '@finsync/sync/credentials';
+import { SqliteStorage } from '@finsync/sqlite';
+import { PostgresStorage } from '@finsync/postgres';
+import { ServiceClient, type Transaction } from '@finsync/service';
+
+export async function embed(masterKey: Buffer, databaseUrl?: string): Promise<number> {
+  const credentials = new SealedCredentials({ masterKey, records: memoryCredentialRecords() });
+  await credentials.set('bank', { apiKey: 'sandbox-key' });
+  const storage: Storage = databaseUrl
+    ? new PostgresStorage({ connectionString: databaseUrl })
+    : new SqliteStorage({ filename: ':memory:' });
+  const options: SyncEngineOptions = { storage, credentials: credentials.source, clientOptions: { maxRetries: 0 } };
+  const engine = new SyncEngine(options);
+  const one: ConnectionReport = await engine.sync('bank');
+  const all: SyncReport = await engine.sync();
+  let cents = 0;
+  for await (const entry of engine.changes({ after: 0 })) {
+    const seq: number = entry.seq;
+    if (entry.entity === 'transaction' && entry.record && seq > 0) {
+      const row: MirrorTransaction = entry.record;
+      cents += Math.round(Number(row.amount) * 100);
+    }
+  }
+  const batch: FeedEntry[] = await engine.readChanges({ after: 0, limit: 10 });
+  await engine.stop();
+  return one.ok && all.ok ? cents + batch.length : -1;
+}
+
+export async function provider(): Promise<ProviderTransaction[]> {
+  const server: SandboxServer = await startSandboxServer(new SandboxProvider({ seed: 1 }));
+  try {
+    const options: ProviderClientOptions = { apiKey: 'sandbox-key', baseUrl: server.baseUrl, rateLimit: false };
+    const client = new ProviderClient(options);
+    const [account] = await client.listAccounts();
+    if (!account) return [];
+    await new SyncEngine({ storage: new MemoryStorage() }).addConnection({ id: 'c', client });
+    return await client.listTransactions(account.id).toArray({ limit: 10 });
+  } finally {
+    await server.close();
+  }
+}
+
+export async function service(accountId: string): Promise<Transaction> {
+  const client = new ServiceClient({ baseUrl: 'http://localhost:3000', apiKey: 'k'.repeat(64) });
+  const made = await client.transactions.create({ account_id: accountId, name: 'Coffee', date: '2026-04-30', amount: '4.50' });
+  return made.transaction;
+}
+
+export function misuses(row: MirrorTransaction): void {
+  // @ts-expect-error SyncEngineOptions needs a storage
+  new SyncEngine({});
+  // @ts-expect-error amounts are decimal strings
+  const amount: number = row.amount;
+  // @ts-expect-error SqliteStorage needs a filename or a database
+  new SqliteStorage({});
+  // @ts-expect-error ServiceClient needs an API key
+  new ServiceClient({ baseUrl: 'http://localhost:3000' });
+  // @ts-expect-error SealedCredentials needs the records
+  new SealedCredentials({ masterKey: Buffer.alloc(32) });
+  void amount;
+}`;
+
+const TYPES_CJS = `import { ProviderClient } from '@finsync/provider';
+import { SyncEngine, type FeedEntry, type MirrorTransaction, type SyncEngineOptions } from '@finsync/sync';
+import { SealedCredentials, memoryCredentialRecords } from '@finsync/sync/credentials';
+import { SqliteStorage } from '@finsync/sqlite';
+import { PostgresStorage } from '@finsync/postgres';
+import { ServiceClient, type Transaction } from '@finsync/service';
+
+export async function embed(masterKey: Buffer): Promise<MirrorTransaction[]> {
+  const client = new ProviderClient({ apiKey: 'sandbox-key', baseUrl: 'http://127.0.0.1:4010/api/v1' });
+  const credentials = new SealedCredentials({ masterKey, records: memoryCredentialRecords() });
+  const options: SyncEngineOptions = { storage: new SqliteStorage({ filename: ':memory:' }), credentials: credentials.source };
+  const engine = new SyncEngine(options);
+  await engine.addConnection({ id: 'bank', client });
+  await engine.sync('bank');
+  const feed: FeedEntry[] = await engine.readChanges({ after: 0, limit: 100 });
+  await engine.stop();
+  await new PostgresStorage({ connectionString: 'postgres://localhost/finsync' }).close();
+  return feed.flatMap((entry) => (entry.entity === 'transaction' && entry.record ? [entry.record] : []));
+}
+
+export async function latest(client: ServiceClient): Promise<Transaction | undefined> {
+  const [first] = await client.transactions.list().toArray({ limit: 1 });
+  return first;
+}
+
+export function misuses(engine: SyncEngine): void {
+  // @ts-expect-error readChanges needs its options
+  void engine.readChanges();
+  // @ts-expect-error PostgresStorage takes options, not a URL
+  new PostgresStorage('postgres://localhost/finsync');
+}`;
+
+const TYPES_MSW_ESM = `import { setupServer } from 'msw/node';
+import { ProviderClient } from '@finsync/provider';
+import { SandboxProvider } from '@finsync/provider/sandbox';
+import { createProviderHandlers, testClientOptions } from '@finsync/provider/msw';
+import { MemoryStorage, SyncEngine } from '@finsync/sync';
+import { ServiceClient } from '@finsync/service';
+import { FakeServiceStore, createServiceHandlers } from '@finsync/service/msw';
+
+export async function withMsw(): Promise<number> {
+  const store = new FakeServiceStore({ apiKeys: [{ key: 'k'.repeat(64), scope: 'read_write' }] });
+  const checking = store.addAccount({ name: 'Checking', account_type: 'depository' });
+  const server = setupServer(
+    ...createProviderHandlers(new SandboxProvider({ seed: 7 })),
+    ...createServiceHandlers(store, { baseUrl: 'http://service.test' }),
+  );
+  server.listen({ onUnhandledRequest: 'error' });
+  try {
+    const engine = new SyncEngine({ storage: new MemoryStorage(), clientOptions: testClientOptions });
+    await engine.addConnection({ id: 'c', apiKey: 'sandbox-key' });
+    const provider = new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions });
+    const service = new ServiceClient({ baseUrl: 'http://service.test', apiKey: 'k'.repeat(64) });
+    const made = await service.transactions.create({ account_id: checking.id, name: 'Coffee', date: '2026-04-30', amount: '4.50' });
+    return (await provider.listAccounts()).length + (made.created ? 1 : 0);
+  } finally {
+    server.close();
+  }
+}
+
+export function misuses(): void {
+  // @ts-expect-error testClientOptions is read-only
+  testClientOptions.maxRetries = 5;
+  // @ts-expect-error createServiceHandlers needs the store
+  createServiceHandlers();
+}`;
+
+const TYPES_MSW_CJS = `import { testClientOptions, createProviderHandlers } from '@finsync/provider/msw';
+import { SandboxProvider } from '@finsync/provider/sandbox';
+import { ProviderClient } from '@finsync/provider';
+import { FakeServiceStore } from '@finsync/service/msw';
+
+export function clients(): [ProviderClient, number, number] {
+  const handlers = createProviderHandlers(new SandboxProvider({ seed: 1 }));
+  const store = new FakeServiceStore();
+  store.addAccount({ name: 'Savings', account_type: 'depository' });
+  return [new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions }), handlers.length, store.accounts.size];
+}`;
 
 const CJS_PROGRAM = `'use strict';
 const assert = require('node:assert/strict');
