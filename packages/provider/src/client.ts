@@ -4,6 +4,7 @@ import type { ProviderLogger } from './core/logger.js';
 import { logTo } from './core/logger.js';
 import { walkTransactionPages, type TransactionPage, type TransactionWindow } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from './wire/dates.js';
+import { readDocumentedTransactionList } from './wire/fast-transactions.js';
 import {
   AccountListSchema,
   BalanceSchema,
@@ -196,7 +197,9 @@ export class ProviderClient {
           include_pending: includePending ? 'true' : 'false',
         },
       });
-      const parsed = this.#parse(this.#transactionListSchema, response);
+      // Rows of the documented shape skip the full schema; any other row sends the list through it.
+      const parsed =
+        readDocumentedTransactionList(response.body) ?? this.#parse(this.#transactionListSchema, response);
       for (const row of parsed.transactions) row.accountId = id;
       return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
     };

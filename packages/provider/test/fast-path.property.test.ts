@@ -1,0 +1,101 @@
+/** The hand-written reader for documented rows answers exactly what the full schema answers. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readDocumentedTransactionList } from '../src/wire/fast-transactions.js';
+import { createTransactionListSchema } from '../src/wire/schemas.js';
+
+const schema = createTransactionListSchema();
+
+/** Rows of the documented shape, with the awkward values real payloads carry. */
+const documentedRow = fc.record(
+  {
+    id: fc.oneof(
+      fc.stringMatching(/^tx_[a-z0-9]{4,12}$/),
+      fc.constant(null),
+      fc.constant(''),
+      fc.constant('  '),
+    ),
+    accountId: fc.oneof(fc.integer({ min: 1, max: 1e7 }), fc.stringMatching(/^\d{1,7}$/)),
+    amount: fc.oneof(
+      fc.integer({ min: -1e9, max: 1e9 }).map((c) => c / 100),
+      fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+      fc.constant(0),
+      fc.constant(-0),
+    ),
+    currency: fc.constantFrom('GBP', 'EUR', 'JPY', 'gbp', ' GBP', null, undefined),
+    date: fc.oneof(
+      fc
+        .date({ min: new Date('2000-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10)),
+      fc.constantFrom('2026-02-30', '2026-13-01', '2026-06-30T12:00:00Z', ' 2026-06-30'),
+    ),
+    merchant: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(null, '', '  ', ' Corner Cafe ')),
+    description: fc.oneof(fc.string({ maxLength: 12 }), fc.constant(null)),
+    isPending: fc.oneof(fc.boolean(), fc.constantFrom('true', 1)),
+  },
+  { requiredKeys: ['amount', 'date', 'isPending'] },
+);
+
+const extraKey = fc.record({ merchant_name: fc.string({ maxLength: 8 }) }, { requiredKeys: [] });
+
+describe('the fast path for transaction lists', () => {
+  it('for any list, gives what the full schema gives, or hands the list to it', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(documentedRow, extraKey).map(([row, extra]) => ({ ...row, ...extra })),
+          { maxLength: 8 },
+        ),
+        fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+        (rows, total) => {
+          const body = { transactions: rows, ...(total === undefined ? {} : { total }) };
+          const fast = readDocumentedTransactionList(body);
+          const full = schema.safeParse(body);
+          if (fast === undefined) return; // the client reads it with the full schema
+          taken += 1;
+          expect(full.success).toBe(true);
+          expect(fast).toEqual(full.data);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    // The comparison means something only if the fast path took a good share of the lists.
+    expect(taken).toBeGreaterThan(200);
+  });
+
+  it('takes the documented shape itself', () => {
+    const body = {
+      transactions: [
+        {
+          id: 'tx_1',
+          accountId: 4711,
+          amount: -23.4,
+          currency: 'GBP',
+          date: '2026-03-14',
+          merchant: 'Corner Cafe',
+          description: 'CARD',
+          isPending: false,
+        },
+        {
+          id: null,
+          accountId: 4711,
+          amount: -6.15,
+          currency: 'GBP',
+          date: '2026-03-15',
+          merchant: null,
+          description: '  ',
+          isPending: true,
+        },
+      ],
+      total: 2,
+    };
+    expect(readDocumentedTransactionList(body)).toEqual(schema.parse(body));
+    // An unusual row anywhere sends the whole list to the full schema.
+    expect(
+      readDocumentedTransactionList({
+        transactions: [...body.transactions, { ...body.transactions[0], amount: '-1.00' }],
+      }),
+    ).toBeUndefined();
+  });
+});
