@@ -23,9 +23,8 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-/** Constant-time comparison of a presented key against a stored hash. */
-export function apiKeyMatches(presented: string, storedHash: Buffer): boolean {
-  const candidate = hashApiKey(presented);
+/** Constant-time comparison of a presented key's hash against a stored one. */
+export function hashesMatch(candidate: Buffer, storedHash: Buffer): boolean {
   return candidate.length === storedHash.length && timingSafeEqual(candidate, storedHash);
 }
 

@@ -6,13 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { negateDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
-import type {
-  AppStore,
-  AppTransaction,
-  FeedTransaction,
-  LockableField,
-  TransactionUpdate,
-} from './store/types.js';
+import type { AppStore, AppTransaction, FeedTransaction, TransactionUpdate } from './store/types.js';
 
 export type { LockableField } from './store/types.js';
 

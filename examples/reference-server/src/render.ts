@@ -1,7 +1,7 @@
 /** The service's Transaction JSON (see @finsync/service's schemas), rendered from the app tables. */
 import { decimalToMinorUnits } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
-import type { AppStore, TransactionRow } from './store/types.js';
+import type { RelatedReads, TransactionRow } from './store/types.js';
 
 export type { TransactionRow } from './store/types.js';
 
@@ -31,15 +31,15 @@ function isoSeconds(iso: string): string {
 }
 
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
-export async function renderTransactions(store: AppStore, rows: TransactionRow[]): Promise<unknown[]> {
+export async function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Promise<unknown[]> {
   if (rows.length === 0) return [];
   const ids = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
   const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
   const [accountList, categoryList, merchantList, tagRows] = await Promise.all([
-    store.accountsByIds(ids(rows.map((r) => r.account_id))),
-    store.categoriesByIds(ids(rows.map((r) => r.category_id))),
-    store.merchantsByIds(ids(rows.map((r) => r.merchant_id))),
-    store.tagsOfTransactions(rows.map((r) => r.id)),
+    reads.accountsByIds(ids(rows.map((r) => r.account_id))),
+    reads.categoriesByIds(ids(rows.map((r) => r.category_id))),
+    reads.merchantsByIds(ids(rows.map((r) => r.merchant_id))),
+    reads.tagsOfTransactions(rows.map((r) => r.id)),
   ]);
   const accounts = byId(accountList);
   const categories = byId(categoryList);

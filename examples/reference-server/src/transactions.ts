@@ -8,7 +8,7 @@ import { TransactionUpdateSchema, isCalendarDate } from '@finsync/service';
 import { amountProblem } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
-import type { AppStore, TransactionUpdate } from './store/types.js';
+import type { AppStore, RelatedReads, TransactionRow, TransactionUpdate } from './store/types.js';
 
 export { ApiProblem, notFound } from './problem.js';
 
@@ -146,10 +146,42 @@ export async function updateTransaction(
   body: unknown,
   today: string,
 ): Promise<unknown> {
-  const current = await findRow(store, userId, id);
-  if (!current) throw notFound();
-  const update = readUpdate(body);
+  if (!UUID.test(id)) throw notFound();
+  // One transaction from the lock to the rendered answer: the checks judge the row they change, the
+  // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
+  return store.transaction(async (tx) => {
+    const row = await tx.lockTransaction(userId, id);
+    if (!row) throw notFound();
+    const { changes, tagIds } = await checkUpdate(tx, userId, row.currency, readUpdate(body), today);
+    const locked = new Set(row.locked);
+    const write: TransactionUpdate = {};
+    for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
+      if (row[field] === value) continue;
+      write[field] = value;
+      locked.add(field);
+    }
+    if (tagIds) {
+      await tx.replaceTransactionTags(id, tagIds);
+      locked.add('tag_ids');
+    }
+    let updated: TransactionRow = row;
+    if (Object.keys(write).length > 0 || tagIds) {
+      const updatedAt = new Date().toISOString();
+      await tx.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
+      updated = { ...row, ...write, updated_at: updatedAt };
+    }
+    return (await renderTransactions(tx, [updated]))[0];
+  });
+}
 
+/** The update's values as stored, or a 422 listing every problem; references must be the user's. */
+async function checkUpdate(
+  reads: RelatedReads,
+  userId: string,
+  currency: string,
+  update: ReturnType<typeof readUpdate>,
+  today: string,
+): Promise<{ changes: Partial<Record<EditableField, string>>; tagIds: string[] | undefined }> {
   const errors: string[] = [];
   const changes: Partial<Record<EditableField, string>> = {};
   if (update.date !== undefined) {
@@ -159,7 +191,7 @@ export async function updateTransaction(
   }
   if (update.amount !== undefined) {
     const decimal = toDecimalString(update.amount);
-    const problem = decimal === undefined ? undefined : amountProblem(decimal, current.currency);
+    const problem = decimal === undefined ? undefined : amountProblem(decimal, currency);
     if (decimal === undefined) errors.push('Amount must be a decimal number like 12.34');
     else if (problem) errors.push(problem);
     else {
@@ -179,42 +211,21 @@ export async function updateTransaction(
   if (name !== undefined) changes.name = name.trim();
   if (update.notes !== undefined) changes.notes = update.notes;
   if (update.category_id !== undefined) {
-    if (!(await store.ownedIds('category', userId, [update.category_id])).size)
+    if (!(await reads.ownedIds('category', userId, [update.category_id])).size)
       errors.push(`Category ${update.category_id} not found`);
     else changes.category_id = update.category_id;
   }
   if (update.merchant_id !== undefined) {
-    if (!(await store.ownedIds('merchant', userId, [update.merchant_id])).size)
+    if (!(await reads.ownedIds('merchant', userId, [update.merchant_id])).size)
       errors.push(`Merchant ${update.merchant_id} not found`);
     else changes.merchant_id = update.merchant_id;
   }
   const tagIds = update.tag_ids === undefined ? undefined : [...new Set(update.tag_ids)];
   if (tagIds) {
-    const owned = await store.ownedIds('tag', userId, tagIds);
+    const owned = await reads.ownedIds('tag', userId, tagIds);
     for (const tag of tagIds) if (!owned.has(tag)) errors.push(`Tag ${tag} not found`);
   }
   if (errors.length > 0)
     throw new ApiProblem(422, 'validation_failed', 'Transaction could not be updated', errors);
-
-  const updated = await store.transaction(async (tx) => {
-    const row = await tx.lockTransaction(userId, id);
-    if (!row) throw notFound(); // deleted by a sync since the checks
-    const locked = new Set(row.locked);
-    const write: TransactionUpdate = {};
-    for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
-      if (row[field] === value) continue;
-      write[field] = value;
-      locked.add(field);
-    }
-    if (tagIds) {
-      await tx.replaceTransactionTags(id, tagIds);
-      locked.add('tag_ids');
-    }
-    if (Object.keys(write).length === 0 && !tagIds) return row;
-    const updatedAt = new Date().toISOString();
-    await tx.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
-    return { ...row, ...write, updated_at: updatedAt };
-  });
-  // The row as committed, rendered without reading it back.
-  return (await renderTransactions(store, [updated]))[0];
+  return { changes, tagIds };
 }

@@ -8,6 +8,7 @@ import type {
   TransactionRow,
 } from './types.js';
 import { UPDATABLE_COLUMNS } from './types.js';
+import { postgresRelatedReads } from './postgres-reads.js';
 
 export const TX_COLUMNS =
   'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
@@ -28,6 +29,7 @@ export function postgresTransaction(client: PoolClient, s: string): AppTransacti
     await client.query(sql, params);
   };
   return {
+    ...postgresRelatedReads((sql, params) => rows(client, sql, params), s),
     insertUser: (u) =>
       run(`INSERT INTO ${s}.app_users (id, name, created_at) VALUES ($1, $2, $3)`, [
         u.id,

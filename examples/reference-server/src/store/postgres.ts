@@ -9,6 +9,7 @@
  */
 import { Pool, type QueryResultRow } from 'pg';
 import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
+import { postgresRelatedReads } from './postgres-reads.js';
 import { postgresTransaction, rows, storedTransaction, TX_COLUMNS } from './postgres-transaction.js';
 import type {
   AccountRecord,
@@ -20,6 +21,7 @@ import type {
   NewApiKey,
   OwnedKind,
   ProviderCredential,
+  RelatedReads,
   StoredTransaction,
   Tag,
   TransactionFilter,
@@ -27,11 +29,6 @@ import type {
   User,
 } from './types.js';
 
-const OWNED_TABLES: Record<OwnedKind, string> = {
-  category: 'app_categories',
-  merchant: 'app_merchants',
-  tag: 'app_tags',
-};
 /** SQLite's LIKE ignores the case of ASCII letters only; `translate` with these does the same here. */
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
@@ -49,6 +46,7 @@ export class PostgresAppStore implements AppStore {
   readonly schema: string;
   /** `"<schema>"`, checked, for splicing into SQL. */
   readonly #s: string;
+  readonly #reads: RelatedReads;
   #initialized: Promise<unknown> | undefined;
   #closed = false;
 
@@ -60,6 +58,7 @@ export class PostgresAppStore implements AppStore {
     // event, which would crash the process without a listener. The pool has already dropped it,
     // and the next query reports any lasting problem to its caller.
     this.pool.on('error', () => undefined);
+    this.#reads = postgresRelatedReads((sql, params) => this.#rows(sql, params), this.#s);
   }
 
   /** Creates or migrates the app schema (once; other methods call it first; retried after a failure). */
@@ -179,13 +178,24 @@ export class PostgresAppStore implements AppStore {
     return inserted === 1;
   }
 
-  async ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const found = await this.#rows<{ id: string }>(
-      `SELECT id FROM ${this.#s}.${OWNED_TABLES[kind]} WHERE user_id = $1 AND id = ANY($2::text[])`,
-      [userId, ids],
-    );
-    return new Set(found.map((r) => r.id));
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+    return this.#reads.ownedIds(kind, userId, ids);
+  }
+
+  accountsByIds(ids: string[]) {
+    return this.#reads.accountsByIds(ids);
+  }
+
+  categoriesByIds(ids: string[]): Promise<Category[]> {
+    return this.#reads.categoriesByIds(ids);
+  }
+
+  merchantsByIds(ids: string[]): Promise<Merchant[]> {
+    return this.#reads.merchantsByIds(ids);
+  }
+
+  tagsOfTransactions(transactionIds: string[]) {
+    return this.#reads.tagsOfTransactions(transactionIds);
   }
 
   async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
@@ -256,37 +266,6 @@ export class PostgresAppStore implements AppStore {
       [userId, page.limit, page.offset],
     );
     return { total: Number(count?.n ?? 0), rows: found };
-  }
-
-  async accountsByIds(ids: string[]) {
-    if (ids.length === 0) return [];
-    return this.#rows<{ id: string; name: string; account_type: string }>(
-      `SELECT id, name, account_type FROM ${this.#s}.app_accounts WHERE id = ANY($1::text[])`,
-      [ids],
-    );
-  }
-
-  async categoriesByIds(ids: string[]): Promise<Category[]> {
-    if (ids.length === 0) return [];
-    return this.#rows(
-      `SELECT id, name, color, icon FROM ${this.#s}.app_categories WHERE id = ANY($1::text[])`,
-      [ids],
-    );
-  }
-
-  async merchantsByIds(ids: string[]): Promise<Merchant[]> {
-    if (ids.length === 0) return [];
-    return this.#rows(`SELECT id, name FROM ${this.#s}.app_merchants WHERE id = ANY($1::text[])`, [ids]);
-  }
-
-  async tagsOfTransactions(transactionIds: string[]) {
-    if (transactionIds.length === 0) return [];
-    return this.#rows<Tag & { transaction_id: string }>(
-      `SELECT tt.transaction_id, t.id, t.name, t.color
-       FROM ${this.#s}.app_transaction_tags tt JOIN ${this.#s}.app_tags t ON t.id = tt.tag_id
-       WHERE tt.transaction_id = ANY($1::text[]) ORDER BY tt.position`,
-      [transactionIds],
-    );
   }
 
   async feedCursor(connectionId: string): Promise<number> {

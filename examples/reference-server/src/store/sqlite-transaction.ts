@@ -1,4 +1,5 @@
 /** `AppTransaction` on SQLite: plain statements, run while `SqliteAppStore.transaction` holds the connection. */
+import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
 import {
   UPDATABLE_COLUMNS,
@@ -42,6 +43,8 @@ export function sqliteTransaction(db: Db): AppTransaction {
   const get = <T>(sql: string, ...params: unknown[]) =>
     prepareCached(db, sql).get(...params) as T | undefined;
   return {
+    // Inside the open transaction: no gate to pass, and no lock of their own to take.
+    ...sqliteRelatedReads(db, async (read) => read()),
     insertUser: async (user) => {
       run(
         'INSERT INTO app_users (id, name, created_at) VALUES (?, ?, ?)',

@@ -8,6 +8,7 @@
  */
 import type { Storage } from '@finsync/sync';
 import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
+import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { readTransaction, sqliteTransaction, TX_COLUMNS } from './sqlite-transaction.js';
 import type {
   AccountRecord,
@@ -19,20 +20,13 @@ import type {
   NewApiKey,
   OwnedKind,
   ProviderCredential,
+  RelatedReads,
   StoredTransaction,
   Tag,
   TransactionFilter,
   TransactionRow,
   User,
 } from './types.js';
-
-const OWNED_TABLES: Record<OwnedKind, string> = {
-  category: 'app_categories',
-  merchant: 'app_merchants',
-  tag: 'app_tags',
-};
-
-const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
 /** Makes SQLite calls wait while an app transaction holds the connection. */
 class Gate {
@@ -64,10 +58,12 @@ export class SqliteAppStore implements AppStore {
   readonly database: Db;
   readonly #gate = new Gate();
   readonly #tx: AppTransaction;
+  readonly #reads: RelatedReads;
 
   constructor(filename: string) {
     this.database = openDatabase(filename);
     this.#tx = sqliteTransaction(this.database);
+    this.#reads = sqliteRelatedReads(this.database, (read) => this.#gate.run(read));
   }
 
   /** The engine's storage on this connection, made to wait while an app transaction is open. */
@@ -221,14 +217,24 @@ export class SqliteAppStore implements AppStore {
     return changes === 1;
   }
 
-  async ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.#all<{ id: string }>(
-      `SELECT id FROM ${OWNED_TABLES[kind]} WHERE user_id = ? AND id IN (${marks(ids)})`,
-      userId,
-      ...ids,
-    );
-    return new Set(rows.map((r) => r.id));
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+    return this.#reads.ownedIds(kind, userId, ids);
+  }
+
+  accountsByIds(ids: string[]) {
+    return this.#reads.accountsByIds(ids);
+  }
+
+  categoriesByIds(ids: string[]): Promise<Category[]> {
+    return this.#reads.categoriesByIds(ids);
+  }
+
+  merchantsByIds(ids: string[]): Promise<Merchant[]> {
+    return this.#reads.merchantsByIds(ids);
+  }
+
+  tagsOfTransactions(transactionIds: string[]) {
+    return this.#reads.tagsOfTransactions(transactionIds);
   }
 
   async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
@@ -304,33 +310,6 @@ export class SqliteAppStore implements AppStore {
     });
   }
 
-  async accountsByIds(ids: string[]) {
-    if (ids.length === 0) return [];
-    return this.#all<{ id: string; name: string; account_type: string }>(
-      `SELECT id, name, account_type FROM app_accounts WHERE id IN (${marks(ids)})`,
-      ...ids,
-    );
-  }
-
-  async categoriesByIds(ids: string[]): Promise<Category[]> {
-    if (ids.length === 0) return [];
-    return this.#all(`SELECT id, name, color, icon FROM app_categories WHERE id IN (${marks(ids)})`, ...ids);
-  }
-
-  async merchantsByIds(ids: string[]): Promise<Merchant[]> {
-    if (ids.length === 0) return [];
-    return this.#all(`SELECT id, name FROM app_merchants WHERE id IN (${marks(ids)})`, ...ids);
-  }
-
-  async tagsOfTransactions(transactionIds: string[]) {
-    if (transactionIds.length === 0) return [];
-    return this.#all<Tag & { transaction_id: string }>(
-      `SELECT tt.transaction_id, t.id, t.name, t.color FROM app_transaction_tags tt JOIN app_tags t ON t.id = tt.tag_id
-       WHERE tt.transaction_id IN (${marks(transactionIds)}) ORDER BY tt.position`,
-      ...transactionIds,
-    );
-  }
-
   async feedCursor(connectionId: string): Promise<number> {
     const row = await this.#get<{ seq: number }>(
       'SELECT seq FROM app_feed_cursors WHERE connection_id = ?',
@@ -356,13 +335,13 @@ export class SqliteAppStore implements AppStore {
   transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
     return this.#gate.hold(async () => {
       // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
-      this.database.exec('BEGIN IMMEDIATE');
+      prepareCached(this.database, 'BEGIN IMMEDIATE').run();
       try {
         const result = await work(this.#tx);
-        this.database.exec('COMMIT');
+        prepareCached(this.database, 'COMMIT').run();
         return result;
       } catch (error) {
-        if (this.database.inTransaction) this.database.exec('ROLLBACK');
+        if (this.database.inTransaction) prepareCached(this.database, 'ROLLBACK').run();
         throw error;
       }
     });

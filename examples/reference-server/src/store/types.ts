@@ -183,13 +183,27 @@ export interface TransactionFilter {
 export type OwnedKind = 'category' | 'merchant' | 'tag';
 
 /**
+ * What validating and rendering a transaction reads. Both the store and an open transaction answer
+ * them, so a write can check its references and render its answer inside the transaction it commits.
+ */
+export interface RelatedReads {
+  /** Which of `ids` are the user's categories / merchants / tags. */
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>>;
+  accountsByIds(ids: string[]): Promise<Array<{ id: string; name: string; account_type: string }>>;
+  categoriesByIds(ids: string[]): Promise<Category[]>;
+  merchantsByIds(ids: string[]): Promise<Merchant[]>;
+  /** The tags of each transaction, in their assigned order. */
+  tagsOfTransactions(transactionIds: string[]): Promise<Array<Tag & { transaction_id: string }>>;
+}
+
+/**
  * The writes that must commit together, and the reads they depend on. Inside
  * `AppStore.transaction`, use only these methods (the SQLite store runs one transaction at a time
  * on its single connection, so calling the store itself from inside would wait for ever).
  * The `lock…`/`find…` reads lock what they return until the commit (PostgreSQL: `FOR UPDATE`;
  * SQLite: the whole database is held), so a decision made on them cannot be overtaken.
  */
-export interface AppTransaction {
+export interface AppTransaction extends RelatedReads {
   insertUser(user: User): Promise<void>;
   insertCategory(userId: string, category: Category): Promise<void>;
 
@@ -234,7 +248,7 @@ export interface AppTransaction {
   insertTransaction(transaction: NewTransaction): Promise<void>;
 }
 
-export interface AppStore {
+export interface AppStore extends RelatedReads {
   readonly kind: 'sqlite' | 'postgres';
 
   findUser(idOrName: string): Promise<User | undefined>;
@@ -257,9 +271,6 @@ export interface AppStore {
   listTags(userId: string): Promise<Tag[]>;
   /** False when the user has a tag of that name already. */
   insertTag(userId: string, tag: Tag): Promise<boolean>;
-  /** Which of `ids` are the user's categories / merchants / tags. */
-  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>>;
-
   /** The user's live (not deleted) transaction. */
   getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
   /** Deleted transactions, most recently deleted first, one page, and the total count. */
@@ -273,12 +284,6 @@ export interface AppStore {
     filter: TransactionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }>;
-  accountsByIds(ids: string[]): Promise<Array<{ id: string; name: string; account_type: string }>>;
-  categoriesByIds(ids: string[]): Promise<Category[]>;
-  merchantsByIds(ids: string[]): Promise<Merchant[]>;
-  /** The tags of each transaction, in their assigned order. */
-  tagsOfTransactions(transactionIds: string[]): Promise<Array<Tag & { transaction_id: string }>>;
-
   feedCursor(connectionId: string): Promise<number>;
 
   /** Stores the summary (JSON) of the user's last sync run, replacing the one before. */

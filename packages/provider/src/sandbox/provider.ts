@@ -3,7 +3,6 @@ import { defaultAccountSpecs, describeAccount, resolveAccounts } from './account
 import type { DayWindow, RowState } from './dataset.js';
 import { Dataset } from './dataset.js';
 import { DAY_MS, isoDay, parseDay, requireDay } from './dates.js';
-import type { SandboxEndpoint } from './faults.js';
 import { FaultController } from './faults.js';
 import type { SandboxHoldings } from './holdings.js';
 import { describeHoldings, holdingsFor } from './holdings.js';

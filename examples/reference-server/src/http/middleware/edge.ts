@@ -30,19 +30,29 @@ export function accessLog(logger: ProviderLogger): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Refuses a body over `maxBytes` while reading it: the server never holds more than that. */
+/**
+ * Refuses a body over `maxBytes`. A body framed by `Content-Length` is judged from the header alone
+ * (Node's parser never delivers more bytes than it declares), so the common request is never turned
+ * into a full Fetch `Request` — that costs more than the rest of a PATCH. A chunked body is counted
+ * while it is read: the server never holds more than `maxBytes`.
+ */
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
+  // The rest of the body is never read: the connection cannot carry another request.
+  const tooLarge = (c: Parameters<typeof problem>[0]) =>
+    problem(c, 413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes`, undefined, {
+      Connection: 'close',
+    });
+  const whileReading = bodyLimit({
     maxSize: maxBytes,
-    // The rest of the body is never read: the connection cannot carry another request.
-    onError: (c) =>
-      problem(
-        c as Parameters<typeof problem>[0],
-        413,
-        'payload_too_large',
-        `The request body is larger than ${maxBytes} bytes`,
-        undefined,
-        { Connection: 'close' },
-      ),
+    onError: (c) => tooLarge(c as Parameters<typeof problem>[0]),
   });
+  return async function bodySize(c, next) {
+    const length = c.req.header('content-length');
+    const chunked = c.req.header('transfer-encoding') !== undefined;
+    if (chunked) return whileReading(c, next);
+    if (length === undefined) return next();
+    const bytes = Number(length);
+    if (!Number.isSafeInteger(bytes) || bytes > maxBytes) return tooLarge(c as Parameters<typeof problem>[0]);
+    return next();
+  };
 }
