@@ -420,7 +420,9 @@ export class ReferenceServerCore {
           last_error: state?.lastError ?? null,
           // Whether the provider's balance and the synced rows add up, and from which day they do not.
           balance_check: balanceCheck(mirrored.find((m) => m.id === a.provider_account_id)?.reconciliation),
-          balanced_on: state?.ledger?.anchor?.on ?? null,
+          // The anchor of an account still unchecked is where checking starts, not a day that added up.
+          balanced_on:
+            state?.ledger?.anchor && state.ledger.anchor.checked !== false ? state.ledger.anchor.on : null,
         };
       }),
     };

@@ -169,6 +169,16 @@ export interface LedgerAnchor {
   openingWithPending: string;
   basis: BalanceReconciliation['basis'];
   historyFrom: string | null;
+  /** The readings the opening balances came from (absent in anchors stored by earlier versions). */
+  balance?: string;
+  postedTotal?: string;
+  pendingTotal?: string;
+  /**
+   * Whether a check with something to test has added up since the first anchor. The first anchor's
+   * opening balance is derived from the rows, so until the balance or the rows move, the rows add up
+   * by construction and the account stays `unchecked`. Absent in older anchors: counted as checked.
+   */
+  checked?: boolean;
 }
 
 export type ChangeOp = 'added' | 'modified' | 'removed';

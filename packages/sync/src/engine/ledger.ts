@@ -80,7 +80,7 @@ export function checkBalance(
     posted: subtractDecimals(balance, ledger.postedTotal),
     'posted-and-pending': subtractDecimals(subtractDecimals(balance, ledger.postedTotal), pendingTotal),
   };
-  const anchorAt = (basis: BalanceReconciliation['basis']): AccountLedger => ({
+  const anchorAt = (basis: BalanceReconciliation['basis'], checked: boolean): AccountLedger => ({
     ...ledger,
     anchor: {
       on: today,
@@ -88,6 +88,10 @@ export function checkBalance(
       openingWithPending: opening['posted-and-pending'],
       basis,
       historyFrom: ledger.historyFrom,
+      balance,
+      postedTotal: ledger.postedTotal,
+      pendingTotal,
+      checked,
     },
     olderHistoryDelta: '0',
     changedFrom: null,
@@ -106,15 +110,26 @@ export function checkBalance(
   });
 
   const anchor = ledger.anchor;
-  if (!anchor) return { ledger: anchorAt('posted'), reconciliation: outcome('unchecked', 'posted') };
+  if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
   const expected = {
     posted: subtractDecimals(anchor.openingPosted, ledger.olderHistoryDelta),
     'posted-and-pending': subtractDecimals(anchor.openingWithPending, ledger.olderHistoryDelta),
   };
   const other = anchor.basis === 'posted' ? 'posted-and-pending' : 'posted';
+  // Readings equal to the anchor's test nothing (they add up because the anchor came from them): a
+  // re-sync with nothing new keeps the verdict, and so writes nothing.
+  const moved =
+    anchor.balance === undefined ||
+    !sameDecimal(balance, anchor.balance) ||
+    !sameDecimal(ledger.postedTotal, anchor.postedTotal ?? '0') ||
+    !sameDecimal(pendingTotal, anchor.pendingTotal ?? '0');
+  const checked = anchor.checked !== false || moved;
   for (const basis of [anchor.basis, other] as const) {
     if (sameDecimal(opening[basis], expected[basis]))
-      return { ledger: anchorAt(basis), reconciliation: outcome('balanced', basis) };
+      return {
+        ledger: anchorAt(basis, checked),
+        reconciliation: outcome(checked ? 'balanced' : 'unchecked', basis),
+      };
   }
   // Kept as it is: the next check is measured from the last day that added up.
   const dayAfter = addDays(anchor.on, 1);
