@@ -1,0 +1,2 @@
+// The money helpers move here from @finsync/provider; see packages/internals/README.md.
+export {};

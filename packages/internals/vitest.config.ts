@@ -1,0 +1,11 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@finsync/source'] },
+  ssr: { resolve: { conditions: ['@finsync/source'] } },
+  test: {
+    name: 'internals',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+  },
+});
