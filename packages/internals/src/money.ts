@@ -1,2 +1,90 @@
-// The money helpers move here from @finsync/provider; see packages/internals/README.md.
-export {};
+/**
+ * Exact decimal strings for money and quantities.
+ *
+ * Providers send amounts as JSON numbers or as strings. A JSON number has already been through a
+ * binary double by the time we see it; JavaScript's shortest round-trip formatting recovers the
+ * decimal that was written for anything up to 15 significant digits, which covers every real amount.
+ * From there on the value only ever travels as a string.
+ *
+ * Public through @finsync/provider, which re-exports these names; the sync engine imports them here.
+ */
+
+const DECIMAL_PATTERN = /^([+-]?)(\d*)(?:\.(\d*))?$/;
+const EXPONENT_PATTERN = /^([+-]?)(\d+)(?:\.(\d+))?e([+-]?\d+)$/i;
+
+/** A canonical decimal string: optional `-`, no leading zeros, no trailing fraction zeros, no `-0`. */
+export type DecimalString = string;
+
+function canonical(sign: string, intPart: string, fracPart: string): DecimalString {
+  const int = intPart.replace(/^0+(?=\d)/, '') || '0';
+  const frac = fracPart.replace(/0+$/, '');
+  const body = frac ? `${int}.${frac}` : int;
+  const isZero = /^0(\.0*)?$/.test(body);
+  return sign === '-' && !isZero ? `-${body}` : body;
+}
+
+function expandExponent(text: string): DecimalString | undefined {
+  const match = EXPONENT_PATTERN.exec(text);
+  if (!match) return undefined;
+  const [, sign = '', intPart = '', fracPart = '', expText = '0'] = match;
+  const exponent = Number(expText);
+  const digits = intPart + fracPart;
+  const point = intPart.length + exponent;
+  if (point <= 0) return canonical(sign, '0', '0'.repeat(-point) + digits);
+  if (point >= digits.length) return canonical(sign, digits + '0'.repeat(point - digits.length), '');
+  return canonical(sign, digits.slice(0, point), digits.slice(point));
+}
+
+/**
+ * Parses a number or a decimal string (`"-23.40"`, `"+5"`, `".5"`, `"1e3"`) into a canonical decimal
+ * string, or returns `undefined` when the input is not an unambiguous decimal (`"1,234.56"`, `"abc"`,
+ * `NaN`, `Infinity`). Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one
+ * locale and 1.234 in another.
+ */
+export function toDecimalString(value: unknown): DecimalString | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    return toDecimalString(String(value));
+  }
+  if (typeof value === 'bigint') return canonical(value < 0n ? '-' : '', String(value).replace('-', ''), '');
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  const expanded = expandExponent(text);
+  if (expanded !== undefined) return expanded;
+  const match = DECIMAL_PATTERN.exec(text);
+  if (!match) return undefined;
+  const [, sign = '', intPart = '', fracPart = ''] = match;
+  if (intPart === '' && fracPart === '') return undefined;
+  return canonical(sign, intPart, fracPart);
+}
+
+/** Negates a canonical decimal string without going through floating point. */
+export function negateDecimal(value: DecimalString): DecimalString {
+  if (/^0(\.0*)?$/.test(value)) return value;
+  return value.startsWith('-') ? value.slice(1) : `-${value}`;
+}
+
+/**
+ * Converts a decimal string to integer minor units (e.g. cents) as a bigint, rounding half away from
+ * zero when the value has more fraction digits than `scale`.
+ */
+export function decimalToMinorUnits(value: DecimalString, scale: number): bigint {
+  const match = DECIMAL_PATTERN.exec(value);
+  if (!match) throw new RangeError(`not a decimal string: ${JSON.stringify(value)}`);
+  const [, sign = '', intPart = '', fracPart = ''] = match;
+  const padded = (fracPart + '0'.repeat(scale)).slice(0, scale);
+  let units = BigInt((intPart || '0') + padded);
+  const nextDigit = fracPart.charCodeAt(scale) - 48;
+  if (nextDigit >= 5) units += 1n;
+  return sign === '-' ? -units : units;
+}
+
+/** Formats integer minor units as a canonical decimal string. */
+export function minorUnitsToDecimal(units: bigint, scale: number): DecimalString {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
+  const intPart = scale === 0 ? digits : digits.slice(0, -scale);
+  const fracPart = scale === 0 ? '' : digits.slice(-scale);
+  return canonical(negative ? '-' : '', intPart, fracPart);
+}

@@ -1,9 +1,9 @@
 import { HttpClient, type RateLimitOptions } from './core/http.js';
 import { InvalidResponseError, NotFoundError, ProviderAPIError, type ResponseIssue } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
-import { logTo } from './core/logger.js';
+import { logTo } from '@finsync/internals/http';
 import { walkTransactionPages, type TransactionPage, type TransactionWindow } from './transactions.js';
-import { isValidCalendarDate, today as todayIn, type CalendarDate } from './wire/dates.js';
+import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import { readDocumentedTransactionList } from './wire/fast-transactions.js';
 import {
   AccountListSchema,

@@ -40,11 +40,11 @@ export {
   decimalToMinorUnits,
   minorUnitsToDecimal,
   type DecimalString,
-} from './wire/decimal.js';
+} from '@finsync/internals/money';
 export {
   toCalendarDate,
   isValidCalendarDate,
   addDays,
   daysBetween,
   type CalendarDate,
-} from './wire/dates.js';
+} from '@finsync/internals/calendar';

@@ -3,7 +3,7 @@
  * `from`..`to` window with a `total`. Small windows keep each response, and our memory, bounded; a
  * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
  */
-import { addDays, daysBetween, type CalendarDate } from './wire/dates.js';
+import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/calendar';
 import type { Transaction } from './wire/schemas.js';
 
 export interface TransactionWindow {

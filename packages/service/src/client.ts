@@ -1,7 +1,8 @@
 import { buildCreateBody } from './create-body.js';
 import { InvalidRequestError, type Issue } from './errors.js';
 import { HttpClient } from './http.js';
-import { logTo, type ServiceLogger } from './logger.js';
+import { logTo } from '@finsync/internals/http';
+import type { ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
 import { listIssues, pageIssues, refuseParams, toQuery, unknownIssues, type QueryValue } from './params.js';
 import { parseBody } from './parse-body.js';

@@ -17,8 +17,10 @@
  * └─ InvalidResponseError        a 2xx body that is not JSON or not the service's format
  *
  * No error keeps the request, its headers or the API key: only the method, the path (with query)
- * and what the body said, so errors are safe to log and serialize.
+ * and what the body said, so errors are safe to log and serialize. (What the base keeps and
+ * serializes is shared with the provider client: @finsync/internals/http, error-base.ts.)
  */
+import { errorOptions, requestErrorJSON } from '@finsync/internals/http';
 import type { RateLimitSnapshot } from './rate-limit.js';
 
 export interface ErrorContext {
@@ -28,6 +30,7 @@ export interface ErrorContext {
   path?: string | undefined;
   /** Number of retries made before giving up. */
   retries?: number | undefined;
+  /** Kept as the error's `cause`, unless it could carry the request (and so the API key). */
   cause?: unknown;
 }
 
@@ -38,20 +41,14 @@ export class ServiceError extends Error {
   readonly retries: number;
 
   constructor(message: string, context: ErrorContext = {}) {
-    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    super(message, errorOptions(context));
     this.method = context.method;
     this.path = context.path;
     this.retries = context.retries ?? 0;
   }
 
   toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      method: this.method,
-      path: this.path,
-      retries: this.retries,
-    };
+    return requestErrorJSON(this);
   }
 }
 

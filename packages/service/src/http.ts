@@ -2,6 +2,7 @@
  * The request pipeline shared by every call of one client: ky for timeouts and retries, typed errors
  * from an afterResponse hook, the retry policy of retry.ts, and the rate-limit headers.
  */
+import { excerpt, exchangeJson, logTo, readErrorBody, redact, relativePath } from '@finsync/internals/http';
 import ky, { TimeoutError as KyTimeoutError, isForceRetryError, type Options as KyOptions } from 'ky';
 import {
   AuthenticationError,
@@ -18,7 +19,7 @@ import {
   ValidationError,
   type APIErrorContext,
 } from './errors.js';
-import { logTo, type ServiceLogger } from './logger.js';
+import type { ServiceLogger } from './logger.js';
 import { readRateLimit, type RateLimitSnapshot } from './rate-limit.js';
 import { fetchWithinOrigin, type RedirectSettings } from './redirect.js';
 import {
@@ -65,37 +66,14 @@ export interface JsonResponse {
   requestId: string | undefined;
 }
 
-const EXCERPT_LENGTH = 500;
-
-export function redact(text: string, secret: string): string {
-  return secret.length >= 4 ? text.split(secret).join('[REDACTED]') : text;
-}
-
-interface ErrorBodyParts {
-  code?: string;
-  message?: string;
-  errors?: string[];
-  details?: Record<string, unknown>;
-}
-
-function readErrorBody(text: string): ErrorBodyParts {
-  try {
-    const parsed = JSON.parse(text) as Record<string, unknown> | null;
-    if (parsed === null || typeof parsed !== 'object') return {};
-    const parts: ErrorBodyParts = {};
-    if (typeof parsed.error === 'string') parts.code = parsed.error;
-    if (typeof parsed.message === 'string') parts.message = parsed.message;
-    if (Array.isArray(parsed.errors)) {
-      parts.errors = parsed.errors.filter((e): e is string => typeof e === 'string');
-    }
-    if (parsed.details !== null && typeof parsed.details === 'object' && !Array.isArray(parsed.details)) {
-      parts.details = parsed.details as Record<string, unknown>;
-    }
-    return parts;
-  } catch {
-    return {};
-  }
-}
+/** This client's classes for failures without an answer (see @finsync/internals/http). */
+const SERVICE_ERRORS = {
+  base: ServiceError,
+  aborted: RequestAbortedError,
+  timeout: TimeoutError,
+  connection: ConnectionError,
+  invalidResponse: InvalidResponseError,
+};
 
 export class HttpClient {
   readonly #settings: HttpSettings;
@@ -130,33 +108,20 @@ export class HttpClient {
     }
     const retryClass = spec.retryClass ?? retryClassOf(method);
     const state = { retries: 0 };
-    const started = performance.now();
-    let response: Response;
-    let text: string;
-    try {
-      response = await ky(spec.path, this.#kyOptions(spec, method, retryClass, state));
-      text = await response.text();
-    } catch (error) {
-      throw this.#wrap(error, { ...context, retries: state.retries }, spec.signal);
-    }
-    const requestId = response.headers.get('x-request-id') ?? undefined;
-    logTo(this.#settings.logger, 'debug', 'service request done', {
-      ...context,
-      status: response.status,
-      retries: state.retries,
-      durationMs: Math.round(performance.now() - started),
+    const answer = await exchangeJson({
+      peer: 'service',
+      method,
+      path,
+      signal: spec.signal,
+      timeoutMs: this.#settings.timeoutMs,
+      apiKey: this.#settings.apiKey,
+      logger: this.#settings.logger,
+      errors: SERVICE_ERRORS,
+      requestIdHeaders: ['x-request-id'],
+      send: () => ky(spec.path, this.#kyOptions(spec, method, retryClass, state)),
+      retries: () => state.retries,
     });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new InvalidResponseError(`service sent a body that is not JSON for ${method} ${path}`, {
-        ...context,
-        status: response.status,
-        issues: [{ path: '', message: `not JSON: ${JSON.stringify(this.#excerpt(text, 80))}` }],
-      });
-    }
-    return { body, status: response.status, method, path, requestId };
+    return { ...answer, method, path };
   }
 
   #kyOptions(
@@ -227,17 +192,8 @@ export class HttpClient {
     };
   }
 
-  #excerpt(text: string, length = EXCERPT_LENGTH): string {
-    const clean = redact(text, this.#settings.apiKey);
-    return clean.length > length ? `${clean.slice(0, length)}…` : clean;
-  }
-
   #relativePath(url: string): string {
-    const target = new URL(url);
-    const path = target.pathname.startsWith(this.#basePath)
-      ? target.pathname.slice(this.#basePath.length)
-      : target.pathname;
-    return `${path}${target.search}`;
+    return relativePath(this.#basePath, url);
   }
 
   async #errorFor(
@@ -263,7 +219,7 @@ export class HttpClient {
       details: parts.details,
       requestId: response.headers.get('x-request-id') ?? undefined,
       rateLimit,
-      bodyExcerpt: text ? this.#excerpt(text) : undefined,
+      bodyExcerpt: text ? excerpt(text, key) : undefined,
     };
     const what = `${request.method} ${context.path} answered ${status}${context.code ? ` ${context.code}` : ''}`;
     const message = `${what}${serverMessage ? `: ${serverMessage}` : ''}${errors.length ? ` (${errors.join('; ')})` : ''}`;
@@ -305,32 +261,5 @@ export class HttpClient {
       return asked <= this.#settings.maxRetryAfterMs ? asked : undefined;
     }
     return backoffDelay(retryCount + 1);
-  }
-
-  #wrap(
-    error: unknown,
-    context: { method: string; path: string; retries: number },
-    signal: AbortSignal | undefined,
-  ): ServiceError {
-    if (error instanceof ServiceError) return error;
-    const what = `${context.method} ${context.path}`;
-    if (signal?.aborted) {
-      return new RequestAbortedError(`${what} aborted`, { ...context, cause: signal.reason });
-    }
-    if (error instanceof KyTimeoutError) {
-      return new TimeoutError(`${what} got no response within ${this.#settings.timeoutMs} ms`, {
-        ...context,
-        timeoutMs: this.#settings.timeoutMs,
-      });
-    }
-    const reason =
-      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    // Keep the original error as the cause unless it could carry the request (and so the key).
-    const safeCause =
-      error instanceof Error && !('request' in error) && !('options' in error) ? error : undefined;
-    return new ConnectionError(`${what} failed to connect: ${redact(reason, this.#settings.apiKey)}`, {
-      ...context,
-      cause: safeCause,
-    });
   }
 }

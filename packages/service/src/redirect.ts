@@ -13,7 +13,8 @@
  *   fetch would turn it into a GET whose answer is not the write's, so that is a `RedirectError` too.
  */
 import { RedirectError } from './errors.js';
-import { logTo, type ServiceLogger } from './logger.js';
+import { logTo } from '@finsync/internals/http';
+import type { ServiceLogger } from './logger.js';
 
 export interface RedirectSettings {
   fetch: typeof globalThis.fetch;

@@ -1,39 +1,15 @@
-/** How long the service wants us to wait, how long we wait on our own, and which failures we repeat. */
+/**
+ * Which failures the service client repeats, and the service's own reset header. The timing both
+ * clients share (backoff, `Retry-After`, "try again in N seconds") lives in @finsync/internals/http;
+ * it is re-exported here so this module stays the one place the client's retry behaviour is read.
+ */
 
-const WAIT_IN_TEXT =
-  /try again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?/i;
-
-/** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */
-export function parseRetryAfterHeader(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (text === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
+export { backoffDelay, parseRetryAfterHeader, parseWaitFromText } from '@finsync/internals/http';
 
 /** `X-RateLimit-Reset` is seconds until the window resets (not an epoch); `Infinity`/junk → undefined. */
 export function parseResetSeconds(value: string | null): number | undefined {
   if (value === null || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
   return Math.round(Number(value) * 1000);
-}
-
-/** Reads a wait such as "Rate limit exceeded. Try again in 1834 seconds." out of a message. */
-export function parseWaitFromText(text: string): number | undefined {
-  const match = WAIT_IN_TEXT.exec(text);
-  if (!match) return undefined;
-  const amount = Number(match[1]);
-  const unit = (match[2] ?? 's').toLowerCase();
-  if (unit.startsWith('ms') || unit.startsWith('milli')) return Math.round(amount);
-  if (unit.startsWith('m')) return Math.round(amount * 60_000);
-  return Math.round(amount * 1000);
-}
-
-/** Jittered exponential backoff: 0.5 s, 1 s, 2 s … capped at 8 s, each scaled by 0.75–1. */
-export function backoffDelay(retryNumber: number, random: () => number = Math.random): number {
-  const base = Math.min(8_000, 500 * 2 ** Math.max(0, retryNumber - 1));
-  return Math.round(base * (0.75 + random() * 0.25));
 }
 
 /**

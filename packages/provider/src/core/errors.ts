@@ -15,8 +15,10 @@
  * └─ InvalidResponseError        a 2xx body that does not match the wire format
  *
  * No error keeps the request, its headers or the API key: only the method, the path (with query)
- * and a short excerpt of the response body, so errors are safe to log and serialize.
+ * and a short excerpt of the response body, so errors are safe to log and serialize. (What the base
+ * keeps and serializes is shared with the service client: @finsync/internals/http, error-base.ts.)
  */
+import { errorOptions, requestErrorJSON } from '@finsync/internals/http';
 
 export interface ErrorContext {
   /** HTTP method of the failed request. */
@@ -25,6 +27,7 @@ export interface ErrorContext {
   path?: string;
   /** Number of retries made before giving up. */
   retries?: number;
+  /** Kept as the error's `cause`, unless it could carry the request (and so the API key). */
   cause?: unknown;
 }
 
@@ -35,20 +38,14 @@ export class ProviderError extends Error {
   readonly retries: number;
 
   constructor(message: string, context: ErrorContext = {}) {
-    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    super(message, errorOptions(context));
     this.method = context.method;
     this.path = context.path;
     this.retries = context.retries ?? 0;
   }
 
   toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      method: this.method,
-      path: this.path,
-      retries: this.retries,
-    };
+    return requestErrorJSON(this);
   }
 }
 
@@ -135,6 +132,10 @@ export class TimeoutError extends ConnectionError {
   constructor(message: string, context: ErrorContext & { timeoutMs: number }) {
     super(message, context);
     this.timeoutMs = context.timeoutMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), timeoutMs: this.timeoutMs };
   }
 }
 

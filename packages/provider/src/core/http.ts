@@ -2,7 +2,18 @@
  * The request pipeline shared by every call of one client: ky for timeouts and retries, p-throttle
  * at the request seam for the client-side rate limit, same-host-family redirects, typed errors.
  */
-import ky, { TimeoutError as KyTimeoutError, type KyInstance } from 'ky';
+import {
+  backoffDelay,
+  excerpt,
+  exchangeJson,
+  logTo,
+  parseRetryAfterHeader,
+  parseWaitFromText,
+  readErrorBody,
+  redact,
+  relativePath,
+} from '@finsync/internals/http';
+import ky, { type KyInstance } from 'ky';
 import pThrottle from 'p-throttle';
 import {
   AuthenticationError,
@@ -19,8 +30,8 @@ import {
   TimeoutError,
   type APIErrorContext,
 } from './errors.js';
-import { logTo, type ProviderLogger } from './logger.js';
-import { backoffDelay, looksLikeRateLimit, parseRetryAfterHeader, parseWaitFromText } from './retry.js';
+import type { ProviderLogger } from './logger.js';
+import { looksLikeRateLimit } from './retry.js';
 
 export interface RateLimitOptions {
   /** Calls allowed per interval. */
@@ -55,25 +66,34 @@ export interface JsonResponse {
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 const MAX_REDIRECTS = 5;
-const EXCERPT_LENGTH = 500;
+/** Where the provider puts the id support asks for: Vercel's edge id first, else its own. */
+const REQUEST_ID_HEADERS = ['x-vercel-id', 'x-request-id'];
+
+/** This client's classes for failures without an answer (see @finsync/internals/http). */
+const PROVIDER_ERRORS = {
+  base: ProviderError,
+  aborted: RequestAbortedError,
+  timeout: TimeoutError,
+  connection: ConnectionError,
+  invalidResponse: InvalidResponseError,
+};
 
 /** `lunchflow.app` and `www.lunchflow.app` are one host family; anything else is not. */
 function hostFamily(url: URL): string {
   return `${url.protocol}//${url.hostname.toLowerCase().replace(/^www\./, '')}:${url.port}`;
 }
 
-function redact(text: string, secret: string): string {
-  return secret.length >= 4 ? text.split(secret).join('[REDACTED]') : text;
-}
-
 export class HttpClient {
   readonly #settings: HttpSettings;
   readonly #ky: KyInstance;
   readonly #baseFamily: string;
+  /** The base URL's path without its trailing slash: what errors leave off the paths they show. */
+  readonly #basePath: string;
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
     this.#baseFamily = hostFamily(new URL(settings.baseUrl));
+    this.#basePath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
     const throttle = settings.rateLimit
       ? pThrottle({ limit: settings.rateLimit.limit, interval: settings.rateLimit.intervalMs, strict: true })
       : undefined;
@@ -133,77 +153,44 @@ export class HttpClient {
       if (value !== undefined) searchParams.set(key, value);
     }
     const query = searchParams.toString();
-    const relativePath = `/${path}${query ? `?${query}` : ''}`;
-    const started = performance.now();
-    const context = { method: 'GET', path: relativePath };
-    if (options.signal?.aborted) throw new RequestAbortedError('request aborted before it started', context);
-
-    let response: Response;
-    try {
-      response = await this.#ky.get(path, { searchParams, signal: options.signal });
-    } catch (error) {
-      throw this.#wrap(error, context, options.signal);
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw this.#wrap(error, context, options.signal);
-    }
-    const requestId =
-      response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined;
-    logTo(this.#settings.logger, 'debug', 'provider request done', {
-      ...context,
-      status: response.status,
-      durationMs: Math.round(performance.now() - started),
-    });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new InvalidResponseError(`provider sent a body that is not JSON for GET ${relativePath}`, {
-        ...context,
-        status: response.status,
-        issues: [{ path: '', message: `not JSON: ${JSON.stringify(this.#excerpt(text, 80))}` }],
+    const requestPath = `/${path}${query ? `?${query}` : ''}`;
+    if (options.signal?.aborted) {
+      throw new RequestAbortedError('request aborted before it started', {
+        method: 'GET',
+        path: requestPath,
       });
     }
-    return { body, status: response.status, path: relativePath, requestId };
-  }
-
-  #excerpt(text: string, length = EXCERPT_LENGTH): string {
-    const clean = redact(text, this.#settings.apiKey);
-    return clean.length > length ? `${clean.slice(0, length)}…` : clean;
+    const answer = await exchangeJson({
+      peer: 'provider',
+      method: 'GET',
+      path: requestPath,
+      signal: options.signal,
+      timeoutMs: this.#settings.timeoutMs,
+      apiKey: this.#settings.apiKey,
+      logger: this.#settings.logger,
+      errors: PROVIDER_ERRORS,
+      requestIdHeaders: REQUEST_ID_HEADERS,
+      send: () => this.#ky.get(path, { searchParams, signal: options.signal }),
+    });
+    return { ...answer, path: requestPath };
   }
 
   #relativePath(url: string): string {
-    const base = new URL(this.#settings.baseUrl);
-    const target = new URL(url);
-    const basePath = base.pathname.replace(/\/+$/, '');
-    const path = target.pathname.startsWith(basePath)
-      ? target.pathname.slice(basePath.length)
-      : target.pathname;
-    return `${path}${target.search}`;
+    return relativePath(this.#basePath, url);
   }
 
   async #errorFor(request: Request, response: Response, retryCount: number): Promise<ProviderAPIError> {
     const text = await response.text().catch(() => '');
-    let code: string | undefined;
-    let detail: string | undefined;
-    try {
-      const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
-      if (typeof parsed.error === 'string') code = parsed.error;
-      if (typeof parsed.message === 'string') detail = parsed.message;
-    } catch {
-      // Not JSON: the excerpt carries what there is.
-    }
+    const { code, message: detail } = readErrorBody(text);
     const status = response.status;
     const context: APIErrorContext = {
       method: request.method,
       path: this.#relativePath(request.url),
       retries: retryCount,
       status,
-      bodyExcerpt: text ? this.#excerpt(text) : undefined,
-      requestId: response.headers.get('x-vercel-id') ?? response.headers.get('x-request-id') ?? undefined,
+      bodyExcerpt: text ? excerpt(text, this.#settings.apiKey) : undefined,
+      requestId:
+        REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((id) => id !== null) ?? undefined,
     };
     if (code !== undefined) context.code = code;
     const what = `${request.method} ${context.path} answered ${status}`;
@@ -274,32 +261,6 @@ export class HttpClient {
         redirect: 'manual',
       });
     }
-  }
-
-  #wrap(
-    error: unknown,
-    context: { method: string; path: string },
-    signal: AbortSignal | undefined,
-  ): ProviderError {
-    if (error instanceof ProviderError) return error;
-    if (signal?.aborted) {
-      return new RequestAbortedError(`GET ${context.path} aborted`, { ...context, cause: signal.reason });
-    }
-    if (error instanceof KyTimeoutError) {
-      return new TimeoutError(`GET ${context.path} got no response within ${this.#settings.timeoutMs} ms`, {
-        ...context,
-        timeoutMs: this.#settings.timeoutMs,
-      });
-    }
-    const reason =
-      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    return new ConnectionError(
-      `GET ${context.path} failed to connect: ${redact(reason, this.#settings.apiKey)}`,
-      {
-        ...context,
-        cause: error instanceof Error ? error : undefined,
-      },
-    );
   }
 }
 

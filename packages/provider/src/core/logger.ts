@@ -8,18 +8,3 @@ export interface ProviderLogger {
   warn?(message: string, fields?: Record<string, unknown>): void;
   error?(message: string, fields?: Record<string, unknown>): void;
 }
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-export function logTo(
-  logger: ProviderLogger | undefined,
-  level: LogLevel,
-  message: string,
-  fields?: Record<string, unknown>,
-): void {
-  try {
-    logger?.[level]?.(message, fields);
-  } catch {
-    // A broken logger must not break a request.
-  }
-}

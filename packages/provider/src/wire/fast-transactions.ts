@@ -4,8 +4,8 @@
  * several times quicker than the full schema. A list holding any other row is read by the full
  * schema instead, so every unusual row gets the same lenient reading and the same errors as before.
  */
-import { isValidCalendarDate } from './dates.js';
-import { toDecimalString } from './decimal.js';
+import { isValidCalendarDate } from '@finsync/internals/calendar';
+import { toDecimalString } from '@finsync/internals/money';
 import type { Transaction } from './schemas.js';
 
 const DOCUMENTED = new Set([

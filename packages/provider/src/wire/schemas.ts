@@ -3,8 +3,8 @@
  * (see the package README, "What we accept"), each transforming into one normalized model.
  */
 import { z } from 'zod';
-import { toCalendarDate } from './dates.js';
-import { toDecimalString } from './decimal.js';
+import { toCalendarDate } from '@finsync/internals/calendar';
+import { toDecimalString } from '@finsync/internals/money';
 
 function fail(ctx: z.core.$RefinementCtx, input: unknown, message: string): never {
   ctx.issues.push({ code: 'custom', message, input });

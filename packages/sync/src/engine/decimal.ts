@@ -1,5 +1,5 @@
 /** Exact sums of the decimal strings money travels as; never through floating point. */
-import { decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
+import { decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/internals/money';
 
 function scaleOf(value: string): number {
   const point = value.indexOf('.');

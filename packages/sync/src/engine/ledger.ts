@@ -3,7 +3,7 @@
  * exactly what it changed, so checking the provider's balance never sums the history: the balance
  * must have moved, since the last check that added up, by what the posted rows moved.
  */
-import { addDays } from '@finsync/provider';
+import { addDays } from '@finsync/internals/calendar';
 import type { AccountLedger, BalanceReconciliation, MirrorTransaction, TransactionChange } from '../model.js';
 import { addDecimals, sameDecimal, subtractDecimals } from './decimal.js';
 

@@ -1,5 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays, daysBetween } from '@finsync/provider';
+import { addDays, daysBetween } from '@finsync/internals/calendar';
 import type { AccountSyncState } from '../model.js';
 import type { RunContext } from './context.js';
 import { diffWindow } from './diff.js';

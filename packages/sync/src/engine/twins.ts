@@ -2,7 +2,7 @@
  * Pairing rows that are one purchase under two keys: a pending hold and its posted twin, or a
  * posted row and the same row under an id the bank re-issued. Pure functions over mirror records.
  */
-import { addDays } from '@finsync/provider';
+import { addDays } from '@finsync/internals/calendar';
 import type { MirrorTransaction } from '../model.js';
 
 /** A pending row and its posted twin are within this many days (the posted date is never earlier). */

@@ -1,6 +1,8 @@
 /**
  * Calendar dates (`YYYY-MM-DD`) from the shapes the provider has been seen to send: a plain date,
- * an ISO 8601 timestamp, or unix seconds.
+ * an ISO 8601 timestamp, or unix seconds; and the day arithmetic the sync engine does on them.
+ *
+ * Public through @finsync/provider, which re-exports these names; the sync engine imports them here.
  */
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,0 +1,23 @@
+/**
+ * The HTTP core of the provider and service clients: each client keeps its own error classes,
+ * status → error ladder, retry policy and redirect rule, and builds them from these.
+ */
+export {
+  errorOptions,
+  requestErrorJSON,
+  type RequestErrorContext,
+  type RequestErrorFields,
+} from './error-base.js';
+export {
+  exchangeJson,
+  readErrorBody,
+  relativePath,
+  type BodyIssue,
+  type ErrorBodyParts,
+  type JsonAnswer,
+  type JsonExchange,
+} from './json-exchange.js';
+export { logTo, type ClientLogger, type LogLevel } from './logger.js';
+export { EXCERPT_LENGTH, excerpt, redact, safeCause } from './redact.js';
+export { backoffDelay, parseRetryAfterHeader, parseWaitFromText } from './retry-timing.js';
+export { toTransportError, type TransportErrorClasses, type TransportSettings } from './transport-errors.js';

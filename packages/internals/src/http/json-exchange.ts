@@ -1,0 +1,116 @@
+/**
+ * The JSON request path both clients share once ky has been set up: send, read the body, turn a
+ * failure without an answer into the client's error, log the outcome, parse the JSON. What counts
+ * as an error status and what is retried stays with each client (its ky hooks, inside `send`).
+ */
+import type { RequestErrorContext } from './error-base.js';
+import { logTo, type ClientLogger } from './logger.js';
+import { excerpt } from './redact.js';
+import { toTransportError, type TransportErrorClasses } from './transport-errors.js';
+
+export interface BodyIssue {
+  path: string;
+  message: string;
+}
+
+export interface JsonExchange<E extends Error> {
+  /** `provider` or `service`: how log lines and messages name the other side. */
+  peer: string;
+  method: string;
+  /** Path and query, relative to the base URL, as errors and log lines show it. */
+  path: string;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  apiKey: string;
+  logger: ClientLogger | undefined;
+  errors: TransportErrorClasses<E> & {
+    /** A 2xx answer whose body is not JSON. */
+    invalidResponse: new (
+      message: string,
+      context: RequestErrorContext & { status: number; issues: BodyIssue[] },
+    ) => E;
+  };
+  /** Response headers that carry a request id, the first present wins. */
+  requestIdHeaders: readonly string[];
+  /** Sends the request, retries included, and resolves with the answer to hand back. */
+  send: () => Promise<Response>;
+  /** Retries made so far; when given, errors and the log line report it. */
+  retries?: (() => number) | undefined;
+}
+
+export interface JsonAnswer {
+  body: unknown;
+  status: number;
+  requestId: string | undefined;
+}
+
+export async function exchangeJson<E extends Error>(exchange: JsonExchange<E>): Promise<JsonAnswer> {
+  const { method, path, peer } = exchange;
+  const context = { method, path };
+  const retries = () => (exchange.retries ? { retries: exchange.retries() } : {});
+  const started = performance.now();
+  let response: Response;
+  let text: string;
+  try {
+    response = await exchange.send();
+    text = await response.text();
+  } catch (error) {
+    throw toTransportError(error, { ...context, ...retries() }, exchange);
+  }
+  let requestId: string | undefined;
+  for (const name of exchange.requestIdHeaders) requestId ??= response.headers.get(name) ?? undefined;
+  logTo(exchange.logger, 'debug', `${peer} request done`, {
+    ...context,
+    status: response.status,
+    ...retries(),
+    durationMs: Math.round(performance.now() - started),
+  });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new exchange.errors.invalidResponse(`${peer} sent a body that is not JSON for ${method} ${path}`, {
+      ...context,
+      status: response.status,
+      issues: [{ path: '', message: `not JSON: ${JSON.stringify(excerpt(text, exchange.apiKey, 80))}` }],
+    });
+  }
+  return { body, status: response.status, requestId };
+}
+
+/** `/accounts/4711?x=1` for a request URL below `basePath` (the base URL's path, no trailing slash). */
+export function relativePath(basePath: string, url: string): string {
+  const target = new URL(url);
+  const path = target.pathname.startsWith(basePath)
+    ? target.pathname.slice(basePath.length)
+    : target.pathname;
+  return `${path}${target.search}`;
+}
+
+/** The parts of an error body both APIs use: `{ error, message, errors, details }`, each optional. */
+export interface ErrorBodyParts {
+  code?: string;
+  message?: string;
+  errors?: string[];
+  details?: Record<string, unknown>;
+}
+
+/** Reads what it can of an error body; anything else (not JSON, other shapes) gives `{}`. */
+export function readErrorBody(text: string): ErrorBodyParts {
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown> | null;
+    if (parsed === null || typeof parsed !== 'object') return {};
+    const parts: ErrorBodyParts = {};
+    if (typeof parsed.error === 'string') parts.code = parsed.error;
+    if (typeof parsed.message === 'string') parts.message = parsed.message;
+    if (Array.isArray(parsed.errors)) {
+      parts.errors = parsed.errors.filter((e): e is string => typeof e === 'string');
+    }
+    if (parsed.details !== null && typeof parsed.details === 'object' && !Array.isArray(parsed.details)) {
+      parts.details = parsed.details as Record<string, unknown>;
+    }
+    return parts;
+  } catch {
+    return {};
+  }
+}
