@@ -22,10 +22,10 @@ async function reference() {
     sandbox: { seed: 3, historyDays: 30 },
     scheduler: false,
   });
-  const user = await createUser(server.core.store, 'bench');
-  const { key } = await createApiKey(server.core.store, user.id, { name: 'bench' });
-  await server.core.setProviderKey(user.id, SANDBOX_KEY, SANDBOX);
-  await server.core.syncUser(user.id);
+  const user = await createUser(server.runtime.store, 'bench');
+  const { key } = await createApiKey(server.runtime.store, user.id, { name: 'bench' });
+  await server.runtime.setProviderKey(user.id, SANDBOX_KEY, SANDBOX);
+  await server.runtime.syncUser(user.id);
   const page = (await (
     await fetch(`${server.url}/api/v1/transactions?per_page=1`, { headers: { 'X-Api-Key': key } })
   ).json()) as {

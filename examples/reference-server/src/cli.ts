@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { configFromEnv } from './config.js';
-import { ReferenceServerCore } from './core.js';
+import { ServerRuntime } from './runtime.js';
 import { createApiKey, createUser, findUser, listUsers, type Scope } from './users.js';
 
 class CliError extends Error {}
@@ -32,7 +32,7 @@ async function readStdin(): Promise<string> {
 }
 
 /** Opens the server's data: the same database `npm start` uses, and only one that exists. */
-async function withCore<T>(work: (core: ReferenceServerCore) => Promise<T>): Promise<T> {
+async function withRuntime<T>(work: (runtime: ServerRuntime) => Promise<T>): Promise<T> {
   const { dataDir, database = { kind: 'sqlite' }, masterKey } = configFromEnv();
   if (database.kind === 'sqlite') {
     const file = join(dataDir, 'finsync.db');
@@ -42,16 +42,16 @@ async function withCore<T>(work: (core: ReferenceServerCore) => Promise<T>): Pro
       );
     process.stderr.write(`database: ${file}\n`);
   } else process.stderr.write(`database: PostgreSQL (DATABASE_URL)\n`);
-  const core = new ReferenceServerCore({
+  const runtime = new ServerRuntime({
     dataDir,
     database,
     sandbox: false,
     ...(masterKey ? { masterKey } : {}),
   });
   try {
-    return await work(core);
+    return await work(runtime);
   } finally {
-    await core.close({ graceMs: 0 });
+    await runtime.close({ graceMs: 0 });
   }
 }
 
@@ -71,7 +71,7 @@ program
   .argument('<name>', '1–64 letters, digits, or . _ @ -')
   .option('--scope <scope>', 'read or read_write', scope, 'read_write' as Scope)
   .action(async (name: string, options: { scope: Scope }) =>
-    withCore(async ({ store }) => {
+    withRuntime(async ({ store }) => {
       if (await findUser(store, name)) throw new CliError(`a user named ${name} exists already`);
       const user = await createUser(store, name);
       const { key } = await createApiKey(store, user.id, { name: 'cli', scope: options.scope });
@@ -87,7 +87,7 @@ program
   .option('--scope <scope>', 'read or read_write', scope, 'read_write' as Scope)
   .option('--name <label>', 'a label for the key', 'cli')
   .action(async (userName: string, options: { scope: Scope; name: string }) =>
-    withCore(async ({ store }) => {
+    withRuntime(async ({ store }) => {
       const user = (await findUser(store, userName)) ?? throwError(`no user ${userName}`);
       const { key } = await createApiKey(store, user.id, { name: options.name, scope: options.scope });
       console.log(key);
@@ -101,11 +101,11 @@ program
   .argument('<user>', 'user name or id')
   .option('--base-url <url>', 'the provider URL, `sandbox`, or one allowed by FINSYNC_ALLOWED_PROVIDER_URLS')
   .action(async (userName: string, options: { baseUrl?: string }) =>
-    withCore(async (core) => {
-      const user = (await findUser(core.store, userName)) ?? throwError(`no user ${userName}`);
+    withRuntime(async (runtime) => {
+      const user = (await findUser(runtime.store, userName)) ?? throwError(`no user ${userName}`);
       const key = await readStdin();
       if (!key) throw new CliError('no key on standard input');
-      await core.setProviderKey(user.id, key, options.baseUrl);
+      await runtime.setProviderKey(user.id, key, options.baseUrl);
       console.log(
         `provider key stored (encrypted) for ${user.name}; the server uses it at its next sync of this user`,
       );
@@ -116,7 +116,7 @@ program
   .command('list-users')
   .description('List the users: id, name, created')
   .action(async () =>
-    withCore(async ({ store }) => {
+    withRuntime(async ({ store }) => {
       for (const user of await listUsers(store)) console.log(`${user.id}  ${user.name}  ${user.created_at}`);
     }),
   );

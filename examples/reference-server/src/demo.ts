@@ -23,13 +23,13 @@ function check(condition: boolean, message: string): asserts condition {
 const server = await startReferenceServer({ dataDir, port: 0, sandbox: { seed: 7, historyDays: 60 } });
 try {
   step(1, `server listening on ${server.url} (data in ${dataDir})`);
-  const user = await createUser(server.core.store, 'demo');
-  const { key } = await createApiKey(server.core.store, user.id, { name: 'demo' });
-  await server.core.setProviderKey(user.id, SANDBOX_KEY, SANDBOX);
+  const user = await createUser(server.runtime.store, 'demo');
+  const { key } = await createApiKey(server.runtime.store, user.id, { name: 'demo' });
+  await server.runtime.setProviderKey(user.id, SANDBOX_KEY, SANDBOX);
   console.log(`   user ${user.name}, API key ${key.slice(0, 6)}… (stored hashed), provider: sandbox`);
 
   step(2, 'first sync');
-  const first = await server.core.syncUser(user.id);
+  const first = await server.runtime.syncUser(user.id);
   const fetched = first.accounts.reduce((n, a) => n + a.fetched, 0);
   check(first.ok, `synced ${first.accounts.length} accounts, ${fetched} transactions, nothing failed`);
 
@@ -73,8 +73,8 @@ try {
   step(5, 'advance the sandbox until the pending row posts, re-syncing each day');
   let postedPending: Transaction | undefined;
   for (let day = 1; day <= 5 && !postedPending; day += 1) {
-    server.core.sandbox!.advanceDays(1);
-    const report = await server.core.syncUser(user.id);
+    server.runtime.sandbox!.advanceDays(1);
+    const report = await server.runtime.syncUser(user.id);
     check(report.ok, `day +${day}: re-sync ok (${report.feed_entries_applied} feed entries applied)`);
     const now = await client.transactions.get(pending.id).catch(() => undefined);
     if (now && !now.external_id?.startsWith('lunchflow_pending_')) postedPending = now;

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { negateDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
-import type { AppStore, AppTransaction, FeedTransaction, TransactionUpdate } from './store/types.js';
+import type { AppStore, UnitOfWork, FeedTransaction, TransactionUpdate } from './store/types.js';
 
 export type { LockableField } from './store/types.js';
 
@@ -31,11 +31,11 @@ function externalId(record: MirrorTransaction): string {
 }
 
 /**
- * One batch's transaction, and what it has looked up so far: a batch touches few accounts and
+ * One batch's unit of work, and what it has looked up so far: a batch touches few accounts and
  * merchants many times, and nothing else writes them while the batch holds the user's cursor.
  */
 interface Batch {
-  tx: AppTransaction;
+  unit: UnitOfWork;
   userId: string;
   accounts: Map<string, { id: string; currency: string | null } | undefined>;
   merchants: Map<string, string>;
@@ -90,14 +90,14 @@ export class FeedApplier {
       // Small batches: on SQLite each holds the one connection, and requests wait for it.
       const batch = await this.#engine.readChanges({ after: cursor, limit: 250, connectionId: userId });
       if (batch.length === 0) return applied;
-      // One transaction per batch, cursor included: a crash replays the batch, never half of it.
+      // One unit of work per batch, cursor included: a crash replays the batch, never half of it.
       // Another applier of this user (another server on the same database) may have moved the
       // cursor meanwhile: then nothing is written, and the loop reads on from where it got to.
-      const done = await this.#store.transaction(async (tx) => {
-        if ((await tx.lockFeedCursor(userId)) !== cursor) return false;
-        const context: Batch = { tx, userId, accounts: new Map(), merchants: new Map() };
+      const done = await this.#store.atomically(async (unit) => {
+        if ((await unit.lockFeedCursor(userId)) !== cursor) return false;
+        const context: Batch = { unit, userId, accounts: new Map(), merchants: new Map() };
         for (const entry of batch) await this.#applyEntry(context, entry);
-        await tx.setFeedCursor(userId, batch.at(-1)!.seq);
+        await unit.setFeedCursor(userId, batch.at(-1)!.seq);
         return true;
       });
       if (done) applied += batch.length;
@@ -106,28 +106,28 @@ export class FeedApplier {
 
   async #account(batch: Batch, providerAccountId: string) {
     if (!batch.accounts.has(providerAccountId))
-      batch.accounts.set(providerAccountId, await batch.tx.findAccount(batch.userId, providerAccountId));
+      batch.accounts.set(providerAccountId, await batch.unit.findAccount(batch.userId, providerAccountId));
     return batch.accounts.get(providerAccountId);
   }
 
   async #applyEntry(batch: Batch, entry: FeedEntry): Promise<void> {
-    const { tx, userId } = batch;
+    const { unit, userId } = batch;
     if (entry.entity === 'account' && entry.record) await this.#upsertAccount(batch, entry.record);
     if (entry.entity !== 'transaction') return;
     const account = await this.#account(batch, entry.accountId);
     if (!account) return;
-    if (entry.op === 'removed') return this.#remove(tx, account.id, entry.key, entry.replacedBy ?? null);
+    if (entry.op === 'removed') return this.#remove(unit, account.id, entry.key, entry.replacedBy ?? null);
     const record = entry.record!;
     // A row that takes the place of another (its posted twin, a re-issued id, a revert) takes over
     // the app's row: same id, the user's edits, and a deletion the user made stays made.
-    let existing = await tx.findFeedTransaction(account.id, entry.key);
+    let existing = await unit.findFeedTransaction(account.id, entry.key);
     if (!existing && entry.op === 'added' && entry.replaces)
-      existing = await tx.findFeedTransaction(account.id, entry.replaces);
+      existing = await unit.findFeedTransaction(account.id, entry.replaces);
     const fields = await this.#providerFields(batch, account.currency, record);
-    if (existing) await this.#updateTransaction(tx, existing, fields);
+    if (existing) await this.#updateTransaction(unit, existing, fields);
     else {
       const now = new Date().toISOString();
-      await tx.insertTransaction({
+      await unit.insertTransaction({
         id: randomUUID(),
         user_id: userId,
         account_id: account.id,
@@ -145,31 +145,32 @@ export class FeedApplier {
    * deletes the row, except one the user deleted: that stays as a tombstone, so the provider
    * listing the key again cannot bring it back.
    */
-  async #remove(tx: AppTransaction, accountId: string, key: string, replacedBy: string | null) {
-    const row = await tx.findFeedTransaction(accountId, key);
+  async #remove(unit: UnitOfWork, accountId: string, key: string, replacedBy: string | null) {
+    const row = await unit.findFeedTransaction(accountId, key);
     if (!row) return;
-    const successor = replacedBy === null ? undefined : await tx.findFeedTransaction(accountId, replacedBy);
+    const successor = replacedBy === null ? undefined : await unit.findFeedTransaction(accountId, replacedBy);
     if (successor) {
-      await this.#mergeEdits(tx, row, successor);
-      await tx.removeTransaction(row.id);
+      await this.#mergeEdits(unit, row, successor);
+      await unit.removeTransaction(row.id);
       return;
     }
-    if (!row.deleted) await tx.removeTransaction(row.id);
+    if (!row.deleted) await unit.removeTransaction(row.id);
   }
 
   /** Copies the fields the user edited on `from` to `to`, where `to` has no edit of its own. */
-  async #mergeEdits(tx: AppTransaction, from: FeedTransaction, to: FeedTransaction): Promise<void> {
+  async #mergeEdits(unit: UnitOfWork, from: FeedTransaction, to: FeedTransaction): Promise<void> {
     const locked = new Set(to.locked);
     const update: TransactionUpdate = {};
     for (const field of from.locked) {
       if (locked.has(field)) continue;
       locked.add(field);
-      if (field === 'tag_ids') await tx.replaceTransactionTags(to.id, await tx.transactionTagIds(from.id));
+      if (field === 'tag_ids')
+        await unit.replaceTransactionTags(to.id, await unit.transactionTagIds(from.id));
       else if (field === 'category_id') update.category_id = from.category_id ?? undefined;
       else Object.assign(update, { [field]: from[field] });
     }
     if (locked.size === to.locked.length) return;
-    await tx.updateTransaction(to.id, {
+    await unit.updateTransaction(to.id, {
       ...update,
       locked: [...locked].sort(),
       updated_at: new Date().toISOString(),
@@ -177,7 +178,7 @@ export class FeedApplier {
   }
 
   async #upsertAccount(batch: Batch, account: MirrorAccount): Promise<void> {
-    const { tx, userId } = batch;
+    const { unit, userId } = batch;
     const fields = {
       name: account.name,
       currency: account.currency,
@@ -187,8 +188,8 @@ export class FeedApplier {
     const existing = await this.#account(batch, account.id);
     const id = existing?.id ?? randomUUID();
     batch.accounts.set(account.id, { id, currency: account.currency });
-    if (existing) return tx.updateAccount(id, fields);
-    await tx.insertAccount({
+    if (existing) return unit.updateAccount(id, fields);
+    await unit.insertAccount({
       id,
       user_id: userId,
       provider_account_id: account.id,
@@ -201,7 +202,7 @@ export class FeedApplier {
     if (!name) return null;
     let id = batch.merchants.get(name);
     if (id === undefined) {
-      id = await batch.tx.ensureMerchant(batch.userId, name, randomUUID());
+      id = await batch.unit.ensureMerchant(batch.userId, name, randomUUID());
       batch.merchants.set(name, id);
     }
     return id;
@@ -225,7 +226,7 @@ export class FeedApplier {
     };
   }
 
-  async #updateTransaction(tx: AppTransaction, row: FeedTransaction, fields: ProviderFields): Promise<void> {
+  async #updateTransaction(unit: UnitOfWork, row: FeedTransaction, fields: ProviderFields): Promise<void> {
     const locked = new Set(row.locked);
     const update: TransactionUpdate = {
       feed_key: fields.feed_key,
@@ -237,6 +238,6 @@ export class FeedApplier {
     for (const field of ['date', 'amount', 'name', 'notes', 'merchant_id'] as const) {
       if (!locked.has(field)) Object.assign(update, { [field]: fields[field] });
     }
-    await tx.updateTransaction(row.id, update);
+    await unit.updateTransaction(row.id, update);
   }
 }

@@ -101,10 +101,10 @@ export async function createTransaction(
   if (merchantId) locked.push('merchant_id');
   if (tags.length > 0) locked.push('tag_ids');
   try {
-    await store.transaction(async (tx) => {
+    await store.atomically(async (unit) => {
       // Under the write lock (SQLite) or the unique index (PostgreSQL), a concurrent twin loses.
-      if (externalId && (await tx.findByExternalId(account.id, source!, externalId))) throw new Repeat();
-      await tx.insertTransaction({
+      if (externalId && (await unit.findByExternalId(account.id, source!, externalId))) throw new Repeat();
+      await unit.insertTransaction({
         id,
         user_id: userId,
         account_id: account.id,
@@ -124,7 +124,7 @@ export async function createTransaction(
         created_at: now,
         updated_at: now,
       });
-      if (tags.length > 0) await tx.replaceTransactionTags(id, tags);
+      if (tags.length > 0) await unit.replaceTransactionTags(id, tags);
     });
   } catch (error) {
     if (!(error instanceof Repeat) && !isUniqueViolation(error)) throw error;
@@ -135,7 +135,7 @@ export async function createTransaction(
   return { created: true, transaction: await render(store, userId, id) };
 }
 
-/** Thrown inside the create transaction when a row with the idempotency key appeared meanwhile. */
+/** Thrown inside the create's unit of work when a row with the idempotency key appeared meanwhile. */
 class Repeat extends Error {}
 
 function isUniqueViolation(error: unknown): boolean {
@@ -144,7 +144,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 async function findByKey(store: AppStore, accountId: string, source: string, externalId: string) {
-  return store.transaction(async (tx) => (await tx.findByExternalId(accountId, source, externalId))?.id);
+  return store.atomically(async (unit) => (await unit.findByExternalId(accountId, source, externalId))?.id);
 }
 
 /** The amount in the service's convention (positive = expense), as `nature` and the sign say. */
@@ -179,13 +179,13 @@ async function render(store: AppStore, userId: string, id: string): Promise<unkn
 /** `DELETE /api/v1/transactions/{id}`. */
 export async function deleteTransaction(store: AppStore, userId: string, id: string) {
   if (!(await findRow(store, userId, id))) throw notFound();
-  await store.transaction(async (tx) => {
-    const row = await tx.lockTransaction(userId, id);
+  await store.atomically(async (unit) => {
+    const row = await unit.lockTransaction(userId, id);
     if (!row) throw notFound();
     // A synced row stays as a tombstone the feed keeps following; one created here just goes.
-    const createdHere = await tx.findFeedTransaction(row.account_id, `${API_KEY_PREFIX}${row.id}`);
-    if (createdHere) await tx.removeTransaction(row.id);
-    else await tx.setDeleted(row.id, new Date().toISOString());
+    const createdHere = await unit.findFeedTransaction(row.account_id, `${API_KEY_PREFIX}${row.id}`);
+    if (createdHere) await unit.removeTransaction(row.id);
+    else await unit.setDeleted(row.id, new Date().toISOString());
   });
   return { message: 'Transaction deleted successfully' };
 }
@@ -193,11 +193,11 @@ export async function deleteTransaction(store: AppStore, userId: string, id: str
 /** `POST /api/v1/transactions/{id}/restore` (a finsync extension): a deleted transaction comes back. */
 export async function restoreTransaction(store: AppStore, userId: string, id: string) {
   if (!UUID.test(id)) throw notFound();
-  await store.transaction(async (tx) => {
-    const row = await tx.lockTransaction(userId, id, { deleted: true });
+  await store.atomically(async (unit) => {
+    const row = await unit.lockTransaction(userId, id, { deleted: true });
     if (!row) throw notFound();
-    await tx.setDeleted(row.id, null);
-    await tx.updateTransaction(row.id, { updated_at: new Date().toISOString() });
+    await unit.setDeleted(row.id, null);
+    await unit.updateTransaction(row.id, { updated_at: new Date().toISOString() });
   });
   return render(store, userId, id);
 }

@@ -33,20 +33,20 @@ try {
   fail(error);
 }
 
-const { store } = server.core;
+const { store } = server.runtime;
 let demo = await findUser(store, 'demo');
 if (!demo) {
   demo = await createUser(store, 'demo');
-  await server.core.setProviderKey(demo.id, SANDBOX_KEY, SANDBOX);
+  await server.runtime.setProviderKey(demo.id, SANDBOX_KEY, SANDBOX);
 }
 // Keys are stored hashed, so the demo key can't be shown again: each start issues a fresh one.
 await revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' });
 const { key } = await createApiKey(store, demo.id, { name: `npm-start ${new Date().toISOString()}` });
-const summary = await server.core.syncUser(demo.id);
+const summary = await server.runtime.syncUser(demo.id);
 
 console.log(`
 finsync reference server listening on ${server.url}
-  data:        ${server.core.store.kind === 'sqlite' ? dataDir : server.core.databaseDescription}
+  data:        ${server.runtime.store.kind === 'sqlite' ? dataDir : server.runtime.databaseDescription}
   provider:    sandbox (no paid key needed)
   demo user:   ${demo.name}, synced ${summary.accounts.length} accounts (${summary.outcome})
   demo key:    ${key}   (shown once; a new one is issued on every start)

@@ -1,10 +1,10 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApp, type HttpOptions } from './app.js';
-import { ReferenceServerCore, type ReferenceServerOptions } from './core.js';
+import { ServerRuntime, type ReferenceServerOptions } from './runtime.js';
 
 export interface RunningServer {
-  core: ReferenceServerCore;
+  runtime: ServerRuntime;
   /** e.g. `http://127.0.0.1:3000` */
   url: string;
   /** Stops taking connections, waits for requests in flight, lets a running sync finish (`graceMs`, default 30 s). */
@@ -24,15 +24,15 @@ export interface StartOptions extends ReferenceServerOptions {
 export class StartupError extends Error {}
 
 export async function startReferenceServer(options: StartOptions): Promise<RunningServer> {
-  const core = new ReferenceServerCore(options);
+  const runtime = new ServerRuntime(options);
   try {
-    await core.start();
+    await runtime.start();
   } catch (error) {
-    // Give back what the core opened (a PostgreSQL pool would keep the process alive).
-    await core.close().catch(() => undefined);
+    // Give back what the runtime opened (a PostgreSQL pool would keep the process alive).
+    await runtime.close().catch(() => undefined);
     throw error;
   }
-  const app = createApp(core, options.http);
+  const app = createApp(runtime, options.http);
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 3000;
   let server: ServerType;
@@ -45,7 +45,7 @@ export async function startReferenceServer(options: StartOptions): Promise<Runni
       s.once('error', reject);
     });
   } catch (error) {
-    await core.close().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE')
       throw new StartupError(`port ${port} on ${host} is already in use (set PORT to another one)`, {
@@ -63,18 +63,18 @@ export async function startReferenceServer(options: StartOptions): Promise<Runni
   http.requestTimeout = 60_000;
   const bound = (server.address() as AddressInfo).port;
   return {
-    core,
+    runtime,
     url: `http://${host}:${bound}`,
     async close(closeOptions = {}) {
       // Idle keep-alive sockets would hold close() open; busy ones finish their request first.
       const closing = new Promise<void>((resolve) => server.close(() => resolve()));
       (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       await closing;
-      await core.close(closeOptions);
+      await runtime.close(closeOptions);
     },
   };
 }
 
-export { ReferenceServerCore, SANDBOX, SANDBOX_KEY } from './core.js';
-export type { DatabaseConfig, ReferenceServerOptions } from './core.js';
+export { ServerRuntime, SANDBOX, SANDBOX_KEY } from './runtime.js';
+export type { DatabaseConfig, ReferenceServerOptions } from './runtime.js';
 export { databaseFromEnv } from './store/open.js';

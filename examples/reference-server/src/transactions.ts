@@ -136,7 +136,7 @@ function readUpdate(body: unknown) {
 type EditableField = 'date' | 'amount' | 'name' | 'notes' | 'category_id' | 'merchant_id';
 
 /**
- * Applies a PATCH. Every check runs before anything is written; then one transaction re-reads the row
+ * Applies a PATCH. Every check runs before anything is written; then one unit of work re-reads the row
  * under a lock, writes the fields that changed, locks them against the feed, and replaces the tags.
  */
 export async function updateTransaction(
@@ -147,12 +147,12 @@ export async function updateTransaction(
   today: string,
 ): Promise<unknown> {
   if (!UUID.test(id)) throw notFound();
-  // One transaction from the lock to the rendered answer: the checks judge the row they change, the
+  // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
-  return store.transaction(async (tx) => {
-    const row = await tx.lockTransaction(userId, id);
+  return store.atomically(async (unit) => {
+    const row = await unit.lockTransaction(userId, id);
     if (!row) throw notFound();
-    const { changes, tagIds } = await checkUpdate(tx, userId, row.currency, readUpdate(body), today);
+    const { changes, tagIds } = await checkUpdate(unit, userId, row.currency, readUpdate(body), today);
     const locked = new Set(row.locked);
     const write: TransactionUpdate = {};
     for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
@@ -161,16 +161,16 @@ export async function updateTransaction(
       locked.add(field);
     }
     if (tagIds) {
-      await tx.replaceTransactionTags(id, tagIds);
+      await unit.replaceTransactionTags(id, tagIds);
       locked.add('tag_ids');
     }
     let updated: TransactionRow = row;
     if (Object.keys(write).length > 0 || tagIds) {
       const updatedAt = new Date().toISOString();
-      await tx.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
+      await unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
       updated = { ...row, ...write, updated_at: updatedAt };
     }
-    return (await renderTransactions(tx, [updated]))[0];
+    return (await renderTransactions(unit, [updated]))[0];
   });
 }
 

@@ -22,15 +22,15 @@ const DEFAULT_CATEGORIES: Array<[name: string, color: string, icon: string]> = [
   ['Transfers', '#64748b', 'arrow-left-right'],
 ];
 
-/** Creates a user with the default categories, in one transaction. */
+/** Creates a user with the default categories, in one unit of work. */
 export async function createUser(store: AppStore, name: string): Promise<User> {
   const trimmed = name.trim();
   if (!/^[\w.@-]{1,64}$/.test(trimmed)) throw new Error('a user name is 1–64 letters, digits, or . _ @ -');
   const user: User = { id: randomUUID(), name: trimmed, created_at: new Date().toISOString() };
-  await store.transaction(async (tx) => {
-    await tx.insertUser(user);
+  await store.atomically(async (unit) => {
+    await unit.insertUser(user);
     for (const [category, color, icon] of DEFAULT_CATEGORIES)
-      await tx.insertCategory(user.id, { id: randomUUID(), name: category, color, icon });
+      await unit.insertCategory(user.id, { id: randomUUID(), name: category, color, icon });
   });
   return user;
 }

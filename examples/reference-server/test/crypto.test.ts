@@ -19,7 +19,7 @@ import {
   UnusableProviderKey,
 } from '../src/crypto.js';
 import {
-  ReferenceServerCore,
+  ServerRuntime,
   SANDBOX,
   startReferenceServer,
   type ReferenceServerOptions,
@@ -150,10 +150,10 @@ async function setUp(backend: Backend): Promise<Fixture> {
   const server = await boot(f);
   try {
     for (const name of ['alice', 'bob'] as const) {
-      const user = await createUser(server.core.store, name);
+      const user = await createUser(server.runtime.store, name);
       f.users[name] = user.id;
-      f.keys[name] = (await createApiKey(server.core.store, user.id, { name: 'test' })).key;
-      await server.core.setProviderKey(user.id, SECRET, SANDBOX);
+      f.keys[name] = (await createApiKey(server.runtime.store, user.id, { name: 'test' })).key;
+      await server.runtime.setProviderKey(user.id, SECRET, SANDBOX);
     }
   } finally {
     await server.close();
@@ -279,7 +279,7 @@ for (const backend of BACKENDS) {
       expect(aliceLine(f)).toMatch(/allow-list/);
       expect(aliceLine(f)).toMatch(/not a master-key problem/);
       await expectOnlyAliceStopped(f, server);
-      await server.core.engine.sync();
+      await server.runtime.engine.sync();
       expect(evil.requests).toEqual([]);
       // Setting the key again (PUT) brings the user back.
       const put = await call(server, f.keys.alice, 'PUT', '/api/v1/provider', {
@@ -299,7 +299,7 @@ for (const backend of BACKENDS) {
       expect(aliceLine(f)).toMatch(/"reason":"unauthenticated"/);
       expect(aliceLine(f)).toMatch(/this master key opens 1 other stored key/);
       await expectOnlyAliceStopped(f, server);
-      await server.core.engine.sync();
+      await server.runtime.engine.sync();
       expect(other.requests).toEqual([]);
     });
 
@@ -328,8 +328,8 @@ for (const backend of BACKENDS) {
       } finally {
         await first.close();
       }
-      // `npm run cli -- set-provider-key`: a core that is never started stores the key.
-      const cli = new ReferenceServerCore({ dataDir: f.db.dataDir, database: f.db.database, sandbox: false });
+      // `npm run cli -- set-provider-key`: a runtime that is never started stores the key.
+      const cli = new ServerRuntime({ dataDir: f.db.dataDir, database: f.db.database, sandbox: false });
       await cli.setProviderKey(f.users.alice, SECRET, SANDBOX);
       await cli.close();
       const server = await start(f);

@@ -250,12 +250,12 @@ for (const backend of BACKENDS) {
         startReferenceServer({ dataDir: db.dataDir, database: db.database, port: 0, scheduler: false });
       let server = await open();
       try {
-        const user = await createUser(server.core.store, 'carol');
-        await server.core.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-        const summary = await server.core.syncUser(user.id);
+        const user = await createUser(server.runtime.store, 'carol');
+        await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+        const summary = await server.runtime.syncUser(user.id);
         await server.close({ graceMs: 0 });
         server = await open();
-        expect((await server.core.status(user.id)).last_sync).toEqual(summary);
+        expect((await server.runtime.status(user.id)).last_sync).toEqual(summary);
       } finally {
         await server.close({ graceMs: 0 });
         await db.cleanup();

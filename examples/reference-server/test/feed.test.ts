@@ -54,9 +54,9 @@ for (const backend of BACKENDS) {
       opened = openStores(db.database, db.dataDir);
       userId = randomUUID();
       accountId = randomUUID();
-      await opened.store.transaction(async (tx) => {
-        await tx.insertUser({ id: userId, name: `u-${userId}`, created_at: new Date().toISOString() });
-        await tx.insertAccount({
+      await opened.store.atomically(async (unit) => {
+        await unit.insertUser({ id: userId, name: `u-${userId}`, created_at: new Date().toISOString() });
+        await unit.insertAccount({
           id: accountId,
           user_id: userId,
           provider_account_id: 'acc',
@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
     });
 
     const rowOf = async (key: string) =>
-      opened.store.transaction(async (tx) => tx.findFeedTransaction(accountId, key));
+      opened.store.atomically(async (unit) => unit.findFeedTransaction(accountId, key));
 
     it('a hold replaced by a posted row the app already has: its edits move there, and it goes', async () => {
       const hold = record('h:aa:0', {
@@ -90,8 +90,8 @@ for (const backend of BACKENDS) {
       push({ op: 'added', key: 'id:tx_1', record: record('id:tx_1') });
       await applier.apply(userId);
       const holdRow = (await rowOf(hold.key))!;
-      await opened.store.transaction(async (tx) => {
-        await tx.updateTransaction(holdRow.id, { name: 'Lunch with Sam', locked: ['name'] });
+      await opened.store.atomically(async (unit) => {
+        await unit.updateTransaction(holdRow.id, { name: 'Lunch with Sam', locked: ['name'] });
       });
       push({ op: 'removed', key: hold.key, record: null, replacedBy: 'id:tx_1', reason: 'posted' });
       await applier.apply(userId);
@@ -107,7 +107,7 @@ for (const backend of BACKENDS) {
       push({ op: 'added', key: 'id:tx_2', record: record('id:tx_2', { amount: '-7' }) });
       await applier.apply(userId);
       const row = (await rowOf('id:tx_2'))!;
-      await opened.store.transaction((tx) => tx.setDeleted(row.id, new Date().toISOString()));
+      await opened.store.atomically((unit) => unit.setDeleted(row.id, new Date().toISOString()));
       push({ op: 'removed', key: 'id:tx_2', record: null });
       push({ op: 'added', key: 'id:tx_2', record: record('id:tx_2', { amount: '-7.5' }) });
       await applier.apply(userId);
@@ -124,7 +124,7 @@ for (const backend of BACKENDS) {
       push({ op: 'added', key: 'id:old', record: record('id:old', { amount: '-9' }) });
       await applier.apply(userId);
       const row = (await rowOf('id:old'))!;
-      await opened.store.transaction((tx) => tx.setDeleted(row.id, new Date().toISOString()));
+      await opened.store.atomically((unit) => unit.setDeleted(row.id, new Date().toISOString()));
       push({
         op: 'added',
         key: 'id:new',

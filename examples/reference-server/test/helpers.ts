@@ -140,7 +140,7 @@ export async function startTestServer(
     await cleanup();
     throw error;
   }
-  const { store } = server.core;
+  const { store } = server.runtime;
   const alice = await createUser(store, 'alice');
   const bob = await createUser(store, 'bob');
   const keys = {
@@ -149,10 +149,10 @@ export async function startTestServer(
     bob: (await createApiKey(store, bob.id, { name: 'test' })).key,
   };
   const sandboxKey = sandbox.apiKey ?? 'sandbox-key';
-  await server.core.setProviderKey(alice.id, sandboxKey, SANDBOX);
-  await server.core.setProviderKey(bob.id, sandboxKey, SANDBOX);
-  await server.core.syncUser(alice.id);
-  await server.core.syncUser(bob.id);
+  await server.runtime.setProviderKey(alice.id, sandboxKey, SANDBOX);
+  await server.runtime.setProviderKey(bob.id, sandboxKey, SANDBOX);
+  await server.runtime.syncUser(alice.id);
+  await server.runtime.syncUser(bob.id);
   return {
     server,
     dataDir,

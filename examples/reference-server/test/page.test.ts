@@ -25,8 +25,8 @@ const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
 
 /** The reference server's app with the page mounted, on its own port (app.ts may not mount it yet). */
 async function startUi(t: TestServer): Promise<{ url: string; close(): Promise<void> }> {
-  const app = createApp(t.server.core);
-  mountWebUi(app, t.server.core);
+  const app = createApp(t.server.runtime);
+  mountWebUi(app, t.server.runtime);
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
@@ -118,7 +118,7 @@ for (const backend of BACKENDS) {
 
     it("charts an account's balance from its own transactions only", async () => {
       const cookie = cookieOf(await signIn(t.keys.alice));
-      const { store } = t.server.core;
+      const { store } = t.server.runtime;
       const all = (await store.findTransactions(t.users.alice, {}, { limit: 100_000, offset: 0 })).rows;
       for (const account of await store.listAccounts(t.users.alice)) {
         if (account.balance === null || account.currency === null) continue;
@@ -179,7 +179,7 @@ for (const backend of BACKENDS) {
 
       const b = cookieOf(await signIn(t.keys.aliceReadOnly));
       expect((await fetch(`${ui.url}/ui/api/overview`, { headers: { cookie: b } })).status).toBe(200);
-      await revokeApiKeys(t.server.core.store, t.users.alice, { namePrefix: 'ro' });
+      await revokeApiKeys(t.server.runtime.store, t.users.alice, { namePrefix: 'ro' });
       expect((await fetch(`${ui.url}/ui/api/overview`, { headers: { cookie: b } })).status).toBe(401);
     });
   });
@@ -297,7 +297,7 @@ const browserTitle = HAS_CHROMIUM
 
     expect(await page.textContent('#run-outcome')).toBe('success');
     // The next run: a new day at the bank, and one account's transactions refused.
-    const sandbox = t.server.core.sandbox!;
+    const sandbox = t.server.runtime.sandbox!;
     sandbox.advanceDays(1);
     const providerAccount = sandbox.listAccounts()[0]!;
     const fault = sandbox.faults.add({

@@ -42,7 +42,7 @@ describe.skipIf(!POSIX_MODES)(title, () => {
         const dataDir = freshDir();
         const server = await startReferenceServer({ dataDir, database, port: 0, sandbox: false });
         try {
-          await createUser(server.core.store, 'alice');
+          await createUser(server.runtime.store, 'alice');
           expect(mode(dataDir)).toBe('700');
           expect(mode(join(dataDir, 'master.key'))).toBe('600');
           if (backend.kind === 'sqlite') {
@@ -67,7 +67,7 @@ describe.skipIf(!POSIX_MODES)(title, () => {
     chmodSync(join(dataDir, 'finsync.db'), 0o644);
     const server = await startReferenceServer({ dataDir, database, port: 0, sandbox: false });
     try {
-      await createUser(server.core.store, 'bob');
+      await createUser(server.runtime.store, 'bob');
       for (const file of ['finsync.db', 'finsync.db-wal', 'finsync.db-shm'])
         expect([file, mode(join(dataDir, file))]).toEqual([file, '600']);
       expect(mode(dataDir)).toBe('755');

@@ -36,11 +36,11 @@ describe.skipIf(postgres.skip)(`PostgreSQL deployment ${postgres.title}`, () => 
     db = testDatabase(postgres);
     // Two instances starting at once: one migrates each schema, the other waits and finds it done.
     [first, second] = await Promise.all([start(), start()]);
-    const user = await createUser(first.core.store, 'shared');
+    const user = await createUser(first.runtime.store, 'shared');
     userId = user.id;
-    key = (await createApiKey(first.core.store, user.id, { name: 'test' })).key;
-    await first.core.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-    await first.core.syncUser(user.id);
+    key = (await createApiKey(first.runtime.store, user.id, { name: 'test' })).key;
+    await first.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+    await first.runtime.syncUser(user.id);
   });
 
   afterAll(async () => {
@@ -83,21 +83,21 @@ describe.skipIf(postgres.skip)(`PostgreSQL deployment ${postgres.title}`, () => 
     expect(fromSecond.body).toEqual(fromFirst.body);
     expect(fromFirst.body.pagination.total_count).toBeGreaterThan(0);
     // The second instance had no client for this user: it takes the stored key and syncs.
-    const summary = await second.core.syncUser(userId);
+    const summary = await second.runtime.syncUser(userId);
     expect(summary.ok).toBe(true);
   });
 
   it('feed appliers of two instances running at once neither duplicate nor lose anything', async () => {
     for (let day = 0; day < 3; day += 1) {
-      first.core.sandbox!.advanceDays(1);
-      expect((await first.core.engine.sync(userId)).ok).toBe(true);
+      first.runtime.sandbox!.advanceDays(1);
+      expect((await first.runtime.engine.sync(userId)).ok).toBe(true);
       // Besides the first instance's own applier (started by the run), three more at once.
-      const appliers = [first, second, second].map((s) => new FeedApplier(s.core.store, s.core.engine));
+      const appliers = [first, second, second].map((s) => new FeedApplier(s.runtime.store, s.runtime.engine));
       await Promise.all(appliers.map((applier) => applier.apply(userId)));
     }
-    await first.core.syncUser(userId); // waits for the first instance's own applier too
+    await first.runtime.syncUser(userId); // waits for the first instance's own applier too
     const list = (await get(second, '/api/v1/transactions?per_page=100')).body;
-    expect(list.pagination.total_count).toBe(await first.core.engine.storage.countTransactions(userId));
+    expect(list.pagination.total_count).toBe(await first.runtime.engine.storage.countTransactions(userId));
     const externalIds = list.transactions.map((t: { external_id: string }) => t.external_id);
     expect(new Set(externalIds).size).toBe(externalIds.length);
     expect((await get(first, '/api/v1/transactions?per_page=100')).body).toEqual(list);
@@ -111,7 +111,7 @@ describe.skipIf(postgres.skip)(`PostgreSQL deployment ${postgres.title}`, () => 
       body: JSON.stringify({ transaction: { name: 'Edited on the second' } }),
     });
     expect(response.status).toBe(200);
-    await first.core.syncUser(userId);
+    await first.runtime.syncUser(userId);
     expect((await get(first, `/api/v1/transactions/${tx.id}`)).body.name).toBe('Edited on the second');
   });
 });

@@ -115,7 +115,7 @@ for (const backend of BACKENDS) {
         }
 
         for (let day = 0; day < 5; day += 1) {
-          t.server.core.sandbox!.advanceDays(1);
+          t.server.runtime.sandbox!.advanceDays(1);
           const summary = (await t.request(t.keys.alice, 'POST', '/api/v1/sync?wait=true')).body;
           expect(summary.ok).toBe(true);
         }
@@ -201,7 +201,7 @@ for (const backend of BACKENDS) {
         const response = await fetch(`${t.server.url}/api/v1/openapi.json`);
         const doc = (await response.json()) as any;
         expect(doc.openapi).toBe('3.1.0');
-        const served = createApp(t.server.core)
+        const served = createApp(t.server.runtime)
           .routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/'))
           .filter((r) => r.path !== '/api/v1/openapi.json')
           .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`);

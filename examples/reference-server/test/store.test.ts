@@ -19,9 +19,9 @@ async function seedUser(store: AppStore, name: string) {
     balance: '0.10',
     state: 'active',
   };
-  await store.transaction(async (tx) => {
-    await tx.insertUser(user);
-    await tx.insertAccount(account);
+  await store.atomically(async (unit) => {
+    await unit.insertUser(user);
+    await unit.insertAccount(account);
   });
   return { user, account };
 }
@@ -63,14 +63,14 @@ for (const backend of BACKENDS) {
       await db?.cleanup();
     });
 
-    it('a transaction that throws leaves nothing behind, and nobody sees its writes meanwhile', async () => {
+    it('a unit of work that throws leaves nothing behind, and nobody sees its writes meanwhile', async () => {
       const { store } = opened;
       const user = { id: randomUUID(), name: 'rolled-back', created_at: now() };
       let during: Promise<unknown> | undefined;
       await expect(
-        store.transaction(async (tx) => {
-          await tx.insertUser(user);
-          // Not awaited here: on SQLite it waits for the transaction to end.
+        store.atomically(async (unit) => {
+          await unit.insertUser(user);
+          // Not awaited here: on SQLite it waits for the unit of work to end.
           during = store.findUser(user.name);
           await new Promise((resolve) => setTimeout(resolve, 30));
           throw new Error('boom');
@@ -80,7 +80,7 @@ for (const backend of BACKENDS) {
       expect(await store.findUser(user.name)).toBeUndefined();
     });
 
-    it("the engine's writes during an app transaction are not rolled back with it", async () => {
+    it("the engine's writes during a unit of work are not rolled back with it", async () => {
       const { store, storage } = opened;
       const state = {
         id: `conn-${randomUUID()}`,
@@ -93,7 +93,7 @@ for (const backend of BACKENDS) {
       };
       let applying: Promise<void> | undefined;
       await expect(
-        store.transaction(async () => {
+        store.atomically(async () => {
           applying = storage.apply({ changes: [], connections: [state] });
           await new Promise((resolve) => setTimeout(resolve, 30));
           throw new Error('boom');
@@ -110,9 +110,9 @@ for (const backend of BACKENDS) {
         amount: '-12345678901234.56789',
         created_at: '2026-01-02T03:04:05.678Z',
       });
-      await store.transaction((tx) => tx.insertTransaction(written));
-      await store.transaction((tx) =>
-        tx.updateTransaction(written.id, { amount: '0.10', locked: ['amount'] }),
+      await store.atomically((unit) => unit.insertTransaction(written));
+      await store.atomically((unit) =>
+        unit.updateTransaction(written.id, { amount: '0.10', locked: ['amount'] }),
       );
       expect(await store.getTransaction(user.id, written.id)).toMatchObject({
         amount: '0.10',
@@ -131,9 +131,9 @@ for (const backend of BACKENDS) {
       expect(await store.insertTag(user.id, { id: randomUUID(), name: 'a', color: '#fff' })).toBe(false);
       expect((await store.listTags(user.id)).map((t) => t.name)).toEqual(['B', 'Z', 'a', 'b', 'é']);
 
-      await store.transaction(async (tx) => {
+      await store.atomically(async (unit) => {
         for (const name of ['ÉCOLE Fees', 'école', 'Save 50% now', 'Save 500 now'])
-          await tx.insertTransaction(transaction(user.id, account.id, { name }));
+          await unit.insertTransaction(transaction(user.id, account.id, { name }));
       });
       const search = async (text: string) =>
         (await store.findTransactions(user.id, { search: text }, { limit: 10, offset: 0 })).rows

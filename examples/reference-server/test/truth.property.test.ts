@@ -58,9 +58,9 @@ for (const backend of BACKENDS) {
               });
             let server: RunningServer = await open();
             try {
-              const user = await createUser(server.core.store, 'alice');
-              const key = (await createApiKey(server.core.store, user.id, { name: 't' })).key;
-              await server.core.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+              const user = await createUser(server.runtime.store, 'alice');
+              const key = (await createApiKey(server.runtime.store, user.id, { name: 't' })).key;
+              await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
               const api = async (method: string, path: string) => {
                 const response = await fetch(`${server.url}${path}`, {
                   method,
@@ -84,7 +84,10 @@ for (const backend of BACKENDS) {
 
               const check = async () => {
                 const accounts = new Map(
-                  (await server.core.store.listAccounts(user.id)).map((a) => [a.id, a.provider_account_id]),
+                  (await server.runtime.store.listAccounts(user.id)).map((a) => [
+                    a.id,
+                    a.provider_account_id,
+                  ]),
                 );
                 const content = (providerId: string, date: string, cents: number, name: string) =>
                   JSON.stringify([providerId, date, cents, name]);
@@ -94,7 +97,7 @@ for (const backend of BACKENDS) {
                 const asContent = (r: Row) =>
                   content(accounts.get(r.account.id)!, r.date, r.signed_amount_cents, r.name);
                 const truth: string[] = [];
-                const sandbox = server.core.sandbox!;
+                const sandbox = server.runtime.sandbox!;
                 for (const account of sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
                   for (const x of sandbox.transactionsOf(account.id, { includePending: true })) {
                     if (x.lingering) continue;
@@ -129,15 +132,15 @@ for (const backend of BACKENDS) {
               };
 
               const sync = async () => {
-                const summary = await server.core.syncUser(user.id);
+                const summary = await server.runtime.syncUser(user.id);
                 if (summary.ok) await check();
               };
               await sync();
               for (const s of steps) {
-                if (s.kind === 'advance') server.core.sandbox!.advanceDays(s.days);
+                if (s.kind === 'advance') server.runtime.sandbox!.advanceDays(s.days);
                 else if (s.kind === 'sync') await sync();
                 else if (s.kind === 'fault')
-                  server.core.sandbox!.faults.add({
+                  server.runtime.sandbox!.faults.add({
                     kind: 'status',
                     status: 500,
                     times: 1,
@@ -152,12 +155,12 @@ for (const backend of BACKENDS) {
                   if (rows.length > 0)
                     await api('POST', `/api/v1/transactions/${rows[s.pick % rows.length]!.id}/restore`);
                 } else {
-                  const today = server.core.sandbox!.today;
+                  const today = server.runtime.sandbox!.today;
                   await server.close();
                   server = await open(today);
                 }
               }
-              server.core.sandbox!.faults.clear();
+              server.runtime.sandbox!.faults.clear();
               await sync();
               await sync();
               await check();

@@ -21,17 +21,17 @@ for (const backend of BACKENDS) {
     });
 
     const sync = async (days = 1) => {
-      t.server.core.sandbox!.advanceDays(days);
-      return t.server.core.syncUser(t.users.alice);
+      t.server.runtime.sandbox!.advanceDays(days);
+      return t.server.runtime.syncUser(t.users.alice);
     };
     const all = () => client.transactions.list({ per_page: 100 }).toArray({ limit: 10_000 });
     const accountOf = async (providerId: string) =>
-      (await t.server.core.store.listAccounts(t.users.alice)).find(
+      (await t.server.runtime.store.listAccounts(t.users.alice)).find(
         (a) => a.provider_account_id === providerId,
       )!;
 
     it('shows each purchase once: a hold the bank lists beside its posted twin is not a second row', async () => {
-      const sandbox = t.server.core.sandbox!;
+      const sandbox = t.server.runtime.sandbox!;
       const listed = (id: string) => [...sandbox.transactionsOf(id, { includePending: true })];
       // Walk forward to a day on which some account lists a lingering hold.
       for (
@@ -92,7 +92,7 @@ for (const backend of BACKENDS) {
           since: null,
           difference: null,
         });
-        expect(account.balanced_on, account.name).toBe(checked ? t.server.core.sandbox!.today : null);
+        expect(account.balanced_on, account.name).toBe(checked ? t.server.runtime.sandbox!.today : null);
       }
       expect(status.body.last_sync.accounts[0]).toMatchObject({
         hidden: expect.any(Number),
@@ -127,7 +127,7 @@ for (const backend of BACKENDS) {
     });
 
     it('a deleted pending row stays deleted when it posts, and a deleted row when its id is re-issued', async () => {
-      const sandbox = t.server.core.sandbox!;
+      const sandbox = t.server.runtime.sandbox!;
       const rows = await all();
       const cents = (amount: string) => Math.round(Number(amount) * 100);
       // A pending purchase of 4711 that will post, and a posted one of 8001, found in the app.

@@ -7,7 +7,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
-import type { ReferenceServerCore } from '../core.js';
+import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem } from '../problem.js';
 import type { AppEnv } from './env.js';
 import { LIMITS } from './limits.js';
@@ -36,11 +36,11 @@ function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '55P03' || code === '57P01';
 }
 
-export function createApp(core: ReferenceServerCore, options: HttpOptions = {}): OpenAPIHono<AppEnv> {
+export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
 
   app.use('*', requestIds());
-  app.use('*', accessLog(core.logger));
+  app.use('*', accessLog(runtime.logger));
   app.use('/api/*', bodySizeLimit(options.maxBodyBytes ?? LIMITS.bodyBytes));
   app.use(
     '/api/*',
@@ -67,7 +67,7 @@ export function createApp(core: ReferenceServerCore, options: HttpOptions = {}):
         status === 400 ? 'bad_request' : status === 413 ? 'payload_too_large' : 'service_unavailable';
       return problem(c, status, code, error.message || 'Bad request');
     }
-    core.logger.error?.('request failed', {
+    runtime.logger.error?.('request failed', {
       request_id: c.get('requestId'),
       path: c.req.path,
       error: error instanceof Error ? error.message : String(error),
@@ -77,11 +77,11 @@ export function createApp(core: ReferenceServerCore, options: HttpOptions = {}):
   app.notFound((c) => problem(c, 404, 'not_found', 'Route not found'));
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  mountWebUi(app, core);
-  const requireKey = createAuth(core.store, options.rateLimit ?? {});
-  transactionRoutes(app, core, requireKey);
-  catalogRoutes(app, core, requireKey);
-  syncRoutes(app, core, requireKey);
+  mountWebUi(app, runtime);
+  const requireKey = createAuth(runtime.store, options.rateLimit ?? {});
+  transactionRoutes(app, runtime, requireKey);
+  catalogRoutes(app, runtime, requireKey);
+  syncRoutes(app, runtime, requireKey);
   docsRoutes(app, { version: '0.1.0' });
   return app;
 }

@@ -1,6 +1,6 @@
 /**
  * The reads that validate and render a transaction, on PostgreSQL: the store runs them on its pool,
- * an open transaction on its own client (so a PATCH renders what it is about to commit, on the
+ * an open unit of work on its own client (so a PATCH renders what it is about to commit, on the
  * connection it already holds). `s` is the quoted schema.
  */
 import type { QueryResultRow } from 'pg';

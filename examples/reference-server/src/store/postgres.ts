@@ -3,19 +3,19 @@
  * keeps its own tables in another schema. Every table name is `<quoted schema>.<table>`, never
  * resolved through `search_path`; every value is a bound parameter.
  *
- * Several server instances may use one database: a transaction's `lock…`/`find…` reads take row
+ * Several server instances may use one database: a unit of work's `lock…`/`find…` reads take row
  * locks (`FOR UPDATE`), so a PATCH and a feed batch on the same row, or two feed batches of one
  * connection, run one after the other instead of overwriting each other.
  */
 import { Pool, type QueryResultRow } from 'pg';
 import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
 import { postgresRelatedReads } from './postgres-reads.js';
-import { postgresTransaction, rows, storedTransaction, TX_COLUMNS } from './postgres-transaction.js';
+import { postgresUnitOfWork, rows, storedTransaction, TX_COLUMNS } from './postgres-unit-of-work.js';
 import type {
   AccountRecord,
   ActiveApiKey,
   AppStore,
-  AppTransaction,
+  UnitOfWork,
   Category,
   Merchant,
   NewApiKey,
@@ -292,14 +292,14 @@ export class PostgresAppStore implements AppStore {
     return row?.summary;
   }
 
-  async transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
+  async atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
     await this.init();
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       try {
-        const result = await work(postgresTransaction(client, this.#s));
+        const result = await work(postgresUnitOfWork(client, this.#s));
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * The reads that validate and render a transaction, on a better-sqlite3 connection: the store runs
- * them behind its gate, an open transaction runs them directly (inside it, they share its one lock
+ * them behind its gate, an open unit of work runs them directly (inside it, they share its one lock
  * instead of each taking and releasing its own — most of a point read's cost in WAL mode).
  */
 import { prepareCached, type Db } from './sqlite-schema.js';

@@ -1,20 +1,20 @@
 /**
  * The app store on SQLite (better-sqlite3), sharing one connection with the engine's `SqliteStorage`.
  *
- * better-sqlite3 is synchronous, so every method does its work in one go. `transaction()` is the
- * exception: its work is async, so while it is open a gate makes every other call — this store's
+ * better-sqlite3 is synchronous, so every method does its work in one go. `atomically()` is the
+ * exception: its work is async, so while its database transaction is open a gate makes every other call — this store's
  * and the engine storage's (see `guard`) — wait for the commit. Otherwise a statement from elsewhere
  * would run on the same connection inside the open transaction, and be rolled back with it.
  */
 import type { Storage } from '@finsync/sync';
 import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
-import { readTransaction, sqliteTransaction, TX_COLUMNS } from './sqlite-transaction.js';
+import { readTransaction, sqliteUnitOfWork, TX_COLUMNS } from './sqlite-unit-of-work.js';
 import type {
   AccountRecord,
   ActiveApiKey,
   AppStore,
-  AppTransaction,
+  UnitOfWork,
   Category,
   Merchant,
   NewApiKey,
@@ -28,11 +28,11 @@ import type {
   User,
 } from './types.js';
 
-/** Makes SQLite calls wait while an app transaction holds the connection. */
+/** Makes SQLite calls wait while a unit of work holds the connection. */
 class Gate {
   #open: Promise<void> | undefined;
 
-  /** Runs a synchronous database call once no transaction is open. */
+  /** Runs a synchronous database call once no unit of work is open. */
   async run<T>(work: () => T): Promise<Awaited<T>> {
     while (this.#open) await this.#open;
     return await work();
@@ -57,16 +57,16 @@ export class SqliteAppStore implements AppStore {
   /** The better-sqlite3 handle, shared with the engine's storage. */
   readonly database: Db;
   readonly #gate = new Gate();
-  readonly #tx: AppTransaction;
+  readonly #unit: UnitOfWork;
   readonly #reads: RelatedReads;
 
   constructor(filename: string) {
     this.database = openDatabase(filename);
-    this.#tx = sqliteTransaction(this.database);
+    this.#unit = sqliteUnitOfWork(this.database);
     this.#reads = sqliteRelatedReads(this.database, (read) => this.#gate.run(read));
   }
 
-  /** The engine's storage on this connection, made to wait while an app transaction is open. */
+  /** The engine's storage on this connection, made to wait while a unit of work is open. */
   guard(storage: Storage): Storage {
     const gate = this.#gate;
     return {
@@ -79,7 +79,7 @@ export class SqliteAppStore implements AppStore {
       listAccounts: (id) => gate.run(() => storage.listAccounts(id)),
       listAccountStates: (id) => gate.run(() => storage.listAccountStates(id)),
       findTransactions: (id, account, query) => gate.run(() => storage.findTransactions(id, account, query)),
-      // Reads of the engine's own tables only, never written by an app transaction.
+      // Reads of the engine's own tables only, never written by a unit of work.
       scanTransactions: (id, account) => storage.scanTransactions(id, account),
       countTransactions: (id, account) => gate.run(() => storage.countTransactions(id, account)),
       listHoldings: (id, account) => gate.run(() => storage.listHoldings(id, account)),
@@ -332,12 +332,12 @@ export class SqliteAppStore implements AppStore {
     )?.summary;
   }
 
-  transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T> {
+  atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
     return this.#gate.hold(async () => {
       // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
       prepareCached(this.database, 'BEGIN IMMEDIATE').run();
       try {
-        const result = await work(this.#tx);
+        const result = await work(this.#unit);
         prepareCached(this.database, 'COMMIT').run();
         return result;
       } catch (error) {

@@ -183,8 +183,9 @@ export interface TransactionFilter {
 export type OwnedKind = 'category' | 'merchant' | 'tag';
 
 /**
- * What validating and rendering a transaction reads. Both the store and an open transaction answer
- * them, so a write can check its references and render its answer inside the transaction it commits.
+ * What validating and rendering a transaction reads. Both the store and an open unit of work answer
+ * them, so a write can check its references and render its answer inside the database transaction
+ * it commits.
  */
 export interface RelatedReads {
   /** Which of `ids` are the user's categories / merchants / tags. */
@@ -197,13 +198,15 @@ export interface RelatedReads {
 }
 
 /**
- * The writes that must commit together, and the reads they depend on. Inside
- * `AppStore.transaction`, use only these methods (the SQLite store runs one transaction at a time
- * on its single connection, so calling the store itself from inside would wait for ever).
+ * A unit of work: the writes that must commit together, and the reads they depend on, run in one
+ * database transaction by `AppStore.atomically` (named so, not "transaction", because this
+ * codebase's transactions are the bank's). Inside it, use only these methods (the SQLite store runs
+ * one unit at a time on its single connection, so calling the store itself from inside would wait
+ * for ever).
  * The `lock…`/`find…` reads lock what they return until the commit (PostgreSQL: `FOR UPDATE`;
  * SQLite: the whole database is held), so a decision made on them cannot be overtaken.
  */
-export interface AppTransaction extends RelatedReads {
+export interface UnitOfWork extends RelatedReads {
   insertUser(user: User): Promise<void>;
   insertCategory(userId: string, category: Category): Promise<void>;
 
@@ -291,6 +294,6 @@ export interface AppStore extends RelatedReads {
   lastSync(userId: string): Promise<string | undefined>;
 
   /** Runs `work` in one database transaction: it commits when `work` resolves, rolls back when it throws. */
-  transaction<T>(work: (tx: AppTransaction) => Promise<T>): Promise<T>;
+  atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ReferenceServerCore } from '../core.js';
+import type { ServerRuntime } from '../runtime.js';
 import { hashApiKey } from '../crypto.js';
 import { ApiProblem } from '../problem.js';
 import { authenticate } from '../users.js';
@@ -81,7 +81,7 @@ function isHttps(c: Context): boolean {
 }
 
 /** Mounts the page and its routes: call it before the API routes. */
-export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: WebUiOptions = {}): void {
+export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebUiOptions = {}): void {
   const sessions = options.sessions ?? new SessionStore();
   const files = {
     html: asset('index.html'),
@@ -95,7 +95,7 @@ export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: W
     const token = getCookie(c, COOKIE);
     const found = sessions.get(token);
     if (!found) return undefined;
-    const key = await core.store.findActiveApiKey(found.keyHash);
+    const key = await runtime.store.findActiveApiKey(found.keyHash);
     if (!key || key.user_id !== found.userId) {
       sessions.delete(token);
       return undefined;
@@ -126,7 +126,7 @@ export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: W
       key = undefined;
     }
     const presented = typeof key === 'string' ? key.trim() : undefined;
-    const principal = await authenticate(core.store, presented);
+    const principal = await authenticate(runtime.store, presented);
     if (!principal || !presented) return fail(c, 401, 'unauthorized', 'That API key was not accepted.');
     const token = sessions.create({
       userId: principal.userId,
@@ -153,7 +153,7 @@ export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: W
   app.get('/ui/api/overview', async (c) => {
     const found = await session(c);
     if (!found) return fail(c, 401, 'unauthorized', 'Sign in with your API key.');
-    return c.json(await overview(core, found, c.req.query('account')));
+    return c.json(await overview(runtime, found, c.req.query('account')));
   });
 
   app.post('/ui/api/sync', async (c) => {
@@ -163,7 +163,7 @@ export function mountWebUi(app: Hono<any>, core: ReferenceServerCore, options: W
     if (found.scope !== 'read_write')
       return fail(c, 403, 'insufficient_scope', 'This key is read-only: it cannot start a sync.');
     try {
-      const result = await core.syncUser(found.userId);
+      const result = await runtime.syncUser(found.userId);
       return c.json({ ok: result.ok, outcome: result.outcome });
     } catch (error) {
       if (error instanceof ApiProblem) return fail(c, error.status, error.code, error.message);

@@ -5,7 +5,7 @@
  */
 import { addDays, decimalToMinorUnits, minorUnitsToDecimal, negateDecimal } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
-import type { ReferenceServerCore } from '../core.js';
+import type { ServerRuntime } from '../runtime.js';
 import { formatMoney, renderTransactions } from '../render.js';
 import type { AccountRecord, Scope, TransactionRow } from '../store/types.js';
 
@@ -34,7 +34,7 @@ export interface Chart {
   days: number;
 }
 
-type Status = Awaited<ReturnType<ReferenceServerCore['status']>>;
+type Status = Awaited<ReturnType<ServerRuntime['status']>>;
 
 /** The API's money format, with a real minus sign: `−£2,134.86`. */
 const show = (amount: string, currency: string) => formatMoney(amount, currency).replace(/^-/, '−');
@@ -84,15 +84,15 @@ export function chartPaths(values: number[], width = CHART_WIDTH, height = CHART
   return { line, area };
 }
 
-async function chartOf(core: ReferenceServerCore, userId: string, account: AccountRecord) {
+async function chartOf(runtime: ServerRuntime, userId: string, account: AccountRecord) {
   if (account.balance === null || account.currency === null) return null;
   const currency = account.currency;
   const scale = currencyScale(currency);
-  const today = core.today();
+  const today = runtime.today();
   const windowStart = addDays(today, -(CHART_DAYS - 1));
   const rows: TransactionRow[] = [];
   for (let offset = 0; rows.length < CHART_MAX_ROWS; offset += 500) {
-    const page = await core.store.findTransactions(
+    const page = await runtime.store.findTransactions(
       userId,
       { account_ids: [account.id], start_date: windowStart },
       { limit: 500, offset },
@@ -154,16 +154,16 @@ function lastRun(status: Status, names: Map<string, string>) {
 }
 
 export async function overview(
-  core: ReferenceServerCore,
+  runtime: ServerRuntime,
   principal: { userId: string; scope: Scope },
   selected: string | undefined,
 ) {
   const { userId } = principal;
   const [user, status, records, latest] = await Promise.all([
-    core.store.findUser(userId),
-    core.status(userId),
-    core.store.listAccounts(userId),
-    core.store.findTransactions(userId, {}, { limit: LATEST, offset: 0 }),
+    runtime.store.findUser(userId),
+    runtime.status(userId),
+    runtime.store.listAccounts(userId),
+    runtime.store.findTransactions(userId, {}, { limit: LATEST, offset: 0 }),
   ]);
   const providerNames = new Map(records.map((r) => [r.provider_account_id, r.name]));
   // The chosen account, else the first everyday account with a balance, else any with one.
@@ -172,7 +172,7 @@ export async function overview(
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];
-  const rendered = (await renderTransactions(core.store, latest.rows)) as Array<{
+  const rendered = (await renderTransactions(runtime.store, latest.rows)) as Array<{
     id: string;
     date: string;
     name: string;
@@ -206,7 +206,7 @@ export async function overview(
           a.balance_check.difference === null ? null : money(a.balance_check.difference, a.currency),
       },
     })),
-    chart: account ? await chartOf(core, userId, account) : null,
+    chart: account ? await chartOf(runtime, userId, account) : null,
     transactions: rendered.map((t, i) => ({
       id: t.id,
       date: t.date,

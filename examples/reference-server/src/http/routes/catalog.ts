@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { ReferenceServerCore } from '../../core.js';
+import type { ServerRuntime } from '../../runtime.js';
 import { ApiProblem } from '../../problem.js';
 import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
@@ -21,8 +21,8 @@ import { TagCreateBody } from '../schemas.js';
 type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
 const security = [{ ApiKey: [] }];
 
-export function catalogRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, requireKey: RequireKey) {
-  const { store } = core;
+export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, requireKey: RequireKey) {
+  const { store } = runtime;
   const get = <S extends z.ZodType>(path: string, tag: string, summary: string, member: string, item: S) =>
     createRoute({
       method: 'get',

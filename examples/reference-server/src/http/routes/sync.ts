@@ -1,7 +1,7 @@
 /** The reference server's own routes: the user's provider key, and syncing. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { ReferenceServerCore } from '../../core.js';
+import type { ServerRuntime } from '../../runtime.js';
 import { ApiProblem } from '../../problem.js';
 import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
@@ -59,7 +59,7 @@ export const SyncStatusSchema = z
   .loose()
   .openapi('SyncStatus');
 
-export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, requireKey: RequireKey) {
+export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, requireKey: RequireKey) {
   const statusRoute = createRoute({
     method: 'get',
     path: '/api/v1/sync/status',
@@ -69,7 +69,9 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, 
     middleware: [requireKey('read')],
     responses: { 200: ok(SyncStatusSchema, 'Status'), ...AUTH_ERRORS },
   });
-  app.openapi(statusRoute, async (c) => c.json((await core.status(c.get('principal').userId)) as never, 200));
+  app.openapi(statusRoute, async (c) =>
+    c.json((await runtime.status(c.get('principal').userId)) as never, 200),
+  );
 
   const syncRoute = createRoute({
     method: 'post',
@@ -94,8 +96,8 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, 
   });
   app.openapi(syncRoute, async (c) => {
     const userId = c.get('principal').userId;
-    if (c.req.valid('query').wait === 'true') return c.json((await core.syncUser(userId)) as never, 200);
-    const run = await core.startSync(userId);
+    if (c.req.valid('query').wait === 'true') return c.json((await runtime.syncUser(userId)) as never, 200);
+    const run = await runtime.startSync(userId);
     c.header('Location', '/api/v1/sync/status');
     return c.json(run as never, 202);
   });
@@ -126,7 +128,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, core: ReferenceServerCore, 
       throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [
         "api_key can't be blank",
       ]);
-    await core.setProviderKey(c.get('principal').userId, body.api_key, body.base_url);
-    return c.json((await core.status(c.get('principal').userId)) as never, 200);
+    await runtime.setProviderKey(c.get('principal').userId, body.api_key, body.base_url);
+    return c.json((await runtime.status(c.get('principal').userId)) as never, 200);
   });
 }

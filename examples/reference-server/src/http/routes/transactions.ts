@@ -8,7 +8,7 @@ import {
   restoreTransaction,
 } from '../../lifecycle.js';
 import { getTransaction, listTransactions, updateTransaction } from '../../transactions.js';
-import type { ReferenceServerCore } from '../../core.js';
+import type { ServerRuntime } from '../../runtime.js';
 import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
 import {
@@ -42,12 +42,8 @@ function list(query: Record<string, unknown>, name: string): string[] | undefine
   return values.length > 0 ? values : undefined;
 }
 
-export function transactionRoutes(
-  app: OpenAPIHono<AppEnv>,
-  core: ReferenceServerCore,
-  requireKey: RequireKey,
-) {
-  const { store } = core;
+export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, requireKey: RequireKey) {
+  const { store } = runtime;
 
   const listRoute = createRoute({
     method: 'get',
@@ -109,7 +105,7 @@ export function transactionRoutes(
       store,
       c.get('principal').userId,
       c.req.valid('json'),
-      core.today(),
+      runtime.today(),
     );
     return c.json(result.transaction as never, result.created ? 201 : 200);
   });
@@ -174,7 +170,7 @@ export function transactionRoutes(
           c.get('principal').userId,
           c.req.valid('param').id,
           c.req.valid('json'),
-          core.today(),
+          runtime.today(),
         )) as never,
         200,
       ),

@@ -1,7 +1,7 @@
-/** `AppTransaction` on PostgreSQL: statements on the client of the open transaction, locking what they read. */
+/** `UnitOfWork` on PostgreSQL: statements on the client of its open database transaction, locking what they read. */
 import type { PoolClient, QueryResultRow } from 'pg';
 import type {
-  AppTransaction,
+  UnitOfWork,
   FeedTransaction,
   LockableField,
   StoredTransaction,
@@ -23,8 +23,8 @@ export function storedTransaction(row: TransactionRow & { locked: string }): Sto
   return { ...row, locked: JSON.parse(row.locked) as LockableField[] };
 }
 
-/** The statements of `AppTransaction`, on the client that holds the open transaction; `s` is the quoted schema. */
-export function postgresTransaction(client: PoolClient, s: string): AppTransaction {
+/** The statements of `UnitOfWork`, on the client that holds its open database transaction; `s` is the quoted schema. */
+export function postgresUnitOfWork(client: PoolClient, s: string): UnitOfWork {
   const run = async (sql: string, params: unknown[]) => {
     await client.query(sql, params);
   };

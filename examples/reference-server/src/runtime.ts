@@ -87,7 +87,7 @@ async function checkProviderKey(client: ProviderClient): Promise<void> {
   }
 }
 
-export class ReferenceServerCore {
+export class ServerRuntime {
   /** The app's own tables. */
   readonly store: AppStore;
   /** Where the data lives, for logs (never credentials). */

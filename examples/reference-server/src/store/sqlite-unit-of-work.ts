@@ -1,10 +1,10 @@
-/** `AppTransaction` on SQLite: plain statements, run while `SqliteAppStore.transaction` holds the connection. */
+/** `UnitOfWork` on SQLite: plain statements, run while `SqliteAppStore.atomically` holds the connection. */
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
 import {
   UPDATABLE_COLUMNS,
   type AccountRecord,
-  type AppTransaction,
+  type UnitOfWork,
   type FeedTransaction,
   type LockableField,
   type StoredTransaction,
@@ -37,13 +37,13 @@ export function readTransaction(
   return row && { ...row, locked: parseLocked(row.locked) };
 }
 
-/** The statements of `AppTransaction`, on the connection the open transaction holds. */
-export function sqliteTransaction(db: Db): AppTransaction {
+/** The statements of `UnitOfWork`, on the connection its open database transaction holds. */
+export function sqliteUnitOfWork(db: Db): UnitOfWork {
   const run = (sql: string, ...params: unknown[]) => prepareCached(db, sql).run(...params);
   const get = <T>(sql: string, ...params: unknown[]) =>
     prepareCached(db, sql).get(...params) as T | undefined;
   return {
-    // Inside the open transaction: no gate to pass, and no lock of their own to take.
+    // Inside the open database transaction: no gate to pass, and no lock of their own to take.
     ...sqliteRelatedReads(db, async (read) => read()),
     insertUser: async (user) => {
       run(
