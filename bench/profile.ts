@@ -11,8 +11,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { flag, stringFlag, tempDir, type SyncMode } from './lib.js';
-import { runTask } from './spawn-task.js';
+import type { SyncMode } from './data/data-set.js';
+import { flag, stringFlag } from './harness/flags.js';
+import { runTask } from './harness/spawn-task.js';
+import { tempDir } from './harness/temp-dir.js';
 
 interface CpuProfile {
   nodes: {

@@ -15,8 +15,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteStorage, migrate } from '@finsync/sqlite';
-import { fetchJson, sandboxOptions, startSandboxProcess, tempDir } from './lib.js';
-import { TRANSACTION_COLUMNS, upsertTail } from './rows.js';
+import { sandboxOptions } from '../data/data-set.js';
+import { fetchJson } from '../data/fetch-json.js';
+import { startSandboxProcess } from '../data/sandbox-process.js';
+import { TRANSACTION_COLUMNS, upsertTail } from '../data/same-rows.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 export type NaiveVariant = 'default' | 'wal';
 

@@ -15,7 +15,8 @@
 import { join } from 'node:path';
 import { SqliteStorage } from '@finsync/sqlite';
 import type { TransactionChange } from '@finsync/sync';
-import { sandboxOptions, startSandboxProcess, tempDir } from './lib.js';
+import { sandboxOptions } from '../data/data-set.js';
+import { startSandboxProcess } from '../data/sandbox-process.js';
 import {
   addedChanges,
   ENGINE_BATCH_SIZE,
@@ -24,7 +25,8 @@ import {
   timeApply,
   transactionParams,
   upsertTail,
-} from './rows.js';
+} from '../data/same-rows.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 export type RawVariant = 'rows' | 'rows+feed' | 'apply';
 

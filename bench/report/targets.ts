@@ -2,8 +2,9 @@
  * The issue's targets as PASS/MISS lines, and the split of a full sync's time into its parts. Every
  * figure is a median of this run, every ratio one of two figures measured in this same run.
  */
-import { MODES, type Summary } from './lib.js';
-import { fmt, rates } from './report.js';
+import { MODES } from '../data/data-set.js';
+import type { Summary } from '../harness/stats.js';
+import { fmt, rates } from './table.js';
 import type { BenchResults, Target } from './results.js';
 
 /** The targets, evaluated on this run's medians. Never adjusted to pass. */

@@ -5,8 +5,8 @@
 import { ProviderClient } from '@finsync/provider';
 import type { MirrorTransaction, Storage, TransactionChange } from '@finsync/sync';
 // The engine's keying is internal; the benchmark measures it from source.
-import { keyTransactions } from '../packages/sync/src/engine/keys.js';
-import { API_KEY, CONNECTION_ID, TODAY } from './lib.js';
+import { keyTransactions } from '../../packages/sync/src/engine/keys.js';
+import { API_KEY, CONNECTION_ID, TODAY } from './data-set.js';
 
 /** Fetches every account's whole history through the client and keys it as the engine does. */
 export async function loadRecords(baseUrl: string): Promise<MirrorTransaction[]> {

@@ -1,8 +1,9 @@
 /** The shape of one benchmark run, as run.ts collects it and latest.json stores it. */
-import type { RequestCounts } from './engine-run.js';
-import type { Summary, SyncMode } from './lib.js';
-import type { NaiveVariant } from './naive.js';
-import type { RawVariant } from './sqlite-raw.js';
+import type { SyncMode } from '../data/data-set.js';
+import type { RequestCounts } from '../engine/run-engine.js';
+import type { Summary } from '../harness/stats.js';
+import type { NaiveVariant } from '../naive/importer.js';
+import type { RawVariant } from '../sqlite/raw.js';
 
 export interface MachineInfo {
   cpus: number;

@@ -7,8 +7,8 @@
 import { PostgresStorage } from '@finsync/postgres';
 import type { TransactionChange } from '@finsync/sync';
 import pg from 'pg';
-import { runEngine, type EngineRunResult } from './engine-run.js';
-import { sandboxOptions, startSandboxProcess, type SyncMode } from './lib.js';
+import { sandboxOptions, type SyncMode } from '../data/data-set.js';
+import { startSandboxProcess } from '../data/sandbox-process.js';
 import {
   addedChanges,
   ENGINE_BATCH_SIZE,
@@ -17,8 +17,9 @@ import {
   timeApply,
   transactionParams,
   upsertTail,
-} from './rows.js';
-import type { RawVariant } from './sqlite-raw.js';
+} from '../data/same-rows.js';
+import { runEngine, type EngineRunResult } from '../engine/run-engine.js';
+import type { RawVariant } from '../sqlite/raw.js';
 
 function schemaName(label: string): string {
   return `finsync_bench_${label}_${process.pid}_${Date.now().toString(36)}`;
@@ -150,7 +151,7 @@ async function timeLoop(pool: pg.Pool, batches: Batch[], withFeed: boolean): Pro
   }
 }
 
-/** The adapter alone: `PostgresStorage.apply` of the same rows, 2,000 changes per call (see rows.ts). */
+/** The adapter alone: `PostgresStorage.apply` of the same rows, 2,000 changes per call (see data/same-rows.ts). */
 async function timeStorageApply(pool: pg.Pool, changes: readonly TransactionChange[]): Promise<number> {
   const schema = schemaName('apply');
   const storage = new PostgresStorage({ pool, schema });

@@ -14,7 +14,7 @@ export function runTask<N extends keyof Tasks>(
   config: Parameters<Tasks[N]>[0],
   options: SpawnOptions = {},
 ): Promise<Awaited<ReturnType<Tasks[N]>>> {
-  // --expose-gc only lets the child collect garbage once its measurement is over (engine-run.ts).
+  // --expose-gc only lets the child collect garbage once its measurement is over (engine/run-engine.ts).
   const execArgv = ['--conditions=@finsync/source', '--import', 'tsx', '--expose-gc'];
   if (options.cpuProfDir) execArgv.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
   execArgv.push(...(options.nodeFlags ?? []));

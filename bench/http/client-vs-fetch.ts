@@ -5,17 +5,10 @@
  * repetition, so drift on the shared cores hits both alike.
  */
 import { ProviderClient, createTransactionListSchema } from '@finsync/provider';
-import {
-  API_KEY,
-  MODES,
-  TODAY,
-  countingFetch,
-  fetchJson,
-  sandboxOptions,
-  startSandboxProcess,
-  windowedStartDate,
-  type SyncMode,
-} from './lib.js';
+import { API_KEY, MODES, TODAY, sandboxOptions, windowedStartDate, type SyncMode } from '../data/data-set.js';
+import { fetchJson } from '../data/fetch-json.js';
+import { countingFetch } from '../data/request-log.js';
+import { startSandboxProcess } from '../data/sandbox-process.js';
 
 export interface HttpConfig {
   rows: number;
@@ -51,7 +44,7 @@ export async function http(config: HttpConfig): Promise<HttpResult> {
     const client = new ProviderClient({ apiKey: API_KEY, baseUrl: sandbox.baseUrl, rateLimit: false, fetch });
     const accountIds = (await client.listAccounts()).map((a) => a.id);
 
-    // What the engine asks on a first sync, per mode (see engine-run.ts): `to` = today, pending rows
+    // What the engine asks on a first sync, per mode (see engine/run-engine.ts): `to` = today, pending rows
     // included, and `from` = the start date in the windowed mode (90-day windows, the default).
     const clientPass = async (mode: SyncMode) => {
       let pages = 0;

@@ -5,8 +5,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStorage } from '@finsync/sqlite';
-import { runEngine, type EngineRunResult } from './engine-run.js';
-import { sandboxOptions, startSandboxProcess, tempDir, type SyncMode } from './lib.js';
+import { sandboxOptions, type SyncMode } from '../data/data-set.js';
+import { startSandboxProcess } from '../data/sandbox-process.js';
+import { runEngine, type EngineRunResult } from '../engine/run-engine.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 export interface SqliteSyncConfig {
   rows: number;

@@ -2,7 +2,8 @@
  * Turns a run's figures into the one printed table (the targets are in targets.ts). Every ratio is
  * of two medians measured in this same run; rows/s is the run's rows over the median time.
  */
-import { MODES, type Summary, type SyncMode } from './lib.js';
+import { MODES, type SyncMode } from '../data/data-set.js';
+import type { Summary } from '../harness/stats.js';
 import type { BenchResults, MemoryConfig, RawFigures } from './results.js';
 
 const MODE_LABEL: Record<SyncMode, string> = {

@@ -1,9 +1,9 @@
 /** Every measurement that runs in a child process, by name (see child.ts and spawn-task.ts). */
-import { http } from './http.js';
-import { naive } from './naive.js';
-import { postgresRaw, postgresSync } from './postgres.js';
-import { sqliteRaw } from './sqlite-raw.js';
-import { sqliteSync } from './sqlite-sync.js';
+import { http } from '../http/client-vs-fetch.js';
+import { naive } from '../naive/importer.js';
+import { postgresRaw, postgresSync } from '../postgres/tasks.js';
+import { sqliteRaw } from '../sqlite/raw.js';
+import { sqliteSync } from '../sqlite/sync.js';
 
 export const tasks = {
   'sqlite-sync': sqliteSync,

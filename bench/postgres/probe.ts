@@ -14,7 +14,9 @@ export function postgresUrl(): string {
 }
 
 /** The server's version, or why it cannot be used. */
-export async function probePostgres(url: string): Promise<{ version: string } | { reason: string }> {
+export type PostgresProbe = { version: string } | { reason: string };
+
+export async function probePostgres(url: string): Promise<PostgresProbe> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();

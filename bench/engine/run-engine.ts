@@ -1,21 +1,14 @@
 /**
  * The measured pipeline, whatever the storage: sandbox over loopback HTTP → ProviderClient →
  * SyncEngine → storage. A first (full) sync, then optionally a no-op re-sync and an incremental day.
- * Runs inside a child process (see child.ts), so its peak RSS is this configuration's alone.
+ * Runs inside a child process (see harness/child.ts), so its peak RSS is this configuration's alone.
  */
 import { ProviderClient } from '@finsync/provider';
 import { SyncEngine, type ConnectionReport, type Storage } from '@finsync/sync';
-import {
-  API_KEY,
-  CONNECTION_ID,
-  TODAY,
-  countingFetch,
-  peakRssMiB,
-  windowedStartDate,
-  type RequestLog,
-  type SandboxProcess,
-  type SyncMode,
-} from './lib.js';
+import { API_KEY, CONNECTION_ID, TODAY, windowedStartDate, type SyncMode } from '../data/data-set.js';
+import { countingFetch, type RequestLog } from '../data/request-log.js';
+import type { SandboxProcess } from '../data/sandbox-process.js';
+import { MiB, peakRssMiB, sampleMemory, type MemoryBreakdown } from './memory-sampler.js';
 
 export interface RequestCounts {
   total: number;
@@ -43,47 +36,6 @@ export interface FullSyncResult {
   transactionUrls: string[];
   /** Where the memory is: see `MemoryBreakdown`. */
   memory: MemoryBreakdown;
-}
-
-/**
- * Peaks of `process.memoryUsage()` sampled every 25 ms during the first sync, and the V8 heap still
- * in use after a full GC at its end. A peak RSS that grows with history while `retainedHeapMiB`
- * does not is GC headroom (garbage not yet collected), not data the engine keeps.
- */
-export interface MemoryBreakdown {
-  peakHeapTotalMiB: number;
-  peakHeapUsedMiB: number;
-  /** Buffers and other memory outside the V8 heap that V8 knows of (response bodies in flight). */
-  peakExternalMiB: number;
-  /** The largest rss − heapTotal − external seen: SQLite, better-sqlite3, the runtime's own. */
-  peakOtherMiB: number;
-  retainedHeapMiB: number | null;
-}
-
-const MiB = 2 ** 20;
-
-function sampleMemory(): { stop(): Omit<MemoryBreakdown, 'retainedHeapMiB'> } {
-  const peak = { heapTotal: 0, heapUsed: 0, external: 0, other: 0 };
-  const sample = () => {
-    const m = process.memoryUsage();
-    peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal);
-    peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed);
-    peak.external = Math.max(peak.external, m.external);
-    peak.other = Math.max(peak.other, m.rss - m.heapTotal - m.external);
-  };
-  const timer = setInterval(sample, 25);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return {
-        peakHeapTotalMiB: peak.heapTotal / MiB,
-        peakHeapUsedMiB: peak.heapUsed / MiB,
-        peakExternalMiB: peak.external / MiB,
-        peakOtherMiB: peak.other / MiB,
-      };
-    },
-  };
 }
 
 export interface ResyncResult {
@@ -170,7 +122,7 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunRes
   const ms = performance.now() - started;
   const peak = peakRssMiB();
   const sampled = sampler.stop();
-  // gc is there when the child runs with --expose-gc (spawn-task.ts passes it).
+  // gc is there when the child runs with --expose-gc (harness/spawn-task.ts passes it).
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const memory: MemoryBreakdown = {
