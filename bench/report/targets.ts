@@ -4,7 +4,7 @@
  */
 import { MODES } from '../data/data-set.js';
 import type { Summary } from '../harness/stats.js';
-import { fmt, rates } from './table.js';
+import { fmt, rates } from './format.js';
 import type { BenchResults, Target } from './results.js';
 
 /** The targets, evaluated on this run's medians. Never adjusted to pass. */
