@@ -1,11 +1,11 @@
 /**
- * Applies the engine's change feed to the app's own tables. The feed speaks the provider's language
- * (negative = money out); the app stores the service's (positive = expense). Fields a user edited
- * through the API are locked and keep the user's value on every later sync.
+ * Applies the engine's change feed to the app's own tables. The feed's amounts point the provider's
+ * way and are stored the service's (see sign-convention.ts). Fields a user edited through the API
+ * are locked and keep the user's value on every later sync.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { negateDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
+import { storedFromProvider } from './sign-convention.js';
 import type { AppStore, UnitOfWork, FeedTransaction, TransactionUpdate } from './store/types.js';
 
 export type { LockableField } from './store/types.js';
@@ -217,7 +217,7 @@ export class FeedApplier {
       feed_key: record.key,
       external_id: externalId(record),
       date: record.date,
-      amount: negateDecimal(record.amount),
+      amount: storedFromProvider(record.amount),
       currency: record.currency ?? accountCurrency ?? 'XXX',
       name: record.merchant ?? record.description ?? 'Unknown transaction',
       notes: record.description,

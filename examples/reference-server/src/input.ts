@@ -35,6 +35,14 @@ export function assertWellFormedText(body: unknown): void {
   );
 }
 
+/** Whether `text` is a real day written `YYYY-MM-DD` (not 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
+}
+
 /** The largest amount accepted, in major units: far beyond any real transaction, and exact in every renderer. */
 export const MAX_AMOUNT_DIGITS = 12;
 

@@ -7,10 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
-import { isCalendarDate } from '@finsync/service';
-import { amountProblem } from './input.js';
+import { amountProblem, isCalendarDate } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
+import { isNature, storedFromWrite } from './sign-convention.js';
 import { API_KEY_PREFIX, type AppStore, type LockableField } from './store/types.js';
 import { findRow } from './transactions.js';
 
@@ -147,7 +147,7 @@ async function findByKey(store: AppStore, accountId: string, source: string, ext
   return store.atomically(async (unit) => (await unit.findByExternalId(accountId, source, externalId))?.id);
 }
 
-/** The amount in the service's convention (positive = expense), as `nature` and the sign say. */
+/** The amount to store (see sign-convention.ts), as `nature` and the sign say. */
 function signedAmount(raw: Record<string, unknown>, currency: string, errors: string[]) {
   const value = raw.amount;
   if (value === undefined || value === null || value === '') {
@@ -163,11 +163,12 @@ function signedAmount(raw: Record<string, unknown>, currency: string, errors: st
   if (problem) errors.push(problem);
   const nature =
     raw.nature === undefined || raw.nature === null ? undefined : String(raw.nature).toLowerCase();
-  if (nature !== undefined && !['income', 'inflow', 'expense', 'outflow'].includes(nature))
+  if (nature === undefined) return decimal;
+  if (!isNature(nature)) {
     errors.push('Nature must be one of income, inflow, expense, outflow');
-  const magnitude = decimal.replace(/^-/, '');
-  if (nature === 'income' || nature === 'inflow') return magnitude === '0' ? '0' : `-${magnitude}`;
-  return nature ? magnitude : decimal;
+    return undefined;
+  }
+  return storedFromWrite(decimal, nature);
 }
 
 async function render(store: AppStore, userId: string, id: string): Promise<unknown> {

@@ -1,6 +1,7 @@
-/** The service's Transaction JSON (see @finsync/service's schemas), rendered from the app tables. */
+/** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
 import { decimalToMinorUnits } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
+import { direction } from './sign-convention.js';
 import type { RelatedReads, TransactionRow } from './store/types.js';
 
 export type { TransactionRow } from './store/types.js';
@@ -52,9 +53,9 @@ export async function renderTransactions(reads: RelatedReads, rows: TransactionR
   }
 
   return rows.map((row) => {
-    const cents = decimalToMinorUnits(row.amount, currencyScale(row.currency));
-    const magnitude = cents < 0n ? -cents : cents;
-    const income = cents < 0n;
+    const { classification, amount_cents, signed_amount_cents } = direction(
+      decimalToMinorUnits(row.amount, currencyScale(row.currency)),
+    );
     const account = accounts.get(row.account_id)!;
     const category = row.category_id ? categories.get(row.category_id) : undefined;
     const merchant = row.merchant_id ? merchants.get(row.merchant_id) : undefined;
@@ -62,15 +63,15 @@ export async function renderTransactions(reads: RelatedReads, rows: TransactionR
       id: row.id,
       date: row.date,
       amount: formatMoney(row.amount, row.currency),
-      amount_cents: Number(magnitude),
-      signed_amount_cents: Number(income ? magnitude : -magnitude),
+      amount_cents,
+      signed_amount_cents,
       currency: row.currency,
       name: row.name,
       notes: row.notes,
       // A transaction created without an idempotency key has neither: stored as '', shown as null.
       external_id: row.external_id || null,
       source: row.source || null,
-      classification: income ? 'income' : 'expense',
+      classification,
       account: { id: account.id, name: account.name, account_type: account.account_type },
       category: category
         ? { id: category.id, name: category.name, color: category.color, icon: category.icon }

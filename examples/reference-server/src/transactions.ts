@@ -4,10 +4,11 @@
  * a clear message, and nothing changes.
  */
 import { toDecimalString } from '@finsync/provider';
-import { TransactionUpdateSchema, isCalendarDate } from '@finsync/service';
-import { amountProblem } from './input.js';
+import { TransactionUpdateMembers } from './http/schemas.js';
+import { amountProblem, isCalendarDate } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
+import { storedFromWrite, type Nature } from './sign-convention.js';
 import type { AppStore, RelatedReads, TransactionRow, TransactionUpdate } from './store/types.js';
 
 export { ApiProblem, notFound } from './problem.js';
@@ -121,7 +122,7 @@ function readUpdate(body: unknown) {
     if ((name === 'category_id' || name === 'merchant_id' || name === 'amount') && value === '') continue;
     input[name] = value;
   }
-  const parsed = TransactionUpdateSchema.safeParse(input);
+  const parsed = TransactionUpdateMembers.safeParse(input);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) =>
       issue.code === 'invalid_type'
@@ -194,18 +195,8 @@ async function checkUpdate(
     const problem = decimal === undefined ? undefined : amountProblem(decimal, currency);
     if (decimal === undefined) errors.push('Amount must be a decimal number like 12.34');
     else if (problem) errors.push(problem);
-    else {
-      const nature = update.nature?.toLowerCase();
-      const magnitude = decimal.replace(/^-/, '');
-      changes.amount =
-        nature === 'income' || nature === 'inflow'
-          ? magnitude === '0'
-            ? '0'
-            : `-${magnitude}`
-          : nature
-            ? magnitude
-            : decimal;
-    }
+    // The members' schema has checked `nature` already.
+    else changes.amount = storedFromWrite(decimal, update.nature?.toLowerCase() as Nature | undefined);
   }
   const name = update.name ?? update.description;
   if (name !== undefined) changes.name = name.trim();

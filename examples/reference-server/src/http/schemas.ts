@@ -1,9 +1,12 @@
 /**
  * The server's own request schemas. Each route validates with these and the OpenAPI document is
  * generated from them, so the two cannot disagree. They check shape and size; the service's
- * semantics (null leaves a member unchanged, `nature` flips the sign, …) are applied by the handlers.
+ * semantics (null leaves a member unchanged, `nature` flips the sign, …) are applied by the handlers,
+ * a PATCH's with `TransactionUpdateMembers` below.
  */
 import { z } from '@hono/zod-openapi';
+import { isCalendarDate } from '../input.js';
+import { isNature } from '../sign-convention.js';
 import { LIMITS } from './limits.js';
 
 const text = (label: string, max: number) =>
@@ -58,6 +61,45 @@ export const TransactionUpdateBody = z
   .openapi('TransactionUpdateRequest', {
     example: { transaction: { name: 'Corner shop', notes: 'weekly shop', tag_ids: [] } },
   });
+
+/** A string member; `what` names it in messages ("Name must be a string"). */
+const member = (what: string) =>
+  z.string({
+    error: (issue) => (issue.input === undefined ? `${what} is required` : `${what} must be a string`),
+  });
+const nonBlank = (what: string) => member(what).refine((s) => s.trim() !== '', `${what} can't be blank`);
+
+/**
+ * The second step of a PATCH, after `TransactionUpdateBody` has passed and the handler has dropped
+ * the members that mean "unchanged" (`null`, a blank id or amount): the service's rule for each
+ * member, every problem listed in this order. Text that is not valid Unicode never gets here
+ * (the route's well-formed-text check answers it first).
+ */
+export const TransactionUpdateMembers = z.object({
+  date: member('Date').refine(isCalendarDate, 'Date must be a calendar date (YYYY-MM-DD)').optional(),
+  /** Without `nature`, positive is an expense and negative income; with it, the sign is ignored. */
+  amount: z
+    .union(
+      [z.number(), member('Amount').regex(/^-?\d+(\.\d+)?$/, 'Amount must be a decimal number like 12.34')],
+      {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'Amount is required'
+            : 'Amount must be a finite number or a decimal string like 12.34',
+      },
+    )
+    .optional(),
+  name: nonBlank('Name').optional(),
+  description: nonBlank('Description').optional(),
+  notes: member('Notes').optional(),
+  currency: member('Currency').optional(),
+  category_id: nonBlank('Category').optional(),
+  merchant_id: nonBlank('Merchant').optional(),
+  nature: member('Nature')
+    .refine((s) => isNature(s.toLowerCase()), 'Nature must be income, expense, inflow or outflow')
+    .optional(),
+  tag_ids: z.array(nonBlank('Tag id')).optional(),
+});
 
 export const TransactionCreateBody = z
   .object({

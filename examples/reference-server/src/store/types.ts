@@ -166,7 +166,7 @@ export interface TransactionFilter {
   /** Inclusive, `YYYY-MM-DD`. */
   start_date?: string | undefined;
   end_date?: string | undefined;
-  /** Canonical decimals, compared with the stored (internal-sign) amount: expenses positive. */
+  /** Canonical decimals, compared with the stored amount: expenses positive (sign-convention.ts). */
   min_amount?: string | undefined;
   max_amount?: string | undefined;
   /** `income`: amount < 0; `expense`: amount > 0. */

@@ -3,10 +3,11 @@
  * freshness, the last run, the latest transactions and a balance chart. Money is formatted here with
  * the API's own formatter, so the browser only places text.
  */
-import { addDays, decimalToMinorUnits, minorUnitsToDecimal, negateDecimal } from '@finsync/provider';
+import { addDays, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
 import type { ServerRuntime } from '../runtime.js';
 import { formatMoney, renderTransactions } from '../render.js';
+import { isMoneyIn, moneyInPositive } from '../sign-convention.js';
 import type { AccountRecord, Scope, TransactionRow } from '../store/types.js';
 
 /** The chart covers at most this many days, ending today. */
@@ -50,7 +51,8 @@ function signed(amount: string, currency: string): string {
 
 /**
  * End-of-day balances of an account from `from` to `to`: today's balance, and before it the balance
- * less what each later transaction changed (the API's amounts are positive for money out).
+ * less what each later transaction changed (stored amounts are positive for money out: see
+ * sign-convention.ts).
  */
 export function balanceSeries(
   balance: bigint,
@@ -214,8 +216,8 @@ export async function overview(
       account: t.account.name,
       category: t.category?.name ?? null,
       // The API's amounts are positive for money out: the page shows money in as +.
-      amount: signed(negateDecimal(latest.rows[i]!.amount), latest.rows[i]!.currency),
-      income: latest.rows[i]!.amount.startsWith('-'),
+      amount: signed(moneyInPositive(latest.rows[i]!.amount), latest.rows[i]!.currency),
+      income: isMoneyIn(latest.rows[i]!.amount),
     })),
   };
 }
