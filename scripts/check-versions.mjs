@@ -2,7 +2,8 @@
 // Versions in step: every publishable workspace package (not `private`) has the same version, every
 // @finsync/* dependency of any workspace package names a workspace package and its range accepts that
 // package's version, no publishable package depends on a private one, and every publishable package
-// has a CHANGELOG.md with an entry for its version. Plain Node, no dependencies.
+// has a CHANGELOG.md with an entry for its version. A private package may only be a devDependency of
+// a publishable one, and only when its build bundles it. Plain Node, no dependencies.
 //
 //   node scripts/check-versions.mjs
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -158,6 +159,21 @@ export function satisfies(version, range) {
 
 // --- The check. ---
 
+/**
+ * Does the package in `dir` bundle `name` into its build? A text check of its tsup.config.ts (plus
+ * packages/internals/tsup-bundle.ts, the shared bundling options, when the config uses them): it must
+ * set `noExternal` and name the package, as a string or a pattern. pack-smoke checks the built files.
+ */
+export function bundlesPackage(dir, name, rootDir = root) {
+  const config = join(dir, 'tsup.config.ts');
+  if (!existsSync(config)) return false;
+  let text = readFileSync(config, 'utf8');
+  const shared = join(rootDir, 'packages', 'internals', 'tsup-bundle.ts');
+  if (text.includes('internals/tsup-bundle') && existsSync(shared)) text += readFileSync(shared, 'utf8');
+  const asPattern = name.replaceAll('/', '\\/'); // how a RegExp literal spells it: @finsync\/internals
+  return /\bnoExternal\b/.test(text) && (text.includes(`'${name}'`) || text.includes(asPattern));
+}
+
 export function checkVersions(rootDir = root) {
   const problems = [];
   const notes = [];
@@ -181,7 +197,7 @@ export function checkVersions(rootDir = root) {
     );
   }
 
-  for (const { manifest, path } of packages) {
+  for (const { manifest, path, dir } of packages) {
     const isPublishable = manifest.private !== true;
     for (const field of DEPENDENCY_FIELDS) {
       for (const [dep, range] of Object.entries(manifest[field] ?? {})) {
@@ -192,9 +208,20 @@ export function checkVersions(rootDir = root) {
           problems.push(`${where} names no workspace package`);
           continue;
         }
-        if (isPublishable && target.manifest.private === true && field !== 'devDependencies') {
-          problems.push(`${where}: a publishable package cannot depend on the private ${dep}`);
-          continue;
+        if (isPublishable && target.manifest.private === true) {
+          // A private package never reaches the registry, so a user's install could not fetch it. As a
+          // devDependency it is fine when the build bundles it (see bundlesPackage): the published
+          // files then carry its code and types and never import it.
+          if (field !== 'devDependencies') {
+            problems.push(`${where}: a publishable package cannot depend on the private ${dep}`);
+            continue;
+          }
+          if (!bundlesPackage(dir, dep)) {
+            problems.push(
+              `${where}: the private ${dep} must be bundled (named in noExternal of the package's tsup.config.ts)`,
+            );
+            continue;
+          }
         }
         try {
           if (!satisfies(target.manifest.version, range)) {

@@ -22,6 +22,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -125,6 +126,14 @@ function manifestTargets(manifest) {
 /** The built files a package needs (everything its manifest points at, sources excluded). */
 function builtTargets(manifest) {
   return manifestTargets(manifest).filter((t) => !t.startsWith('src/'));
+}
+
+/** Every file below `dir` (none if it does not exist). */
+function listFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
 }
 
 let project;
@@ -247,6 +256,21 @@ async function main() {
     checked.push(
       `one npm install of all ${tarballs.length} tarballs into a fresh project resolved every @finsync dependency from them (${seconds(since)})`,
     );
+
+    // Private workspace packages (@finsync/internals) are bundled at build time, never published:
+    // no built file a user loads (JavaScript or types) may import or name one.
+    const privateNames = workspacePackages(root)
+      .filter((p) => p.manifest.private === true)
+      .map((p) => p.manifest.name);
+    for (const pkg of toPack) {
+      const dist = join(project, 'node_modules', pkg.manifest.name, 'dist');
+      for (const file of listFiles(dist).filter((f) => /\.(c|m)?js$|\.d\.(c|m)?ts$/.test(f))) {
+        const text = readFileSync(file, 'utf8');
+        const named = privateNames.filter((name) => text.includes(name));
+        if (named.length > 0) fail(`${file} names the private ${named.join(', ')}: it must be bundled`);
+      }
+    }
+    checked.push(`no built file names a private workspace package (${privateNames.join(', ')})`);
 
     // better-sqlite3's native binary, when install scripts were skipped.
     const sqliteDir = join(project, 'node_modules', 'better-sqlite3');

@@ -2,7 +2,15 @@
  * The request pipeline shared by every call of one client: ky for timeouts and retries, typed errors
  * from an afterResponse hook, the retry policy of retry.ts, and the rate-limit headers.
  */
-import { excerpt, exchangeJson, logTo, readErrorBody, redact, relativePath } from '@finsync/internals/http';
+import {
+  delayBeforeRetry,
+  excerpt,
+  exchangeJson,
+  logTo,
+  readErrorBody,
+  redact,
+  relativePath,
+} from '@finsync/internals/http';
 import ky, { TimeoutError as KyTimeoutError, isForceRetryError, type Options as KyOptions } from 'ky';
 import {
   AuthenticationError,
@@ -256,10 +264,6 @@ export class HttpClient {
       error instanceof RateLimitError
         ? error.retryAfterMs
         : parseRetryAfterHeader(response.headers.get('retry-after'));
-    if (asked !== undefined) {
-      // Sleeping for minutes inside a call helps nobody: hand the wait to the caller instead.
-      return asked <= this.#settings.maxRetryAfterMs ? asked : undefined;
-    }
-    return backoffDelay(retryCount + 1);
+    return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
   }
 }

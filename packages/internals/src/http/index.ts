@@ -19,5 +19,5 @@ export {
 } from './json-exchange.js';
 export { logTo, type ClientLogger, type LogLevel } from './logger.js';
 export { EXCERPT_LENGTH, excerpt, redact, safeCause } from './redact.js';
-export { backoffDelay, parseRetryAfterHeader, parseWaitFromText } from './retry-timing.js';
+export { backoffDelay, delayBeforeRetry, parseRetryAfterHeader, parseWaitFromText } from './retry-timing.js';
 export { toTransportError, type TransportErrorClasses, type TransportSettings } from './transport-errors.js';

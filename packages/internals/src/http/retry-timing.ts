@@ -35,3 +35,18 @@ export function backoffDelay(retryNumber: number, random: () => number = Math.ra
   const base = Math.min(8_000, 500 * 2 ** Math.max(0, retryNumber - 1));
   return Math.round(base * (0.75 + random() * 0.25));
 }
+
+/**
+ * How long to wait before retry number `retryNumber`: what the server asked for (`asked`), or our
+ * own backoff when it did not say. `undefined` (give up, throw) when it asked for more than
+ * `maxAskedMs`: sleeping for minutes inside a call helps nobody, so the wait goes to the caller
+ * (the error carries it as `retryAfterMs`).
+ */
+export function delayBeforeRetry(
+  asked: number | undefined,
+  retryNumber: number,
+  maxAskedMs: number,
+): number | undefined {
+  if (asked !== undefined) return asked <= maxAskedMs ? asked : undefined;
+  return backoffDelay(retryNumber);
+}

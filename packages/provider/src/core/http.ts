@@ -4,6 +4,7 @@
  */
 import {
   backoffDelay,
+  delayBeforeRetry,
   excerpt,
   exchangeJson,
   logTo,
@@ -217,11 +218,8 @@ export class HttpClient {
     if (retryCount >= this.#settings.maxRetries) return undefined;
     const rateLimited = error instanceof RateLimitError;
     if (!rateLimited && !RETRYABLE_STATUS.has(error.status)) return undefined;
-    if (rateLimited && error.retryAfterMs !== undefined) {
-      // Sleeping for minutes inside a call helps nobody: hand the wait to the caller instead.
-      return error.retryAfterMs <= this.#settings.maxRetryAfterMs ? error.retryAfterMs : undefined;
-    }
-    return backoffDelay(retryCount + 1);
+    const asked = rateLimited ? error.retryAfterMs : undefined;
+    return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
   }
 
   async #fetchFollowingRedirects(input: Request, init?: RequestInit): Promise<Response> {

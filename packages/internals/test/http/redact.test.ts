@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { excerpt, redact, safeCause } from '../../src/http/redact.js';
+import { errorOptions, requestErrorJSON } from '../../src/http/error-base.js';
+
+const KEY = 'sk_live_0123456789';
+
+describe('redact and excerpt', () => {
+  it('masks every occurrence of the key, but not a key too short to be one', () => {
+    expect(redact(`a ${KEY} b ${KEY}`, KEY)).toBe('a [REDACTED] b [REDACTED]');
+    expect(redact('abc', 'ab')).toBe('abc');
+  });
+
+  it('masks before cutting, so a cut never leaves part of the key', () => {
+    const text = `${'x'.repeat(8)}${KEY}`;
+    expect(excerpt(text, KEY, 12)).toBe('xxxxxxxx[RED…');
+  });
+});
+
+describe('what an error keeps as its cause', () => {
+  it('drops an error that carries the request, its options or headers', () => {
+    const kyLike = Object.assign(new Error('boom'), { request: new Request('https://x.test/') });
+    expect(safeCause(kyLike)).toBeUndefined();
+    expect(safeCause(Object.assign(new Error('boom'), { options: {} }))).toBeUndefined();
+    expect(safeCause(Object.assign(new Error('boom'), { headers: {} }))).toBeUndefined();
+    expect(errorOptions({ cause: kyLike })).toBeUndefined();
+  });
+
+  it('keeps any other cause', () => {
+    const plain = new TypeError('fetch failed');
+    expect(errorOptions({ cause: plain })).toEqual({ cause: plain });
+    expect(errorOptions({ cause: 'a reason' })).toEqual({ cause: 'a reason' });
+    expect(errorOptions({})).toBeUndefined();
+  });
+
+  it('serializes the request fields and nothing else', () => {
+    const error = Object.assign(new Error('m', { cause: new Error('c') }), {
+      method: 'GET',
+      path: '/x',
+      retries: 2,
+    });
+    expect(requestErrorJSON(error)).toEqual({
+      name: 'Error',
+      message: 'm',
+      method: 'GET',
+      path: '/x',
+      retries: 2,
+    });
+  });
+});
