@@ -10,6 +10,8 @@
  *   --memory-rows L   comma-separated sizes for the memory comparison (default 100000,300000 and --rows)
  *   --naive-budget-ms time box of the naive importer's row-by-row inserts (default 5000)
  *   --no-postgres     skip PostgreSQL even when a server answers
+ *   --patch-seconds N seconds per point of the reference-server PATCH measurement (default 5)
+ *   --no-patch        skip the reference-server PATCH measurement
  *   --out FILE        JSON output (default bench/results/latest.json)
  *
  * Each measurement runs in its own child process (harness/child.ts) with its own sandbox server
@@ -23,9 +25,9 @@ import { flag, hasFlag, stringFlag } from './harness/flags.js';
 import { loadAverage, machineInfo } from './harness/machine.js';
 import { createProgress } from './harness/progress.js';
 import { runTask } from './harness/spawn-task.js';
+import { measureReferencePatch } from './patch/measure.js';
 import { measurePostgres } from './postgres/measure.js';
 import { postgresUrl, probePostgres } from './postgres/probe.js';
-import { measureReferencePatch } from './reference-patch.js';
 import {
   httpFigures,
   naiveFigures,
@@ -36,7 +38,8 @@ import {
 } from './report/figures.js';
 import type { BenchResults } from './report/results.js';
 import { renderTable } from './report/table.js';
-import { evaluateTargets, renderBudget, renderTargets } from './report/targets.js';
+import { renderBudget } from './report/budget.js';
+import { evaluateTargets, renderTargets } from './report/targets.js';
 import { measureMemory } from './sqlite/memory.js';
 import type { SqliteSyncResult } from './sqlite/sync.js';
 
@@ -46,6 +49,7 @@ const rows = flag('rows', 100_000);
 const runs = flag('runs', 3);
 const httpReps = flag('http-reps', 5);
 const naiveBudgetMs = flag('naive-budget-ms', 5_000);
+const patchSeconds = flag('patch-seconds', 5);
 const batchRows = 1_000;
 const memorySizes = (stringFlag('memory-rows')?.split(',').map(Number) ?? [100_000, 300_000, rows])
   .filter((n, i, all) => Number.isFinite(n) && n > 0 && all.indexOf(n) === i)
@@ -88,8 +92,16 @@ const postgres = await measurePostgres({ url: pgUrl, probe: pgProbe, rows, runs,
 
 const memory = await measureMemory({ sizes: memorySizes, runs, rows, syncRuns, progress });
 
-// Reference-server PATCH: a hook, not measured in this run.
-const referencePatch = await measureReferencePatch();
+// Last: autocannon keeps both cores busy.
+const referencePatch = await measureReferencePatch({
+  skip: hasFlag('no-patch') ? '--no-patch' : null,
+  seconds: patchSeconds,
+  progress,
+});
+
+// Another workload plugs in here: its measurement (a task in harness/tasks.ts, or a parent-side
+// function like the ones above), its figures under one more key of BenchResults (report/results.ts),
+// a section in report/table.ts (SECTIONS) and its targets in report/targets.ts (TARGETS).
 
 // The results, in the JSON's shape (report/results.ts).
 const sync = {

@@ -1,5 +1,5 @@
 /**
- * Item 1b (the raw HTTP limit) and item 5 (provider client overhead), against one sandbox server:
+ * The raw HTTP limit and the provider client's overhead, against one sandbox server:
  * `ProviderClient.listTransactions(…).pages()` (throttle off) versus plain `fetch` + `JSON.parse`
  * of exactly the URLs the client asked, in both sync modes. The two alternate, repetition by
  * repetition, so drift on the shared cores hits both alike.

@@ -1,5 +1,5 @@
 /**
- * Item 1c, the naive importer: fetch every account's whole history into one array (plain fetch +
+ * The naive importer: fetch every account's whole history into one array (plain fetch +
  * JSON.parse), then insert row by row, each INSERT its own autocommit transaction, into the same
  * schema. Timed end to end: fetch plus inserts.
  *

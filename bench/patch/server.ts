@@ -1,9 +1,9 @@
 /**
- * A PATCH target for bench/patch.ts, in its own process: either the reference server (auth, the
+ * A PATCH target for bench-patch.ts, in its own process: either the reference server (auth, the
  * body checks, the locked-field write, rendering) or a bare Hono handler doing the same SQLite update
  * on the same schema. Prints `{ url, key, id }` and serves until SIGTERM.
  *
- * Usage: patch-server.ts reference|bare <data dir>
+ * Usage: server.ts reference|bare <data dir>
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Item 4: the full sync into PostgreSQL, and beside it the raw limit: a tight loop of multi-row
+ * The full sync into PostgreSQL, and beside it the raw limit: a tight loop of multi-row
  * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE` upserts of the same rows, 1,000 per
  * statement, into the same schema (a PostgresStorage initializes it). Every run gets a fresh schema,
  * dropped afterwards.

@@ -16,6 +16,9 @@ export const fmt = {
   spread: (s: Summary) => `±${Math.round((s.spread * 100) / 2)}%`,
 };
 
+export const connectionsLabel = (connections: number) =>
+  `${connections} connection${connections === 1 ? '' : 's'}`;
+
 export const perSecond = (rows: number, ms: Summary) => rows / (ms.median / 1000);
 
 /** The figures every ratio is built from, in rows per second. */

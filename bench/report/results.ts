@@ -1,8 +1,12 @@
-/** The shape of one benchmark run, as run.ts collects it and latest.json stores it. */
+/**
+ * The shape of one benchmark run, as run.ts collects it and latest.json stores it. A new workload adds
+ * its figures here as one more key (and `{ skipped: reason }` when it can be switched off).
+ */
 import type { SyncMode } from '../data/data-set.js';
 import type { RequestCounts } from '../engine/run-engine.js';
 import type { Summary } from '../harness/stats.js';
 import type { NaiveVariant } from '../naive/importer.js';
+import type { PatchResult } from '../patch/bench-patch.js';
 import type { RawVariant } from '../sqlite/raw.js';
 
 export interface MachineInfo {
@@ -110,6 +114,13 @@ export interface MemoryFigures {
   points: Record<MemoryConfig, Record<number, MemoryPoint>>;
 }
 
+/** The reference server's PATCH against a bare handler, one point per connection count. */
+export interface ReferencePatchFigures {
+  /** Measured seconds per point and target, after a 1 s warm-up of each. */
+  seconds: number;
+  points: PatchResult[];
+}
+
 export interface Target {
   name: string;
   /** PASS / MISS, or NOT RUN when the measurement was skipped. */
@@ -130,11 +141,11 @@ export interface BenchResults {
     naive: Record<NaiveVariant, NaiveFigures>;
   };
   http: Record<SyncMode, HttpFigures>;
-  /** The client's response schema vs JSON.parse on the same bodies in memory (see http.ts). */
+  /** The client's response schema vs JSON.parse on the same bodies in memory (see http/client-vs-fetch.ts). */
   validation: ValidationFigures;
   postgres: PostgresFigures | { skipped: string };
   memory: MemoryFigures;
-  /** Item 6 of the issue; see reference-patch.ts. */
-  referencePatch: { measured: false; note: string };
+  /** Skipped with `--no-patch`, or with the error when the measurement failed. */
+  referencePatch: ReferencePatchFigures | { skipped: string };
   targets: Target[];
 }

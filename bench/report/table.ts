@@ -5,9 +5,10 @@
  */
 import { MODES, type SyncMode } from '../data/data-set.js';
 import type { Summary } from '../harness/stats.js';
-import { fmt, perSecond, rates, type Rates } from './format.js';
+import { connectionsLabel, fmt, perSecond, rates, type Rates } from './format.js';
 import { layout, type Line } from './layout.js';
 import type { BenchResults, MemoryConfig } from './results.js';
+import { PATCH_MIN_RATIO } from './targets.js';
 
 const MODE_LABEL: Record<SyncMode, string> = {
   whole: 'whole history (default)',
@@ -284,8 +285,31 @@ function memorySection(r: BenchResults): Line[] {
   return lines;
 }
 
+/**
+ * The reference server's PATCH against a bare handler doing the same SQLite update, one row per
+ * connection count: "rows" are the requests sent (each writes one row), "median" the median latency.
+ */
 function referencePatchSection(r: BenchResults): Line[] {
-  return [`Reference-server PATCH (item 6): ${r.referencePatch.note}`];
+  const patch = r.referencePatch;
+  if ('skipped' in patch) return [`Reference-server PATCH — skipped: ${patch.skipped}`];
+  const lines: Line[] = [
+    `Reference-server PATCH vs a bare Hono handler doing the same SQLite UPDATE (autocannon, ${patch.seconds} s per point; rows = requests sent, each writing one row)`,
+  ];
+  for (const p of patch.points) {
+    const ratio = p.reference.rps / p.bare.rps;
+    lines.push([
+      `PATCH /api/v1/transactions/:id, ${connectionsLabel(p.connections)}`,
+      fmt.int(p.reference.requests),
+      '1',
+      fmt.ms(p.reference.p50),
+      '',
+      fmt.rate(p.reference.rps),
+      '',
+      `${ratio >= PATCH_MIN_RATIO ? 'PASS' : 'MISS'} ${fmt.ratio(ratio)} the bare handler (${fmt.rate(p.bare.rps)} req/s); ` +
+        `p50/p99 ${p.reference.p50}/${p.reference.p99} ms vs ${p.bare.p50}/${p.bare.p99} ms`,
+    ]);
+  }
+  return lines;
 }
 
 /** The upper median (the middle value, or the higher of the two middle ones): a count, not an average. */

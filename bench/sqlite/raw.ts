@@ -1,9 +1,9 @@
 /**
- * Item 1a, the raw SQLite limit: a tight loop upserting the engine's own rows into the storage's own
+ * The raw SQLite limit: a tight loop upserting the engine's own rows into the storage's own
  * schema (a SqliteStorage on a temp file, initialized, so the same tables, indexes and pragmas)
  * with better-sqlite3 prepared statements, 1,000 rows per transaction. No HTTP, no engine.
  *
- * Two variants: `rows` (the transactions table only, what the issue calls the raw limit) and
+ * Two variants: `rows` (the transactions table only, what the targets call the raw limit) and
  * `rows+feed` (plus one feed row per transaction, which is what the engine writes for a first sync).
  * Everything bound is computed before the clock starts, the feed's JSON included: the loop measures
  * SQLite and the binding layer only.

@@ -1,5 +1,5 @@
 /**
- * Items 1–3: the full sync into SQLite, then a no-op re-sync and an incremental day, in one child
+ * The full sync into SQLite, then a no-op re-sync and an incremental day, in one child
  * process with its own sandbox server (fresh, at the same "today", for every run).
  */
 import { existsSync, statSync } from 'node:fs';

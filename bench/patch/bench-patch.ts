@@ -1,0 +1,111 @@
+/**
+ * Reference-server PATCH throughput and latency against a bare handler on the same framework doing
+ * the same SQLite update, each in its own process (server.ts), loaded by autocannon from this one.
+ * Both `npm run bench` (measure.ts) and `npm run bench:patch` (run.ts) run it.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+/** One target under load: mean requests a second, latency percentiles in ms, requests sent. */
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+}
+
+export interface PatchResult {
+  connections: number;
+  reference: LoadFigures;
+  bare: LoadFigures;
+  /** reference.rps / bare.rps, to two decimals. */
+  ratio: number;
+}
+
+/** The connection counts measured unless told otherwise. */
+export const PATCH_CONNECTIONS: readonly number[] = [1, 10, 50];
+
+async function startTarget(mode: 'reference' | 'bare', dataDir: string) {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--conditions=@finsync/source',
+      '--import',
+      'tsx',
+      new URL('./server.ts', import.meta.url).pathname,
+      mode,
+      dataDir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const first = await createInterface({ input: proc.stdout })[Symbol.asyncIterator]().next();
+  if (first.done) throw new Error(`the ${mode} PATCH target exited before it served`);
+  const info = JSON.parse(first.value as string) as { url: string; key: string; id: string };
+  return { ...info, stop: async () => (proc.kill('SIGTERM'), await once(proc, 'exit')) };
+}
+
+async function load(
+  target: { url: string; key: string; id: string },
+  connections: number,
+  seconds: number,
+): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
+    // Alternate two values so every request really writes.
+    requests: [
+      {
+        method: 'PATCH',
+        path: `/api/v1/transactions/${target.id}`,
+        body: JSON.stringify({ transaction: { notes: 'a' } }),
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/transactions/${target.id}`,
+        body: JSON.stringify({ transaction: { notes: 'b' } }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+  };
+}
+
+/** Each connection count: a 1 s warm-up of both targets, then `seconds` of the reference and of the bare one. */
+export async function benchPatch(
+  options: { seconds?: number; concurrency?: readonly number[] } = {},
+): Promise<PatchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-'));
+  // Stopped in `finally` whichever got started, so a target that fails to start leaves no process.
+  const started: Awaited<ReturnType<typeof startTarget>>[] = [];
+  try {
+    const reference = await startTarget('reference', join(dir, 'ref'));
+    started.push(reference);
+    const bare = await startTarget('bare', dir);
+    started.push(bare);
+    const results: PatchResult[] = [];
+    for (const connections of options.concurrency ?? PATCH_CONNECTIONS) {
+      await load(reference, connections, 1); // warm-up
+      await load(bare, connections, 1);
+      const r = await load(reference, connections, options.seconds ?? 5);
+      const b = await load(bare, connections, options.seconds ?? 5);
+      results.push({ connections, reference: r, bare: b, ratio: Number((r.rps / b.rps).toFixed(2)) });
+    }
+    return results;
+  } finally {
+    for (const target of started) await target.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
