@@ -66,7 +66,8 @@ export interface BalanceReconciliation {
 }
 
 /**
- * Why one transaction key stands for another in the mirror:
+ * Why one transaction key stands for another in the mirror (the rules: the package's SPEC.md,
+ * "Replacement rules"):
  * - `posted`: a pending row was replaced by its posted twin (also while the bank still lists the
  *   hold beside it);
  * - `id-changed`: the bank re-issued the id of a posted row (same account, date, amount, currency,
@@ -110,7 +111,11 @@ export interface MirrorHolding {
   currency: string | null;
 }
 
-/** `active`: synced on schedule. `reauth_required`: the provider refused the key (401/403); nothing is called until the key changes. `paused`: rate-limited until `pausedUntil`. */
+/**
+ * `active`: synced on schedule. `reauth_required`: the provider refused the key (401/403); nothing
+ * is called until the key changes. `paused`: rate-limited until `pausedUntil`. What moves a
+ * connection from one to another: the package's SPEC.md, "Connection status".
+ */
 export type ConnectionStatus = 'active' | 'reauth_required' | 'paused';
 
 export interface ConnectionState {

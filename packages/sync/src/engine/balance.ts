@@ -1,6 +1,7 @@
 /** The balance phase of a run: the provider's balance, and whether the mirrored rows add up to it. */
 import type { AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
-import { accountChange, type RunContext } from './context.js';
+import { makeChange } from './changes.js';
+import type { RunContext } from './context.js';
 import { addDecimals } from './decimal.js';
 import { checkBalance, emptyLedger } from './ledger.js';
 import { sameRecord } from './keys.js';
@@ -55,6 +56,9 @@ export async function syncBalance(
   // A changed account record commits with the ledger's new anchor; otherwise the anchor waits for
   // the account's closing write (losing it to a crash only means the next check starts earlier).
   if (!sameRecord(account, next))
-    await ctx.storage.apply({ changes: [accountChange('modified', next)], accountStates: [nextState] });
+    await ctx.storage.apply({
+      changes: [makeChange('account', 'modified', next)],
+      accountStates: [nextState],
+    });
   return { account: next, state: nextState, result: sameBalance ? 'unchanged' : 'updated' };
 }

@@ -1,13 +1,7 @@
 /** What every phase of a run shares: the context, the run-stopping error and issue helpers. */
-import {
-  AuthenticationError,
-  PermissionDeniedError,
-  RateLimitError,
-  RequestAbortedError,
-  type ProviderClient,
-} from '@finsync/provider';
-import type { AccountChange, MirrorAccount } from '../model.js';
+import { RateLimitError, RequestAbortedError, type ProviderClient } from '@finsync/provider';
 import type { Storage } from '../storage/types.js';
+import { isAuthFailure } from './connection-status.js';
 import type { SyncProgress } from './events.js';
 import type { EngineClock, SyncLogger, SyncTuning } from './options.js';
 import type { AccountReport, SyncIssue, SyncStage } from './report.js';
@@ -36,10 +30,6 @@ export function issue(stage: SyncStage, accountId: string | null, error: unknown
   return { stage, accountId, message: err.message, error: err };
 }
 
-export function isAuthFailure(error: unknown): boolean {
-  return error instanceof AuthenticationError || error instanceof PermissionDeniedError;
-}
-
 /** Translates a provider failure into a run stop where it concerns the whole connection. */
 export function stopIfConnectionWide(
   stage: SyncStage,
@@ -51,15 +41,4 @@ export function stopIfConnectionWide(
     throw new StopRun(issue(stage, accountId, error));
   if (isAuthFailure(error) || error instanceof RateLimitError)
     throw new StopRun(issue(stage, accountId, error));
-}
-
-export function accountChange(op: AccountChange['op'], record: MirrorAccount): AccountChange {
-  return {
-    entity: 'account',
-    op,
-    connectionId: record.connectionId,
-    accountId: record.id,
-    key: record.id,
-    record,
-  };
 }

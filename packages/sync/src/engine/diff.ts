@@ -2,7 +2,7 @@
  * Turning one provider response window into changes to the mirror. Pure: given what the provider
  * sent and what is stored, it says what to add, modify and remove, which keys now stand for others
  * (`replaces` / `replacedBy`), and what to remember so a later response does not undo it. The rules
- * are written down in the package README ("How rows keep their identity").
+ * are written down in the package's SPEC.md ("Replacement rules").
  */
 import type {
   MirrorTransaction,
@@ -11,6 +11,7 @@ import type {
   TransactionChange,
 } from '../model.js';
 import type { TransactionRef } from '../storage/types.js';
+import { makeChange, type ReplacementLink } from './changes.js';
 import { settleKeys } from './identity.js';
 import { sameTransaction } from './keys.js';
 import { pairByContent, pairTwins } from './twins.js';
@@ -53,8 +54,6 @@ export interface WindowDiff {
   hidden: number;
 }
 
-type Link = { key: string; reason: ReplacementReason };
-
 export function diffWindow(input: WindowDiffInput): WindowDiff {
   const stored = new Map<string, MirrorTransaction>();
   for (const row of input.storedPending) stored.set(row.key, row);
@@ -72,8 +71,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   );
 
   /** Links decided below: what an added row replaces, and what replaces a removed one. */
-  const replaces = new Map<string, Link>();
-  const replacedBy = new Map<string, Link>();
+  const replaces = new Map<string, ReplacementLink>();
+  const replacedBy = new Map<string, ReplacementLink>();
   /** Rows that take the place of a superseded one and are added although stored nowhere now. */
   const revived: MirrorTransaction[] = [];
   const superseded = new Map<string, SupersededTransaction>();
@@ -184,22 +183,17 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const previous = new Map<string, MirrorTransaction>();
   for (const row of [...fresh, ...revived]) {
     if (freshHolds.has(row.key)) continue;
-    const link = replaces.get(row.key);
-    changes.push(
-      link ? { ...change('added', row), replaces: link.key, reason: link.reason } : change('added', row),
-    );
+    changes.push(makeChange('transaction', 'added', row, replaces.get(row.key)));
   }
   for (const row of kept) {
     const before = stored.get(row.key)!;
     if (vanished.has(row.key) || sameTransaction(before, row)) continue;
     previous.set(row.key, before);
-    changes.push(change('modified', row));
+    changes.push(makeChange('transaction', 'modified', row));
   }
   for (const row of vanished.values()) {
     previous.set(row.key, row);
-    const link = replacedBy.get(row.key);
-    const removal: TransactionChange = { ...change('removed', row), record: null };
-    changes.push(link ? { ...removal, replacedBy: link.key, reason: link.reason } : removal);
+    changes.push(makeChange('transaction', 'removed', row, replacedBy.get(row.key)));
   }
   return {
     changes,
@@ -228,15 +222,4 @@ function rank(reason: ReplacementReason): number {
 
 function scope(row: { connectionId: string; accountId: string }) {
   return { connectionId: row.connectionId, accountId: row.accountId };
-}
-
-function change(op: TransactionChange['op'], row: MirrorTransaction): TransactionChange {
-  return {
-    entity: 'transaction',
-    op,
-    connectionId: row.connectionId,
-    accountId: row.accountId,
-    key: row.key,
-    record: row,
-  };
 }

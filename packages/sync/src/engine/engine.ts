@@ -2,6 +2,7 @@ import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
 import type { ReadChangesOptions, Storage, WriteBatch } from '../storage/types.js';
+import { mayCall, newConnectionState, nextConnectionState } from './connection-status.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
 import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
 import type { ConnectionReport, SyncReport } from './report.js';
@@ -142,15 +143,7 @@ export class SyncEngine {
     this.#clients.set(options.id, this.#clientFor(options));
     const existing = await this.storage.getConnection(options.id);
     if (existing) return existing;
-    const state: ConnectionState = {
-      id: options.id,
-      status: 'active',
-      pausedUntil: null,
-      statusReason: null,
-      lastRunAt: null,
-      lastSuccessAt: null,
-      createdAt: this.#clock.now().toISOString(),
-    };
+    const state = newConnectionState(options.id, this.#clock.now());
     await this.storage.apply({ changes: [], connections: [state] });
     this.#scheduler.poke();
     return state;
@@ -165,7 +158,7 @@ export class SyncEngine {
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
     this.#clients.set(connectionId, this.#clientFor(credentials));
-    const next: ConnectionState = { ...state, status: 'active', pausedUntil: null, statusReason: null };
+    const next = nextConnectionState(state, { type: 'credentials-replaced' });
     await this.storage.apply({ changes: [], connections: [next] });
     this.#scheduler.poke();
     return next;
@@ -295,17 +288,10 @@ export class SyncEngine {
   }
 
   #skipReason(state: ConnectionState, now: Date): string | undefined {
-    if (state.status === 'reauth_required') {
-      return `connection ${state.id} needs a new API key: ${state.statusReason ?? 'the provider refused the key'}`;
-    }
-    if (
-      state.status === 'paused' &&
-      state.pausedUntil !== null &&
-      Date.parse(state.pausedUntil) > now.getTime()
-    ) {
-      return `connection ${state.id} is rate-limited until ${state.pausedUntil}`;
-    }
-    return undefined;
+    if (mayCall(state, now.getTime())) return undefined;
+    return state.status === 'reauth_required'
+      ? `connection ${state.id} needs a new API key: ${state.statusReason ?? 'the provider refused the key'}`
+      : `connection ${state.id} is rate-limited until ${state.pausedUntil}`;
   }
 
   /** Reads one batch of the change feed after a cursor (a `seq`). */

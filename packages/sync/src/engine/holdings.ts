@@ -1,18 +1,9 @@
 /** The holdings phase of a run: the account's holdings mirrored as the provider lists them. */
-import type { HoldingChange, MirrorHolding } from '../model.js';
+import type { HoldingChange } from '../model.js';
+import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { holdingRecord, sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
-
-function holdingChange(
-  op: HoldingChange['op'],
-  ctx: RunContext,
-  accountId: string,
-  key: string,
-  record: MirrorHolding | null,
-): HoldingChange {
-  return { entity: 'holding', op, connectionId: ctx.connectionId, accountId, key, record };
-}
 
 export async function syncHoldings(ctx: RunContext, accountId: string): Promise<AccountReport['holdings']> {
   const result = await ctx.client.getHoldings(accountId, { signal: ctx.signal });
@@ -27,13 +18,12 @@ export async function syncHoldings(ctx: RunContext, accountId: string): Promise<
       if (seen.has(record.key)) continue;
       seen.add(record.key);
       const previous = stored.get(record.key);
-      if (!previous) changes.push(holdingChange('added', ctx, accountId, record.key, record));
-      else if (!sameRecord(previous, record))
-        changes.push(holdingChange('modified', ctx, accountId, record.key, record));
+      if (!previous) changes.push(makeChange('holding', 'added', record));
+      else if (!sameRecord(previous, record)) changes.push(makeChange('holding', 'modified', record));
     }
   }
   for (const previous of stored.values()) {
-    if (!seen.has(previous.key)) changes.push(holdingChange('removed', ctx, accountId, previous.key, null));
+    if (!seen.has(previous.key)) changes.push(makeChange('holding', 'removed', previous));
   }
   if (changes.length > 0) await ctx.storage.apply({ changes });
   if (!result.supported) return 'unsupported';

@@ -1,15 +1,10 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
-import { NotFoundError, RateLimitError, type Account } from '@finsync/provider';
+import { NotFoundError, type Account } from '@finsync/provider';
 import type { AccountChange, AccountSyncState, ConnectionState, MirrorAccount } from '../model.js';
 import { syncBalance } from './balance.js';
-import {
-  StopRun,
-  accountChange,
-  isAuthFailure,
-  issue,
-  stopIfConnectionWide,
-  type RunContext,
-} from './context.js';
+import { makeChange } from './changes.js';
+import { nextConnectionState, stopEvent, type ConnectionEvent } from './connection-status.js';
+import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context.js';
 import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
@@ -43,8 +38,8 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   const startedAt = ctx.clock.now();
   const accounts: AccountReport[] = [];
   const issues: SyncIssue[] = [];
-  let state: ConnectionState = { ...connection, lastRunAt: startedAt.toISOString() };
-  let stopped = false;
+  let state = nextConnectionState(connection, { type: 'run-started', at: startedAt });
+  let stop: ConnectionEvent | undefined;
 
   try {
     const mirror = await discoverAccounts(ctx);
@@ -84,34 +79,16 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     });
   } catch (error) {
     if (!(error instanceof StopRun)) throw error;
-    stopped = true;
     issues.push(error.issue);
-    const cause = error.issue.error;
-    if (isAuthFailure(cause)) {
-      state = { ...state, status: 'reauth_required', pausedUntil: null, statusReason: cause.message };
-    } else if (cause instanceof RateLimitError) {
-      const pauseMs = cause.retryAfterMs ?? ctx.tuning.defaultRateLimitPauseMs;
-      state = {
-        ...state,
-        status: 'paused',
-        pausedUntil: new Date(ctx.clock.now().getTime() + pauseMs).toISOString(),
-        statusReason: cause.message,
-      };
-    }
+    stop = stopEvent(error.issue.error, ctx.clock.now(), ctx.tuning.defaultRateLimitPauseMs);
   }
 
   const finishedAt = ctx.clock.now();
   const ok = issues.length === 0;
-  if (ok)
-    state = {
-      ...state,
-      status: 'active',
-      pausedUntil: null,
-      statusReason: null,
-      lastSuccessAt: finishedAt.toISOString(),
-    };
-  else if (!stopped && state.status === 'paused')
-    state = { ...state, status: 'active', pausedUntil: null, statusReason: null };
+  state = nextConnectionState(
+    state,
+    stop ?? (ok ? { type: 'run-succeeded', at: finishedAt } : { type: 'run-failed' }),
+  );
   await ctx.storage.apply({ changes: [], connections: [state] });
 
   const anyWork = accounts.length > 0;
@@ -145,8 +122,8 @@ async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
     seen.add(account.id);
     const previous = stored.get(account.id);
     const record = mirrorAccount(ctx.connectionId, account, previous);
-    if (!previous) changes.push(accountChange('added', record));
-    else if (!sameRecord(previous, record)) changes.push(accountChange('modified', record));
+    if (!previous) changes.push(makeChange('account', 'added', record));
+    else if (!sameRecord(previous, record)) changes.push(makeChange('account', 'modified', record));
     result.push(record);
   }
   // An empty list is more likely a key whose Account Access was switched off than every account
@@ -154,7 +131,7 @@ async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
   if (upstream.length > 0) {
     for (const previous of stored.values()) {
       if (!seen.has(previous.id) && previous.state !== 'gone') {
-        changes.push(accountChange('modified', { ...previous, state: 'gone' }));
+        changes.push(makeChange('account', 'modified', { ...previous, state: 'gone' }));
       }
     }
   }
@@ -204,7 +181,7 @@ async function syncAccount(
   const markGone = async () => {
     current = { ...current, state: 'gone' };
     report.state = 'gone';
-    await ctx.storage.apply({ changes: [accountChange('modified', current)] });
+    await ctx.storage.apply({ changes: [makeChange('account', 'modified', current)] });
   };
 
   // Transactions. Each commit carries the account's state: a failure half-way keeps what committed.

@@ -1,4 +1,5 @@
 import type { ConnectionState } from '../model.js';
+import { callsResume } from './connection-status.js';
 import type { EngineClock, SyncLogger } from './options.js';
 
 export interface ScheduleOptions {
@@ -58,8 +59,9 @@ export class Scheduler {
   }
 
   #dueAt(state: ConnectionState): number | undefined {
-    if (state.status === 'reauth_required') return undefined;
-    if (state.status === 'paused' && state.pausedUntil) return Date.parse(state.pausedUntil);
+    const resume = callsResume(state);
+    if (resume === 'on-new-key') return undefined;
+    if (resume !== 'on-schedule') return resume;
     const tried = this.#triedAt.get(state.id);
     const lastRun = Math.max(
       state.lastRunAt === null ? -Infinity : Date.parse(state.lastRunAt),

@@ -1,3 +1,4 @@
+import { mayCall } from '../engine/connection-status.js';
 import { LeaseLostError, StorageConflictError } from '../errors.js';
 import type {
   AccountSyncState,
@@ -255,11 +256,7 @@ export class MemoryStorage implements Storage, WorkQueue {
   ): Promise<string[]> {
     const now = options.now.getTime();
     const due = [...this.#connections.values()]
-      .filter(
-        (c) =>
-          c.status !== 'reauth_required' &&
-          (c.status !== 'paused' || !c.pausedUntil || Date.parse(c.pausedUntil) <= now),
-      )
+      .filter((c) => mayCall(c, now))
       .map((c) => ({ id: c.id, lease: this.#lease(c.id) }))
       .filter(
         ({ lease }) =>

@@ -1,0 +1,58 @@
+/** The one place a change to the mirror is built, so the shape of a feed entry is written once. */
+import type {
+  AccountChange,
+  Change,
+  ChangeOp,
+  HoldingChange,
+  MirrorAccount,
+  MirrorHolding,
+  MirrorTransaction,
+  ReplacementReason,
+  TransactionChange,
+} from '../model.js';
+
+/** The other side of a replacement (see SPEC.md, "Replacement rules"). */
+export interface ReplacementLink {
+  key: string;
+  reason: ReplacementReason;
+}
+
+/**
+ * A change to one record. `record` is the record after the change, or for `removed` the record
+ * that goes (the change then carries `null`): the change's identity is read from it either way.
+ * A `link` on a transaction names the row it `replaces` (on `added`) or is `replacedBy` (on
+ * `removed`), with the reason on both.
+ */
+export function makeChange(entity: 'account', op: ChangeOp, record: MirrorAccount): AccountChange;
+export function makeChange(entity: 'holding', op: ChangeOp, record: MirrorHolding): HoldingChange;
+export function makeChange(entity: 'transaction', op: ChangeOp, record: MirrorTransaction): TransactionChange;
+export function makeChange(
+  entity: 'transaction',
+  op: 'added' | 'removed',
+  record: MirrorTransaction,
+  link: ReplacementLink | undefined,
+): TransactionChange;
+export function makeChange(
+  entity: 'account' | 'holding' | 'transaction',
+  op: ChangeOp,
+  record: MirrorAccount | MirrorHolding | MirrorTransaction,
+  link?: ReplacementLink,
+): Change {
+  // An account is its own scope: its key is its id.
+  const accountId = 'accountId' in record ? record.accountId : record.id;
+  const key = 'key' in record ? record.key : record.id;
+  const change = {
+    entity,
+    op,
+    connectionId: record.connectionId,
+    accountId,
+    key,
+    record: op === 'removed' ? null : record,
+  } as Change;
+  if (!link) return change;
+  // Only the transaction overloads take a link.
+  const row = change as TransactionChange;
+  return op === 'added'
+    ? { ...row, replaces: link.key, reason: link.reason }
+    : { ...row, replacedBy: link.key, reason: link.reason };
+}
