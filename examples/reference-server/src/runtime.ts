@@ -1,17 +1,12 @@
 /**
- * Everything behind the HTTP surface: the database (SQLite or PostgreSQL), the sync engine with one
- * connection per user, the sandbox provider when no real one is configured, and the feed applier
- * that keeps the app's tables in step with the engine's mirror.
+ * The server's runtime: everything behind the HTTP surface. The database (SQLite or PostgreSQL), the
+ * sync engine with one connection per user, the sandbox provider when no real one is configured, the
+ * users' provider keys (provider-keys.ts), and the feed applier that keeps the app's tables in step
+ * with the engine's mirror after every run.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  AuthenticationError,
-  DEFAULT_BASE_URL,
-  PermissionDeniedError,
-  ProviderClient,
-  type ProviderLogger,
-} from '@finsync/provider';
+import type { ProviderLogger } from '@finsync/provider';
 import {
   SandboxProvider,
   startSandboxServer,
@@ -19,27 +14,16 @@ import {
   type SandboxServer,
 } from '@finsync/provider/sandbox';
 import { SyncEngine, type ConnectionReport } from '@finsync/sync';
-import {
-  judgeStoredKeys,
-  loadMasterKey,
-  openStoredProviderKey,
-  sealProviderKey,
-  UnusableProviderKey,
-} from './crypto.js';
+import { loadMasterKey } from './crypto.js';
 import { FeedApplier } from './feed.js';
-import { openStores, type DatabaseConfig } from './store/open.js';
-import type { AppStore, ProviderCredential } from './store/types.js';
 import { ApiProblem } from './problem.js';
+import { ProviderKeys } from './provider-keys.js';
 import { SyncRuns, balanceCheck, type RunningSync, type UserSyncSummary } from './runs.js';
+import { openStores, type DatabaseConfig } from './store/open.js';
+import type { AppStore } from './store/types.js';
 
-/** Stored as a user's provider base URL: use the built-in sandbox provider. */
-export const SANDBOX = 'sandbox';
-export const SANDBOX_KEY = 'sandbox-key';
-
+export { SANDBOX, SANDBOX_KEY } from './provider-keys.js';
 export type { DatabaseConfig } from './store/open.js';
-
-/** Starts the status reason `#markUnusable` sets, so a key that opens later can lift it. */
-const STORED_KEY_PROBLEM = 'stored provider key not usable: ';
 
 export interface ReferenceServerOptions {
   /** Where the SQLite file and the generated master key live. */
@@ -67,26 +51,6 @@ function localToday(): string {
   return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
 }
 
-/** Asks the provider whether it takes a key; answers a refusal 422 and an unreachable provider 503. */
-async function checkProviderKey(client: ProviderClient): Promise<void> {
-  try {
-    await client.listAccounts({ signal: AbortSignal.timeout(15_000) });
-  } catch (error) {
-    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
-      throw new ApiProblem(
-        422,
-        'validation_failed',
-        'The provider refused this key; the previous key stays in use',
-        [`The provider answered ${error.status}: ${error.message}`],
-      );
-    throw new ApiProblem(
-      503,
-      'provider_unavailable',
-      'The provider could not be reached to check the key; nothing was changed. Try again',
-    );
-  }
-}
-
 export class ServerRuntime {
   /** The app's own tables. */
   readonly store: AppStore;
@@ -96,12 +60,10 @@ export class ServerRuntime {
   readonly logger: ProviderLogger;
   sandbox: SandboxProvider | undefined;
   #sandboxServer: SandboxServer | undefined;
-  readonly #masterKey: Buffer;
+  readonly #keys: ProviderKeys;
   readonly #applier: FeedApplier;
   readonly #options: ReferenceServerOptions;
   readonly #runs: SyncRuns;
-  /** The `updated_at` of the stored provider key each registered client was made from. */
-  readonly #registered = new Map<string, string>();
   #started = false;
   /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
   readonly #applying = new Map<string, Promise<UserSyncSummary>>();
@@ -118,20 +80,26 @@ export class ServerRuntime {
         { file: join(options.dataDir, 'master.key') },
       );
     }
-    this.#masterKey = loadMasterKey(join(options.dataDir, 'master.key'), options.masterKey);
+    const masterKey = loadMasterKey(join(options.dataDir, 'master.key'), options.masterKey);
     const { store, storage, description } = openStores(database, options.dataDir);
     this.store = store;
     this.databaseDescription = description;
-    const sandboxToday = () =>
-      this.sandbox && this.sandbox.today > localToday() ? this.sandbox.today : localToday();
     this.engine = new SyncEngine({
       storage,
       intervalMs: options.syncIntervalMs ?? 6 * 3_600_000,
       // Smaller commits than the engine's default: on SQLite each holds the connection requests share.
       batchSize: database.kind === 'sqlite' ? 500 : 2_000,
       // When the sandbox has been moved past the calendar (the demo does), "today" follows it.
-      clock: { today: sandboxToday },
+      clock: { today: () => this.today() },
       logger: this.logger,
+    });
+    this.#keys = new ProviderKeys({
+      masterKey,
+      store: this.store,
+      engine: this.engine,
+      logger: this.logger,
+      allowedBaseUrls: options.allowedProviderBaseUrls,
+      sandboxUrl: () => this.#sandboxServer?.baseUrl,
     });
     this.#applier = new FeedApplier(this.store, this.engine);
     this.#runs = new SyncRuns(this.store, this.engine, this.logger);
@@ -147,6 +115,7 @@ export class ServerRuntime {
     });
   }
 
+  /** The calendar's today, or the sandbox's when it has been moved past the calendar. */
   today(): string {
     return this.sandbox && this.sandbox.today > localToday() ? this.sandbox.today : localToday();
   }
@@ -160,27 +129,7 @@ export class ServerRuntime {
       });
       this.#sandboxServer = await startSandboxServer(this.sandbox);
     }
-    const unusable: Array<{ row: ProviderCredential; error: UnusableProviderKey }> = [];
-    let opened = 0;
-    for (const row of await this.store.listProviderCredentials()) {
-      let apiKey: string;
-      try {
-        apiKey = await this.#openCredential(row);
-      } catch (error) {
-        if (!(error instanceof UnusableProviderKey)) throw error;
-        unusable.push({ row, error });
-        continue;
-      }
-      opened += 1;
-      await this.#register(row, apiKey);
-      await this.#applier.apply(row.user_id);
-    }
-    const verdict = judgeStoredKeys(
-      opened,
-      unusable.map((u) => u.error),
-    );
-    if (verdict.refuse) throw verdict.refuse;
-    for (const { row, error } of unusable) await this.#markUnusable(row.user_id, error, verdict.note(error));
+    await this.#keys.registerStored((userId) => this.#applier.apply(userId).then(() => undefined));
     if (this.#options.scheduler ?? true) this.engine.start();
     this.#started = true;
   }
@@ -202,152 +151,18 @@ export class ServerRuntime {
     await this.store.close();
   }
 
-  /** Where a key may be sent: checked when it is stored and whenever it is loaded (see crypto.ts). */
-  #allowedBaseUrls(): Set<string> {
-    return new Set([
-      DEFAULT_BASE_URL,
-      'https://lunchflow.app/api/v1',
-      SANDBOX,
-      ...(this.#options.allowedProviderBaseUrls ?? []),
-    ]);
-  }
-
   /**
-   * Opens a stored key (URL on the allow-list, record bound to user and URL). A `v1` record is stored
-   * re-sealed as `v2` unless a new key was stored meanwhile (no compare-and-set in the store: re-read,
-   * then write), with the same updated_at: other instances keep their client. Throws `UnusableProviderKey`.
-   */
-  async #openCredential(row: ProviderCredential): Promise<string> {
-    const { apiKey, resealed } = openStoredProviderKey(this.#masterKey, row, this.#allowedBaseUrls());
-    if (resealed) {
-      const current = await this.store.getProviderCredential(row.user_id);
-      if (current?.sealed_key === row.sealed_key && current.base_url === row.base_url) {
-        await this.store.upsertProviderCredential({ ...current, sealed_key: resealed });
-        this.logger.info?.('provider key re-sealed bound to its base URL (v1 to v2)', {
-          userId: row.user_id,
-        });
-      }
-    }
-    return apiKey;
-  }
-
-  /**
-   * A stored key that cannot be used: one log line (never the key), and the connection is set to
-   * `reauth_required` — shown by `GET /api/v1/sync/status`, skipped by the scheduler — until the user
-   * sets the key again.
-   */
-  async #markUnusable(userId: string, error: UnusableProviderKey, note?: string): Promise<void> {
-    this.logger.error?.(`stored provider key of user ${userId} not used: ${error.message}`, {
-      userId,
-      reason: error.reason,
-      ...(note ? { note } : {}),
-    });
-    this.#registered.delete(userId);
-    await this.engine.removeConnection(userId);
-    const state = (await this.engine.getConnection(userId)) ?? {
-      id: userId,
-      lastRunAt: null,
-      lastSuccessAt: null,
-      createdAt: new Date().toISOString(),
-    };
-    const statusReason = `${STORED_KEY_PROBLEM}${error.statusReason}: set the provider key again (PUT /api/v1/provider)`;
-    const next = { ...state, status: 'reauth_required' as const, pausedUntil: null, statusReason };
-    await this.engine.storage.apply({ changes: [], connections: [next] });
-  }
-
-  /**
-   * Gives the engine a client for a key that opened. addConnection leaves a known connection's state
-   * alone, so one waiting for a new key set from the command line or another instance would wait for
-   * ever: it is made active when the key was stored after the refusal, or `#markUnusable`'s key opens.
-   */
-  async #register(row: ProviderCredential, apiKey: string): Promise<void> {
-    const client = this.#client(apiKey, row.base_url);
-    const state = await this.engine.getConnection(row.user_id);
-    const renewed =
-      state?.status === 'reauth_required' &&
-      (state.statusReason?.startsWith(STORED_KEY_PROBLEM) || row.updated_at > (state.lastRunAt ?? ''));
-    if (renewed) await this.engine.updateCredentials(row.user_id, { client });
-    else await this.engine.addConnection({ id: row.user_id, client });
-    this.#registered.set(row.user_id, row.updated_at);
-  }
-
-  #client(apiKey: string, baseUrl: string | null): ProviderClient {
-    if (baseUrl === SANDBOX) {
-      if (!this.#sandboxServer)
-        throw new ApiProblem(
-          503,
-          'sandbox_unavailable',
-          'The sandbox provider is not running on this server',
-        );
-      return new ProviderClient({
-        apiKey,
-        baseUrl: this.#sandboxServer.baseUrl,
-        rateLimit: false,
-        logger: this.logger,
-      });
-    }
-    return new ProviderClient({ apiKey, baseUrl: baseUrl ?? DEFAULT_BASE_URL, logger: this.logger });
-  }
-
-  /**
-   * Checks a user's provider key with the provider (`GET /accounts`), then stores it encrypted and
-   * starts a sync with it. A key the provider refuses is a 422 and the old key stays in use; a
-   * provider that cannot be reached is a 503 and nothing changes. Before `start()` (the command
-   * line) the key is only stored: there is no provider client to check it with yet.
+   * Checks a user's provider key with the provider, stores it sealed and starts a sync with it (see
+   * `ProviderKeys.set` for the answers). Before `start()` (the command line) the key is only stored:
+   * `start()` registers every stored key.
    */
   async setProviderKey(
     userId: string,
     apiKey: string,
     baseUrl: string | undefined = undefined,
   ): Promise<RunningSync | undefined> {
-    // A user-chosen URL would let anyone make this server call any host: only known ones are allowed.
-    const allowed = this.#allowedBaseUrls();
-    if (baseUrl !== undefined && !allowed.has(baseUrl)) {
-      throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [
-        `base_url must be one of: ${[...allowed].join(', ')}`,
-      ]);
-    }
-    const key = apiKey.trim();
-    const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
-    const client = this.#started ? this.#client(key, storedUrl) : undefined;
-    if (client) await checkProviderKey(client);
-    const sealed = sealProviderKey(this.#masterKey, key, { userId, baseUrl: storedUrl });
-    const updatedAt = new Date().toISOString();
-    await this.store.upsertProviderCredential({
-      user_id: userId,
-      sealed_key: sealed,
-      base_url: storedUrl,
-      updated_at: updatedAt,
-    });
-    // Before start() (the command line), storing is all: start() registers every stored key.
-    if (!client) return undefined;
-    await this.#register(
-      { user_id: userId, sealed_key: sealed, base_url: storedUrl, updated_at: updatedAt },
-      key,
-    );
-    return this.startSync(userId);
-  }
-
-  /**
-   * Makes this instance's client for a user match the stored key: another server on the same
-   * database may have stored a new one since. Returns false when the user has no key.
-   */
-  async #refreshClient(userId: string): Promise<boolean> {
-    const stored = await this.store.getProviderCredential(userId);
-    if (!stored) return false;
-    if (this.#registered.get(userId) === stored.updated_at) return true;
-    let apiKey: string;
-    try {
-      apiKey = await this.#openCredential(stored);
-    } catch (error) {
-      if (!(error instanceof UnusableProviderKey)) throw error;
-      await this.#markUnusable(userId, error);
-      throw new ApiProblem(422, 'validation_failed', 'The stored provider key cannot be used', [
-        `${error.statusReason}; set it again with PUT /api/v1/provider`,
-      ]);
-    }
-    await this.#register(stored, apiKey);
-    return true;
+    const registered = await this.#keys.set(userId, apiKey, baseUrl, { register: this.#started });
+    return registered ? this.startSync(userId) : undefined;
   }
 
   /** Every run (scheduled or asked for) applies the feed and stores its summary as the last result. */
@@ -358,7 +173,7 @@ export class ServerRuntime {
 
   /** Syncs one user now; resolves when the run ended and its feed is applied. */
   async syncUser(userId: string): Promise<UserSyncSummary> {
-    if (!(await this.#refreshClient(userId))) {
+    if (!(await this.#keys.refresh(userId))) {
       throw new ApiProblem(422, 'validation_failed', 'No provider key is configured for this user', [
         'Set one with PUT /api/v1/provider',
       ]);
@@ -375,7 +190,7 @@ export class ServerRuntime {
    * once; `GET /api/v1/sync/status` shows its progress and, when it ends, its summary.
    */
   async startSync(userId: string): Promise<RunningSync> {
-    if (!(await this.#refreshClient(userId))) {
+    if (!(await this.#keys.refresh(userId))) {
       throw new ApiProblem(422, 'validation_failed', 'No provider key is configured for this user', [
         'Set one with PUT /api/v1/provider',
       ]);

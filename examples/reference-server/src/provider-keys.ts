@@ -1,0 +1,239 @@
+/**
+ * Each user's provider key, from the request that sets it to the engine's client: checked with the
+ * provider first, stored sealed under the master key (crypto.ts), opened again whenever it is loaded
+ * (its base URL checked against the allow-list each time), and registered with the engine. A stored
+ * key that cannot be used sets the user's connection to `reauth_required`, said in the sync status,
+ * instead of being skipped in silence.
+ */
+import {
+  AuthenticationError,
+  DEFAULT_BASE_URL,
+  PermissionDeniedError,
+  ProviderClient,
+  type ProviderLogger,
+} from '@finsync/provider';
+import type { SyncEngine } from '@finsync/sync';
+import { judgeStoredKeys, openStoredProviderKey, sealProviderKey, UnusableProviderKey } from './crypto.js';
+import { ApiProblem } from './problem.js';
+import type { AppStore, ProviderCredential } from './store/types.js';
+
+/** Stored as a user's provider base URL: use the built-in sandbox provider. */
+export const SANDBOX = 'sandbox';
+export const SANDBOX_KEY = 'sandbox-key';
+
+/** Starts the status reason `#markUnusable` sets, so a key that opens later can lift it. */
+const STORED_KEY_PROBLEM = 'stored provider key not usable: ';
+
+export interface ProviderKeysOptions {
+  masterKey: Buffer;
+  store: AppStore;
+  engine: SyncEngine;
+  logger: ProviderLogger;
+  /** Provider base URLs a user may choose besides the default (and `sandbox`). */
+  allowedBaseUrls?: string[] | undefined;
+  /** The running sandbox provider's URL, or undefined when it is not running. */
+  sandboxUrl: () => string | undefined;
+}
+
+/** Asks the provider whether it takes a key; answers a refusal 422 and an unreachable provider 503. */
+async function checkProviderKey(client: ProviderClient): Promise<void> {
+  try {
+    await client.listAccounts({ signal: AbortSignal.timeout(15_000) });
+  } catch (error) {
+    if (error instanceof AuthenticationError || error instanceof PermissionDeniedError)
+      throw new ApiProblem(
+        422,
+        'validation_failed',
+        'The provider refused this key; the previous key stays in use',
+        [`The provider answered ${error.status}: ${error.message}`],
+      );
+    throw new ApiProblem(
+      503,
+      'provider_unavailable',
+      'The provider could not be reached to check the key; nothing was changed. Try again',
+    );
+  }
+}
+
+export class ProviderKeys {
+  readonly #options: ProviderKeysOptions;
+  /** The `updated_at` of the stored provider key each registered client was made from. */
+  readonly #registered = new Map<string, string>();
+
+  constructor(options: ProviderKeysOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Registers every stored key that opens, calling `opened` after each. The keys that do not open are
+   * judged together (when none opens, a wrong master key is likelier than altered records: start-up
+   * is refused, see `judgeStoredKeys`), else each is marked unusable.
+   */
+  async registerStored(opened: (userId: string) => Promise<void>): Promise<void> {
+    const unusable: Array<{ row: ProviderCredential; error: UnusableProviderKey }> = [];
+    let count = 0;
+    for (const row of await this.#options.store.listProviderCredentials()) {
+      let apiKey: string;
+      try {
+        apiKey = await this.#openCredential(row);
+      } catch (error) {
+        if (!(error instanceof UnusableProviderKey)) throw error;
+        unusable.push({ row, error });
+        continue;
+      }
+      count += 1;
+      await this.#register(row, apiKey);
+      await opened(row.user_id);
+    }
+    const verdict = judgeStoredKeys(
+      count,
+      unusable.map((u) => u.error),
+    );
+    if (verdict.refuse) throw verdict.refuse;
+    for (const { row, error } of unusable) await this.#markUnusable(row.user_id, error, verdict.note(error));
+  }
+
+  /**
+   * Checks a user's provider key with the provider (`GET /accounts`), then stores it sealed and, with
+   * `register`, gives the engine a client for it; returns whether it did. A key the provider refuses
+   * is a 422 and the old key stays in use; a provider that cannot be reached is a 503 and nothing
+   * changes. Without `register` (the command line, before start) the key is only stored: there is no
+   * provider client to check it with yet.
+   */
+  async set(
+    userId: string,
+    apiKey: string,
+    baseUrl: string | undefined,
+    options: { register: boolean },
+  ): Promise<boolean> {
+    // A user-chosen URL would let anyone make this server call any host: only known ones are allowed.
+    const allowed = this.#allowedBaseUrls();
+    if (baseUrl !== undefined && !allowed.has(baseUrl)) {
+      throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [
+        `base_url must be one of: ${[...allowed].join(', ')}`,
+      ]);
+    }
+    const key = apiKey.trim();
+    const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
+    const client = options.register ? this.#client(key, storedUrl) : undefined;
+    if (client) await checkProviderKey(client);
+    const sealed = sealProviderKey(this.#options.masterKey, key, { userId, baseUrl: storedUrl });
+    const row = {
+      user_id: userId,
+      sealed_key: sealed,
+      base_url: storedUrl,
+      updated_at: new Date().toISOString(),
+    };
+    await this.#options.store.upsertProviderCredential(row);
+    if (!client) return false;
+    await this.#register(row, key);
+    return true;
+  }
+
+  /**
+   * Makes this instance's client for a user match the stored key: another server on the same
+   * database may have stored a new one since. Returns false when the user has no key.
+   */
+  async refresh(userId: string): Promise<boolean> {
+    const stored = await this.#options.store.getProviderCredential(userId);
+    if (!stored) return false;
+    if (this.#registered.get(userId) === stored.updated_at) return true;
+    let apiKey: string;
+    try {
+      apiKey = await this.#openCredential(stored);
+    } catch (error) {
+      if (!(error instanceof UnusableProviderKey)) throw error;
+      await this.#markUnusable(userId, error);
+      throw new ApiProblem(422, 'validation_failed', 'The stored provider key cannot be used', [
+        `${error.statusReason}; set it again with PUT /api/v1/provider`,
+      ]);
+    }
+    await this.#register(stored, apiKey);
+    return true;
+  }
+
+  /** Where a key may be sent: checked when it is stored and whenever it is loaded (see crypto.ts). */
+  #allowedBaseUrls(): Set<string> {
+    return new Set([
+      DEFAULT_BASE_URL,
+      'https://lunchflow.app/api/v1',
+      SANDBOX,
+      ...(this.#options.allowedBaseUrls ?? []),
+    ]);
+  }
+
+  /**
+   * Opens a stored key (URL on the allow-list, record bound to user and URL). A `v1` record is stored
+   * re-sealed as `v2` unless a new key was stored meanwhile (no compare-and-set in the store: re-read,
+   * then write), with the same updated_at: other instances keep their client. Throws `UnusableProviderKey`.
+   */
+  async #openCredential(row: ProviderCredential): Promise<string> {
+    const { store, logger, masterKey } = this.#options;
+    const { apiKey, resealed } = openStoredProviderKey(masterKey, row, this.#allowedBaseUrls());
+    if (resealed) {
+      const current = await store.getProviderCredential(row.user_id);
+      if (current?.sealed_key === row.sealed_key && current.base_url === row.base_url) {
+        await store.upsertProviderCredential({ ...current, sealed_key: resealed });
+        logger.info?.('provider key re-sealed bound to its base URL (v1 to v2)', { userId: row.user_id });
+      }
+    }
+    return apiKey;
+  }
+
+  /**
+   * A stored key that cannot be used: one log line (never the key), and the connection is set to
+   * `reauth_required` — shown by `GET /api/v1/sync/status`, skipped by the scheduler — until the user
+   * sets the key again.
+   */
+  async #markUnusable(userId: string, error: UnusableProviderKey, note?: string): Promise<void> {
+    const { engine, logger } = this.#options;
+    logger.error?.(`stored provider key of user ${userId} not used: ${error.message}`, {
+      userId,
+      reason: error.reason,
+      ...(note ? { note } : {}),
+    });
+    this.#registered.delete(userId);
+    await engine.removeConnection(userId);
+    const state = (await engine.getConnection(userId)) ?? {
+      id: userId,
+      lastRunAt: null,
+      lastSuccessAt: null,
+      createdAt: new Date().toISOString(),
+    };
+    const statusReason = `${STORED_KEY_PROBLEM}${error.statusReason}: set the provider key again (PUT /api/v1/provider)`;
+    const next = { ...state, status: 'reauth_required' as const, pausedUntil: null, statusReason };
+    await engine.storage.apply({ changes: [], connections: [next] });
+  }
+
+  /**
+   * Gives the engine a client for a key that opened. addConnection leaves a known connection's state
+   * alone, so one waiting for a new key set from the command line or another instance would wait for
+   * ever: it is made active when the key was stored after the refusal, or `#markUnusable`'s key opens.
+   */
+  async #register(row: ProviderCredential, apiKey: string): Promise<void> {
+    const { engine } = this.#options;
+    const client = this.#client(apiKey, row.base_url);
+    const state = await engine.getConnection(row.user_id);
+    const renewed =
+      state?.status === 'reauth_required' &&
+      (state.statusReason?.startsWith(STORED_KEY_PROBLEM) || row.updated_at > (state.lastRunAt ?? ''));
+    if (renewed) await engine.updateCredentials(row.user_id, { client });
+    else await engine.addConnection({ id: row.user_id, client });
+    this.#registered.set(row.user_id, row.updated_at);
+  }
+
+  #client(apiKey: string, baseUrl: string | null): ProviderClient {
+    const { logger } = this.#options;
+    if (baseUrl === SANDBOX) {
+      const sandboxUrl = this.#options.sandboxUrl();
+      if (!sandboxUrl)
+        throw new ApiProblem(
+          503,
+          'sandbox_unavailable',
+          'The sandbox provider is not running on this server',
+        );
+      return new ProviderClient({ apiKey, baseUrl: sandboxUrl, rateLimit: false, logger });
+    }
+    return new ProviderClient({ apiKey, baseUrl: baseUrl ?? DEFAULT_BASE_URL, logger });
+  }
+}
