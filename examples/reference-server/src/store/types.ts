@@ -169,7 +169,7 @@ export interface TransactionFilter {
   /** Canonical decimals, compared with the stored amount: expenses positive (sign-convention.ts). */
   min_amount?: string | undefined;
   max_amount?: string | undefined;
-  /** `income`: amount < 0; `expense`: amount > 0. */
+  /** `income`: amount < 0; `expense`: amount > 0 (the stored sign, sign-convention.ts). */
   type?: 'income' | 'expense' | undefined;
   /**
    * Part of the name, the notes or the merchant's name; ASCII letters match case-insensitively
