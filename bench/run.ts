@@ -92,16 +92,17 @@ const postgres = await measurePostgres({ url: pgUrl, probe: pgProbe, rows, runs,
 
 const memory = await measureMemory({ sizes: memorySizes, runs, rows, syncRuns, progress });
 
-// Last: autocannon keeps both cores busy.
+// Another workload plugs in here: its measurement (a parent-side function like measurePostgres,
+// which runs tasks of harness/tasks.ts or its own processes), its figures under one more key of
+// BenchResults (report/results.ts), a section in report/table.ts (SECTIONS) and its targets in
+// report/targets.ts (TARGETS).
+
+// The reference-server PATCH, after the rest: autocannon keeps both cores busy.
 const referencePatch = await measureReferencePatch({
   skip: hasFlag('no-patch') ? '--no-patch' : null,
   seconds: patchSeconds,
   progress,
 });
-
-// Another workload plugs in here: its measurement (a task in harness/tasks.ts, or a parent-side
-// function like the ones above), its figures under one more key of BenchResults (report/results.ts),
-// a section in report/table.ts (SECTIONS) and its targets in report/targets.ts (TARGETS).
 
 // The results, in the JSON's shape (report/results.ts).
 const sync = {

@@ -1,4 +1,8 @@
-/** Every measurement that runs in a child process, by name (see child.ts and spawn-task.ts). */
+/**
+ * Every measurement that runs in a child process, by name (see child.ts and spawn-task.ts). Every
+ * child imports all of these modules, so a task with heavy imports raises every measurement's
+ * baseline RSS; a workload that starts its own processes (patch/) runs from the parent instead.
+ */
 import { http } from '../http/client-vs-fetch.js';
 import { naive } from '../naive/importer.js';
 import { postgresRaw, postgresSync } from '../postgres/tasks.js';
