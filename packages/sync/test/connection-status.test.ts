@@ -14,7 +14,7 @@ import {
   nextConnectionState,
   stopEvent,
 } from '../src/engine/connection-status.js';
-import type { ConnectionState, ConnectionStatus } from '../src/index.js';
+import { MemoryStorage, type ConnectionState, type ConnectionStatus } from '../src/index.js';
 import { connectionState } from '../src/testing/fixtures.js';
 
 const NOW = new Date('2026-06-30T12:00:00.000Z');
@@ -185,5 +185,24 @@ describe('who may be called', () => {
     expect(callsResume(reauth)).toBe('on-new-key');
     expect(mayCall(reauth, Number.MAX_SAFE_INTEGER)).toBe(false);
     expect(mayCall(nextConnectionState(reauth, { type: 'credentials-replaced' }), NOW.getTime())).toBe(true);
+  });
+});
+
+describe('the storages agree', () => {
+  it('MemoryStorage.claimDue claims exactly the connections that may be called', async () => {
+    const states = [
+      connectionState('active'),
+      connectionState('paused-over', { status: 'paused', pausedUntil: '2026-06-30T11:59:00.000Z' }),
+      connectionState('paused-until-now', { status: 'paused', pausedUntil: NOW.toISOString() }),
+      connectionState('paused-later', { status: 'paused', pausedUntil: LATER.toISOString() }),
+      connectionState('paused-no-end', { status: 'paused', pausedUntil: null }),
+      connectionState('reauth', { status: 'reauth_required' }),
+    ];
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: states });
+    const claimed = await storage.claimDue('w1', { limit: states.length, leaseMs: 60_000, now: NOW });
+    const callable = states.filter((state) => mayCall(state, NOW.getTime())).map((state) => state.id);
+    expect(claimed.sort()).toEqual(callable.sort());
+    expect(callable.sort()).toEqual(['active', 'paused-no-end', 'paused-over', 'paused-until-now']);
   });
 });

@@ -1,3 +1,4 @@
+/** SPEC.md's "Replacement rules", case by case, on the pure window diff. */
 import { describe, expect, it } from 'vitest';
 import { diffWindow, type WindowDiffInput } from '../src/engine/diff.js';
 import type { MirrorTransaction, SupersededTransaction } from '../src/index.js';
