@@ -18,7 +18,7 @@
  *
  * No error keeps the request, its headers or the API key: only the method, the path (with query)
  * and what the body said, so errors are safe to log and serialize. (What the base keeps and
- * serializes is shared with the provider client: @finsync/internals/http, error-base.ts.)
+ * serializes is shared with the provider client: packages/internals/src/http/error-base.ts.)
  */
 import { errorOptions, requestErrorJSON } from '@finsync/internals/http';
 import type { RateLimitSnapshot } from './rate-limit.js';

@@ -74,7 +74,7 @@ export interface JsonResponse {
   requestId: string | undefined;
 }
 
-/** This client's classes for failures without an answer (see @finsync/internals/http). */
+/** This client's classes for failures without an answer (see packages/internals/src/http). */
 const SERVICE_ERRORS = {
   base: ServiceError,
   aborted: RequestAbortedError,

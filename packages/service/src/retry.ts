@@ -1,6 +1,6 @@
 /**
  * Which failures the service client repeats, and the service's own reset header. The timing both
- * clients share (backoff, `Retry-After`, "try again in N seconds") lives in @finsync/internals/http;
+ * clients share (backoff, `Retry-After`, "try again in N seconds") lives in packages/internals/src/http;
  * it is re-exported here so this module stays the one place the client's retry behaviour is read.
  */
 

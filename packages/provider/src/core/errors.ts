@@ -16,7 +16,7 @@
  *
  * No error keeps the request, its headers or the API key: only the method, the path (with query)
  * and a short excerpt of the response body, so errors are safe to log and serialize. (What the base
- * keeps and serializes is shared with the service client: @finsync/internals/http, error-base.ts.)
+ * keeps and serializes is shared with the service client: packages/internals/src/http/error-base.ts.)
  */
 import { errorOptions, requestErrorJSON } from '@finsync/internals/http';
 

@@ -1,6 +1,8 @@
 /**
  * The request pipeline shared by every call of one client: ky for timeouts and retries, p-throttle
- * at the request seam for the client-side rate limit, same-host-family redirects, typed errors.
+ * at the request seam for the client-side rate limit, same-host-family redirects (redirect.ts), typed
+ * errors from an afterResponse hook. Reading the body and mapping failures without an answer is shared
+ * with the service client (packages/internals/src/http).
  */
 import {
   backoffDelay,
@@ -25,13 +27,13 @@ import {
   ProviderAPIError,
   ProviderError,
   RateLimitError,
-  RedirectError,
   RequestAbortedError,
   ServerError,
   TimeoutError,
   type APIErrorContext,
 } from './errors.js';
 import type { ProviderLogger } from './logger.js';
+import { fetchWithinHostFamily, type RedirectSettings } from './redirect.js';
 import { looksLikeRateLimit } from './retry.js';
 
 export interface RateLimitOptions {
@@ -66,11 +68,10 @@ export interface JsonResponse {
 }
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-const MAX_REDIRECTS = 5;
 /** Where the provider puts the id support asks for: Vercel's edge id first, else its own. */
 const REQUEST_ID_HEADERS = ['x-vercel-id', 'x-request-id'];
 
-/** This client's classes for failures without an answer (see @finsync/internals/http). */
+/** This client's classes for failures without an answer (see packages/internals/src/http). */
 const PROVIDER_ERRORS = {
   base: ProviderError,
   aborted: RequestAbortedError,
@@ -79,22 +80,23 @@ const PROVIDER_ERRORS = {
   invalidResponse: InvalidResponseError,
 };
 
-/** `lunchflow.app` and `www.lunchflow.app` are one host family; anything else is not. */
-function hostFamily(url: URL): string {
-  return `${url.protocol}//${url.hostname.toLowerCase().replace(/^www\./, '')}:${url.port}`;
-}
-
 export class HttpClient {
   readonly #settings: HttpSettings;
   readonly #ky: KyInstance;
-  readonly #baseFamily: string;
+  readonly #redirects: RedirectSettings;
   /** The base URL's path without its trailing slash: what errors leave off the paths they show. */
   readonly #basePath: string;
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
-    this.#baseFamily = hostFamily(new URL(settings.baseUrl));
     this.#basePath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
+    this.#redirects = {
+      fetch: (input, init) => settings.fetch(input, init),
+      baseUrl: settings.baseUrl,
+      mask: (text) => redact(text, settings.apiKey),
+      relativePath: (url) => this.#relativePath(url),
+      logger: settings.logger,
+    };
     const throttle = settings.rateLimit
       ? pThrottle({ limit: settings.rateLimit.limit, interval: settings.rateLimit.intervalMs, strict: true })
       : undefined;
@@ -106,7 +108,7 @@ export class HttpClient {
       throwHttpErrors: false,
       redirect: 'manual',
       headers: { accept: 'application/json' },
-      fetch: (input, init) => this.#fetchFollowingRedirects(input as Request, init),
+      fetch: (input, init) => fetchWithinHostFamily(this.#redirects, input as Request, init),
       retry: {
         limit: settings.maxRetries,
         methods: ['get'],
@@ -220,45 +222,6 @@ export class HttpClient {
     if (!rateLimited && !RETRYABLE_STATUS.has(error.status)) return undefined;
     const asked = rateLimited ? error.retryAfterMs : undefined;
     return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
-  }
-
-  async #fetchFollowingRedirects(input: Request, init?: RequestInit): Promise<Response> {
-    let request = input;
-    for (let hop = 0; ; hop += 1) {
-      const response = await this.#settings.fetch(request, init);
-      const location = response.headers.get('location');
-      if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) {
-        return response;
-      }
-      // Not awaited: a cancelled tee (as mocks and some fetch wrappers make) may never settle.
-      void response.body?.cancel().catch(() => undefined);
-      const target = new URL(location, request.url);
-      const context = {
-        method: request.method,
-        path: this.#relativePath(input.url),
-        location: target.toString(),
-        status: response.status,
-      };
-      if (hostFamily(target) !== this.#baseFamily) {
-        throw new RedirectError(
-          `provider redirected ${request.method} ${context.path} to ${context.location}, outside ${new URL(this.#settings.baseUrl).host}; not followed`,
-          context,
-        );
-      }
-      if (hop >= MAX_REDIRECTS) {
-        throw new RedirectError(`too many redirects for ${request.method} ${context.path}`, context);
-      }
-      logTo(this.#settings.logger, 'info', 'provider redirected; following within the same host', {
-        status: response.status,
-        location: target.origin + target.pathname,
-      });
-      request = new Request(target, {
-        method: request.method,
-        headers: request.headers,
-        signal: request.signal,
-        redirect: 'manual',
-      });
-    }
   }
 }
 

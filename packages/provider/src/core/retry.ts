@@ -1,6 +1,6 @@
 /**
  * Recognising the provider's rate limit in an error body. The retry timing (backoff, `Retry-After`,
- * "try again in N seconds") is shared with the service client: @finsync/internals/http.
+ * "try again in N seconds") is shared with the service client: packages/internals/src/http.
  */
 
 const RATE_LIMIT_TEXT = /rate[ -]?limit|too many requests|\b429\b/i;
