@@ -5,6 +5,7 @@
  * renewing; its leases expire and other workers take the connections over from the last commit.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { ProviderClient } from '@finsync/provider';
 import { LeaseLostError, SyncAbortedError } from '../errors.js';
@@ -80,6 +81,8 @@ export class SyncWorker {
     if (this.#running) return;
     this.#running = true;
     this.#stopController = new AbortController();
+    // Every run in flight listens for the stop: `concurrency` listeners is expected, not a leak.
+    setMaxListeners(0, this.#stopController.signal);
     this.#schedule(0);
   }
 
@@ -167,6 +170,10 @@ export class SyncWorker {
     } finally {
       clearInterval(renew);
       this.#stopController.signal.removeEventListener('abort', stop);
+      // The next run asks for credentials afresh, so the client need not outlive this one: a worker
+      // that serves tens of thousands of connections would otherwise keep a client (~13 KiB) for
+      // every connection it ever synced.
+      await this.engine.removeConnection(connectionId).catch(() => undefined);
     }
     const nextRunAt = this.#nextRunAt(event.report);
     await this.#storage.releaseLease(connectionId, this.workerId, nextRunAt).catch(() => undefined);
