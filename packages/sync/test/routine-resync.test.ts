@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, type WriteBatch } from '../src/index.js';
+import { createHarness, expectMirrorMatchesProvider, useMsw } from './harness.js';
+
+useMsw();
+
+/** A memory storage that remembers every batch it committed. */
+class RecordingStorage extends MemoryStorage {
+  batches: WriteBatch[] = [];
+  override async apply(batch: WriteBatch): Promise<void> {
+    this.batches.push(batch);
+    return super.apply(batch);
+  }
+}
+
+describe('a routine re-sync with nothing new', () => {
+  it('commits once per account (its closing state) and once for the connection, and changes nothing', async () => {
+    const storage = new RecordingStorage();
+    const h = await createHarness({ storage, sandbox: { lingeringHolds: false } });
+    await h.engine.sync('c1');
+    const accounts = (await storage.listAccounts('c1')).filter((a) => a.state === 'active');
+    const seqBefore = await storage.lastSeq();
+    storage.batches = [];
+
+    const report = await h.engine.sync('c1');
+
+    expect(report.ok).toBe(true);
+    expect(await storage.lastSeq()).toBe(seqBefore);
+    expect(storage.batches.every((b) => b.changes.length === 0)).toBe(true);
+    // One closing write per account and the connection's state at the end; the windows that
+    // changed nothing commit nothing of their own.
+    expect(storage.batches).toHaveLength(accounts.length + 1);
+    const closing = storage.batches.flatMap((b) => b.accountStates ?? []);
+    expect(new Set(closing.map((s) => s.accountId))).toEqual(new Set(accounts.map((a) => a.id)));
+    await expectMirrorMatchesProvider(h);
+  });
+
+  it('still stores the moved watermark when a later day brings nothing new to an account', async () => {
+    const storage = new RecordingStorage();
+    const h = await createHarness({ storage, sandbox: { lingeringHolds: false, transactionsPerDay: 0.01 } });
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    for (const state of await storage.listAccountStates('c1'))
+      if (state.watermark !== null) expect(state.watermark).toBe(h.sandbox.today);
+  });
+});
