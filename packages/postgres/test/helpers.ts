@@ -1,20 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { POSTGRES_SKIP_REASON, testPostgresUrl } from '@finsync/test-utils';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 
-/** Where the PostgreSQL tests run; unset, they are skipped (and say so). */
-export const url: string | undefined = process.env['FINSYNC_TEST_POSTGRES_URL'] || undefined;
-
-/** Name for a describe block that is skipped without a database, carrying the reason. */
-export function suiteName(name: string): string {
-  return url ? name : `${name} (skipped: FINSYNC_TEST_POSTGRES_URL is not set)`;
-}
+/**
+ * Where the PostgreSQL tests run; unset, they are skipped and say so
+ * (`describe.skipIf(!url)(postgresSuiteName(…), …)`).
+ */
+export const url: string | undefined = testPostgresUrl();
 
 let admin: pg.Pool | undefined;
 
 /** A pool for looking behind the storage's back and for dropping schemas; ended after the file. */
 export function adminPool(): pg.Pool {
-  if (!url) throw new Error('FINSYNC_TEST_POSTGRES_URL is not set');
+  if (!url) throw new Error(POSTGRES_SKIP_REASON);
   admin ??= new pg.Pool({ connectionString: url, max: 4 });
   return admin;
 }
@@ -23,11 +21,6 @@ afterAll(async () => {
   await admin?.end();
   admin = undefined;
 });
-
-/** A schema name no other test (or concurrent run) uses. */
-export function freshSchema(): string {
-  return `finsync_test_${randomBytes(6).toString('hex')}`;
-}
 
 export async function dropSchema(schema: string): Promise<void> {
   await adminPool().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -38,7 +31,7 @@ export async function dropSchema(schema: string): Promise<void> {
  * client) is counted: round trips, measured without looking at the clock.
  */
 export function countingPool(): { pool: pg.Pool; count: () => number; reset: () => void } {
-  if (!url) throw new Error('FINSYNC_TEST_POSTGRES_URL is not set');
+  if (!url) throw new Error(POSTGRES_SKIP_REASON);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   let queries = 0;
   pool.on('connect', (client) => {

@@ -1,3 +1,4 @@
+import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   MIGRATIONS,
@@ -9,7 +10,7 @@ import {
   readSchemaVersion,
   type Migration,
 } from '../src/index.js';
-import { adminPool, dropSchema, freshSchema, suiteName, url } from './helpers.js';
+import { adminPool, dropSchema, url } from './helpers.js';
 
 interface LedgerRow {
   version: number;
@@ -41,11 +42,11 @@ async function tables(schema: string): Promise<string[]> {
   return rows.map((r) => r.table_name);
 }
 
-describe.skipIf(!url)(suiteName('PostgresStorage migrations'), () => {
+describe.skipIf(!url)(postgresSuiteName('PostgresStorage migrations'), () => {
   const schemas: string[] = [];
   const storages: PostgresStorage[] = [];
   function schema(): string {
-    const name = freshSchema();
+    const name = freshSchemaName();
     schemas.push(name);
     return name;
   }
@@ -227,7 +228,7 @@ describe.skipIf(!url)(suiteName('PostgresStorage migrations'), () => {
   });
 
   it('keeps the case of a mixed-case schema name', async () => {
-    const name = `Mixed_${freshSchema()}`;
+    const name = `Mixed_${freshSchemaName()}`;
     schemas.push(name);
     const mixed = storage({ schema: name });
     await mixed.apply({ changes: [], connections: [connection] });

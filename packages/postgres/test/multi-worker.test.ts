@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { toDecimalString } from '@finsync/provider';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
 import type { ConnectionState, MirrorTransaction } from '@finsync/sync';
+import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
-import { dropSchema, freshSchema, suiteName, url } from './helpers.js';
+import { dropSchema, url } from './helpers.js';
 
 const child = fileURLToPath(new URL('./fixtures/worker-child.ts', import.meta.url));
 const TODAY = '2026-06-30';
@@ -39,8 +40,8 @@ function signature(
   return `${id}|${toDecimalString(t.amount)}|${t.date}|${t.isPending}`;
 }
 
-describe.skipIf(!url)(suiteName('several worker processes on one PostgreSQL'), () => {
-  const schema = freshSchema();
+describe.skipIf(!url)(postgresSuiteName('several worker processes on one PostgreSQL'), () => {
+  const schema = freshSchemaName();
   const servers: SandboxServer[] = [];
   const children: ChildProcess[] = [];
 

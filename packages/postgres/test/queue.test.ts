@@ -1,8 +1,9 @@
 import { LeaseLostError, isWorkQueue, type ConnectionState, type WriteBatch } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
+import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
-import { adminPool, dropSchema, freshSchema, suiteName, url } from './helpers.js';
+import { adminPool, dropSchema, url } from './helpers.js';
 
 const { added, connectionState, transaction } = fixtures;
 
@@ -10,7 +11,7 @@ const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const LEASE = 60_000;
 
-describe.skipIf(!url)(suiteName('PostgresStorage as a WorkQueue'), () => {
+describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () => {
   let schema: string;
   let storage: PostgresStorage;
   const extra: PostgresStorage[] = [];
@@ -28,7 +29,7 @@ describe.skipIf(!url)(suiteName('PostgresStorage as a WorkQueue'), () => {
   }
 
   beforeEach(async () => {
-    schema = freshSchema();
+    schema = freshSchemaName();
     storage = new PostgresStorage({ connectionString: url, schema });
     await storage.init();
   });

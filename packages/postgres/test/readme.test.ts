@@ -1,18 +1,17 @@
 /** The README's exactly-once example is code users copy: it must run as printed, twice over. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freshSchemaName, postgresSuiteName, runReadmeExample, useTempDirs } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
-import { runReadmeExample } from '../../../test-support/readme-example.js';
-import { dropSchema, freshSchema, suiteName, url } from './helpers.js';
+import { dropSchema, url } from './helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const tempDir = useTempDirs('readme');
 
-describe.skipIf(!url)(suiteName('the README example'), () => {
+describe.skipIf(!url)(postgresSuiteName('the README example'), () => {
   it('syncs the sandbox into PostgreSQL and applies the feed exactly once, twice over', async () => {
-    const schema = freshSchema();
-    const cwd = mkdtempSync(join(tmpdir(), 'finsync-readme-'));
+    const schema = freshSchemaName();
+    const cwd = tempDir();
     const run = () =>
       runReadmeExample({
         readme: join(here, '..', 'README.md'),
@@ -26,7 +25,6 @@ describe.skipIf(!url)(suiteName('the README example'), () => {
       expect(rows).toBeGreaterThan(1_000);
       expect(Number(/\{ n: (\d+) \}/.exec(run())![1])).toBe(rows);
     } finally {
-      rmSync(cwd, { recursive: true, force: true });
       await dropSchema(schema);
       await dropSchema(`${schema}_example`);
     }

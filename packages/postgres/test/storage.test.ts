@@ -1,8 +1,9 @@
 import { StorageConflictError, type Change, type FeedEntry, type MirrorTransaction } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
+import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
-import { adminPool, countingPool, dropSchema, freshSchema, suiteName, url } from './helpers.js';
+import { adminPool, countingPool, dropSchema, url } from './helpers.js';
 
 const { account, accountState, added, connectionState, holding, modified, removed, transaction } = fixtures;
 
@@ -12,14 +13,14 @@ function rows(count: number, prefix = 'id:', accountId = 'a1'): MirrorTransactio
   );
 }
 
-describe.skipIf(!url)(suiteName('PostgresStorage'), () => {
+describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
   const schemas: string[] = [];
   const cleanups: (() => Promise<void>)[] = [];
 
   async function open(
     options: ConstructorParameters<typeof PostgresStorage>[0] = {},
   ): Promise<PostgresStorage> {
-    const schema = options.schema ?? freshSchema();
+    const schema = options.schema ?? freshSchemaName();
     if (!schemas.includes(schema)) schemas.push(schema);
     const storage = new PostgresStorage({
       ...(options.pool ? {} : { connectionString: url }),
@@ -258,7 +259,7 @@ describe.skipIf(!url)(suiteName('PostgresStorage'), () => {
 
   it('a reader following the feed during concurrent writes misses nothing', async () => {
     const writers = await Promise.all(
-      Array.from({ length: 4 }, () => open({ schema: schemas[0] ?? freshSchema() })),
+      Array.from({ length: 4 }, () => open({ schema: schemas[0] ?? freshSchemaName() })),
     );
     const reader = writers[0]!;
     const seen: FeedEntry[] = [];
@@ -331,7 +332,7 @@ describe.skipIf(!url)(suiteName('PostgresStorage'), () => {
   });
 
   it('works before init(), migrating on first use', async () => {
-    const schema = freshSchema();
+    const schema = freshSchemaName();
     schemas.push(schema);
     const storage = new PostgresStorage({ connectionString: url, schema });
     cleanups.push(() => storage.close());

@@ -1,25 +1,20 @@
 /** The README's example runs as printed (CI runs it), in a temporary directory. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runReadmeExample, useTempDirs } from '@finsync/test-utils';
 import { expect, it } from 'vitest';
-import { runReadmeExample } from '../../../test-support/readme-example.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const tempDir = useTempDirs('readme');
 
 it('the README example runs as printed', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'finsync-readme-'));
-  try {
-    const output = runReadmeExample({
-      readme: join(here, '..', 'README.md'),
-      heading: '## Example',
-      besides: here,
-      cwd,
-    });
-    // The refund line of the example: the sign comes from nature.
-    expect(output).toMatch(/-\$37.50 income 3750/);
-  } finally {
-    rmSync(cwd, { recursive: true, force: true });
-  }
+  const cwd = tempDir();
+  const output = runReadmeExample({
+    readme: join(here, '..', 'README.md'),
+    heading: '## Example',
+    besides: here,
+    cwd,
+  });
+  // The refund line of the example: the sign comes from nature.
+  expect(output).toMatch(/-\$37.50 income 3750/);
 }, 120_000);

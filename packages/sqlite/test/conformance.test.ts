@@ -1,16 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStorageConformance } from '@finsync/sync/testing';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { SqliteStorage } from '../src/index.js';
 
 runStorageConformance('SqliteStorage (file)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'finsync-sqlite-'));
+  const dir = makeTempDir('sqlite');
   const filename = join(dir, 'finsync.db');
   return {
     storage: new SqliteStorage({ filename }),
     reopen: async () => new SqliteStorage({ filename }),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    cleanup: async () => removeTempDir(dir),
   };
 });
 

@@ -1,22 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { useTempDirs } from '@finsync/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
 
-const dirs: string[] = [];
+const tempDir = useTempDirs('sqlite');
 const handles: Database.Database[] = [];
 
-afterEach(async () => {
+// Registered after useTempDirs, so it runs first: the handles close before their directories go.
+afterEach(() => {
   for (const db of handles.splice(0)) if (db.open) db.close();
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 /** A fresh database path in a temp dir that is deleted after the test. */
-export async function tempDatabase(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'finsync-sqlite-'));
-  dirs.push(dir);
-  return join(dir, 'finsync.db');
+export function tempDatabase(): string {
+  return join(tempDir(), 'finsync.db');
 }
 
 /** A raw better-sqlite3 handle, closed after the test, for looking behind the storage's back. */

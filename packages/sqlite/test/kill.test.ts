@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { toDecimalString } from '@finsync/provider';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
 import type { MirrorTransaction } from '@finsync/sync';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../src/index.js';
 
@@ -97,7 +96,7 @@ describe('SIGKILL at any point (child process)', () => {
   let server: SandboxServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'finsync-kill-'));
+    dir = makeTempDir('kill');
     sandbox = new SandboxProvider({ seed: 11, today: '2026-06-30', historyDays: 181, transactionsPerDay: 4 });
     sandbox.faults.add({ kind: 'latency', ms: 3 });
     server = await startSandboxServer(sandbox);
@@ -105,7 +104,7 @@ describe('SIGKILL at any point (child process)', () => {
 
   afterAll(async () => {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   it('leaves a consistent store that the next run completes, with nothing lost or duplicated', async () => {

@@ -33,7 +33,7 @@ describe('migrations', () => {
   });
 
   it('records every applied migration, once, across repeated init and reopening', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const storage = new SqliteStorage({ filename });
     await storage.init();
     await storage.init();
@@ -51,14 +51,14 @@ describe('migrations', () => {
   });
 
   it('migrate reports what it did and is a no-op on a current database', async () => {
-    const db = rawDatabase(await tempDatabase());
+    const db = rawDatabase(tempDatabase());
     expect(readSchemaVersion(db)).toBe(0);
     expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION, applied: MIGRATIONS.map((m) => m.version) });
     expect(migrate(db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION, applied: [] });
   });
 
   it('refuses a database migrated by newer code, with a typed error, and leaves it alone', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const setup = new SqliteStorage({ filename });
     await setup.init();
     await setup.close();
@@ -86,7 +86,7 @@ describe('migrations', () => {
   });
 
   it('a read-only storage does not migrate an outdated database', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     rawDatabase(filename).exec('CREATE TABLE unrelated (x TEXT)');
     const storage = new SqliteStorage({ filename, readonly: true });
     await expect(storage.init()).rejects.toBeInstanceOf(SchemaOutdatedError);
@@ -95,7 +95,7 @@ describe('migrations', () => {
   });
 
   it('a failing migration leaves neither its changes nor its record', async () => {
-    const db = rawDatabase(await tempDatabase());
+    const db = rawDatabase(tempDatabase());
     migrate(db);
     const broken: Migration = {
       version: SCHEMA_VERSION + 1,
@@ -121,7 +121,7 @@ describe('migrations', () => {
   });
 
   it('rejects a migration list that is out of order', async () => {
-    const db = rawDatabase(await tempDatabase());
+    const db = rawDatabase(tempDatabase());
     const up = () => {};
     expect(() =>
       migrate(db, [

@@ -124,7 +124,7 @@ async function snapshot(storage: Storage): Promise<unknown> {
 
 it('answers every read exactly as MemoryStorage does, after each batch', async () => {
   const memory = new MemoryStorage();
-  const sqlite = new SqliteStorage({ filename: await tempDatabase() });
+  const sqlite = new SqliteStorage({ filename: tempDatabase() });
   await Promise.all([memory.init(), sqlite.init()]);
   for (const batch of history) {
     const [fromMemory, fromSqlite] = await Promise.allSettled([memory.apply(batch), sqlite.apply(batch)]);

@@ -17,7 +17,7 @@ async function openStorage(
 
 describe('SqliteStorage: connection settings', () => {
   it('puts a database file in WAL mode with NORMAL sync, foreign keys and a 5 s busy timeout', async () => {
-    const storage = await openStorage(await tempDatabase());
+    const storage = await openStorage(tempDatabase());
     const db = storage.database;
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
@@ -37,7 +37,7 @@ describe('SqliteStorage: connection settings', () => {
 
 describe('SqliteStorage: money stays text', () => {
   it('declares no REAL (or other numeric-affinity) column, and every table is STRICT', async () => {
-    const storage = await openStorage(await tempDatabase());
+    const storage = await openStorage(tempDatabase());
     const db = storage.database;
     const tables = db
       .prepare<[], { name: string; strict: number }>(
@@ -75,7 +75,7 @@ describe('SqliteStorage: money stays text', () => {
   });
 
   it('returns amounts exactly as written, after reopening, in the mirror and the feed', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const storage = await openStorage(filename);
     const amounts = [
       '-12345678901234.56789',
@@ -120,7 +120,7 @@ describe('SqliteStorage: money stays text', () => {
 
 describe('SqliteStorage: atomicity and durability', () => {
   it('a rejected batch leaves the file exactly as it was, even after reopening', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const storage = await openStorage(filename);
     const t = transaction('c1', 'a1', 'id:1');
     await storage.apply({
@@ -149,7 +149,7 @@ describe('SqliteStorage: atomicity and durability', () => {
   });
 
   it('two storages on one file (two connections) commit in turn with unique seqs', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const [one, two] = [await openStorage(filename), await openStorage(filename)];
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -175,7 +175,7 @@ describe('SqliteStorage: atomicity and durability', () => {
   });
 
   it('backs up a live database to a consistent copy', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const storage = await openStorage(filename);
     await storage.apply({
       changes: [added(transaction('c1', 'a1', 'id:1'))],
@@ -193,7 +193,7 @@ describe('SqliteStorage: atomicity and durability', () => {
 
 describe('SqliteStorage: reads', () => {
   it('scans more rows than a chunk, in key order, while the scanned account is being written', async () => {
-    const storage = await openStorage(await tempDatabase());
+    const storage = await openStorage(tempDatabase());
     const keys = Array.from({ length: 2_500 }, (_, i) => `id:${String(i).padStart(5, '0')}`);
     await storage.apply({
       changes: [
@@ -251,7 +251,7 @@ describe('SqliteStorage: reads', () => {
 
 describe('SqliteStorage: lifecycle', () => {
   it('close is idempotent and later calls reject', async () => {
-    const storage = await openStorage(await tempDatabase());
+    const storage = await openStorage(tempDatabase());
     await storage.close();
     await storage.close();
     await expect(storage.lastSeq()).rejects.toThrow(/closed/);
@@ -266,7 +266,7 @@ describe('SqliteStorage: lifecycle', () => {
   });
 
   it('uses a caller-owned database and leaves it open on close', async () => {
-    const db = rawDatabase(await tempDatabase());
+    const db = rawDatabase(tempDatabase());
     const storage = new SqliteStorage({ database: db });
     await storage.init();
     await storage.apply({ changes: [added(transaction('c1', 'a1', 'id:1'))] });
@@ -277,7 +277,7 @@ describe('SqliteStorage: lifecycle', () => {
   });
 
   it('opens read-only: reads work, writes are refused', async () => {
-    const filename = await tempDatabase();
+    const filename = tempDatabase();
     const writer = await openStorage(filename);
     await writer.apply({ changes: [added(transaction('c1', 'a1', 'id:1'))] });
     const reader = new SqliteStorage({ filename, readonly: true });

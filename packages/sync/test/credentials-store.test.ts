@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { useTempDirs } from '@finsync/test-utils';
+import { describe, expect, it } from 'vitest';
 import {
   POSIX_MODES,
   SealedCredentials,
@@ -18,15 +18,7 @@ import { BASE, createHarness, useMsw } from './harness.js';
 
 useMsw();
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'finsync-cred-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('cred');
 
 describe('SealedCredentials', () => {
   it('a restarted engine syncs every stored connection with the keys it keeps', async () => {

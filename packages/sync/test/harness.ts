@@ -1,8 +1,9 @@
 import { ProviderClient, toDecimalString, type ProviderClientOptions } from '@finsync/provider';
 import { SandboxProvider, type SandboxOptions } from '@finsync/provider/sandbox';
+import { PROVIDER_BASE_URL, listenDuringTests } from '@finsync/test-utils';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import {
   MemoryStorage,
   SyncEngine,
@@ -12,13 +13,12 @@ import {
   type SyncEngineOptions,
 } from '../src/index.js';
 
-export const BASE = 'https://www.lunchflow.app/api/v1';
+export const BASE = PROVIDER_BASE_URL;
+/** The MSW server the harness's sandbox answers on; a test file runs it by calling `useMsw()`. */
 export const server = setupServer();
 
 export function useMsw(): void {
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterEach(() => server.resetHandlers());
-  afterAll(() => server.close());
+  listenDuringTests(server);
 }
 
 export interface Harness {

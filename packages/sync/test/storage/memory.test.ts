@@ -1,4 +1,4 @@
-import { runStorageConformance } from '../testing/index.js';
-import { MemoryStorage } from './memory.js';
+import { runStorageConformance } from '../../src/testing/index.js';
+import { MemoryStorage } from '../../src/storage/memory.js';
 
 runStorageConformance('MemoryStorage', async () => ({ storage: new MemoryStorage() }));
