@@ -12,6 +12,8 @@
  *   --no-postgres     skip PostgreSQL even when a server answers
  *   --patch-seconds N seconds per point of the reference-server PATCH measurement (default 5)
  *   --no-patch        skip the reference-server PATCH measurement
+ *   --fleet-workers L worker counts of the short fleet run (default 1,2; `npm run bench:fleet` runs 1-4)
+ *   --no-fleet        skip the fleet run (it needs PostgreSQL)
  *   --out FILE        JSON output (default bench/results/latest.json)
  *
  * Each measurement runs in its own child process (harness/child.ts) with its own sandbox server
@@ -25,6 +27,7 @@ import { flag, hasFlag, stringFlag } from './harness/flags.js';
 import { loadAverage, machineInfo } from './harness/machine.js';
 import { createProgress } from './harness/progress.js';
 import { runTask } from './harness/spawn-task.js';
+import { measureFleetInBench } from './fleet/in-bench.js';
 import { measureReferencePatch } from './patch/measure.js';
 import { measurePostgres } from './postgres/measure.js';
 import { postgresUrl, probePostgres } from './postgres/probe.js';
@@ -92,6 +95,19 @@ const postgres = await measurePostgres({ url: pgUrl, probe: pgProbe, rows, runs,
 
 const memory = await measureMemory({ sizes: memorySizes, runs, rows, syncRuns, progress });
 
+// The fleet: SyncWorker processes on PostgreSQL against a provider with latency and a per-key limit.
+const fleet = await measureFleetInBench({
+  skip: hasFlag('no-fleet')
+    ? '--no-fleet'
+    : pgUrl === null || !('version' in pgProbe)
+      ? 'no PostgreSQL'
+      : null,
+  url: pgUrl ?? '',
+  workers: (stringFlag('fleet-workers') ?? '1,2').split(',').map(Number),
+  svg: resolve(dirname(out), 'fleet.svg'),
+  progress,
+});
+
 // Another workload plugs in here: its measurement (a parent-side function like measurePostgres,
 // which runs tasks of harness/tasks.ts or its own processes), its figures under one more key of
 // BenchResults (report/results.ts), a section in report/table.ts (SECTIONS) and its targets in
@@ -143,6 +159,7 @@ const results: BenchResults = {
   validation: validationFigures(http.validation),
   postgres,
   memory,
+  fleet,
   referencePatch,
   targets: [],
 };

@@ -2,6 +2,7 @@
  * The shape of one benchmark run, as run.ts collects it and latest.json stores it. A new workload adds
  * its figures here as one more key (and `{ skipped: reason }` when it can be switched off).
  */
+import type { FleetResults } from '../fleet/report.js';
 import type { SyncMode } from '../data/data-set.js';
 import type { RequestCounts } from '../engine/run-engine.js';
 import type { Summary } from '../harness/stats.js';
@@ -145,6 +146,8 @@ export interface BenchResults {
   validation: ValidationFigures;
   postgres: PostgresFigures | { skipped: string };
   memory: MemoryFigures;
+  /** The short fleet run (fleet/measure.ts); skipped with `--no-fleet` or without PostgreSQL. */
+  fleet: FleetResults | { skipped: string };
   /** Skipped with `--no-patch`, or with the error when the measurement failed. */
   referencePatch: ReferencePatchFigures | { skipped: string };
   targets: Target[];

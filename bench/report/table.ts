@@ -25,6 +25,7 @@ const SECTIONS: readonly Section[] = [
   postgresSection,
   providerClientSection,
   memorySection,
+  fleetSection,
   referencePatchSection,
 ];
 
@@ -307,6 +308,45 @@ function referencePatchSection(r: BenchResults): Line[] {
       '',
       `${ratio >= PATCH_MIN_RATIO ? 'PASS' : 'MISS'} ${fmt.ratio(ratio)} the bare handler (${fmt.rate(p.bare.rps)} req/s); ` +
         `p50/p99 ${p.reference.p50}/${p.reference.p99} ms vs ${p.bare.p50}/${p.bare.p99} ms`,
+    ]);
+  }
+  return lines;
+}
+
+/**
+ * The fleet, one row per experiment: "rows" are the syncs finished while measuring, "peak RSS" the
+ * largest worker's. The standalone `npm run bench:fleet` prints the fuller table.
+ */
+function fleetSection(r: BenchResults): Line[] {
+  const fleet = r.fleet;
+  if ('skipped' in fleet) return [`Fleet of SyncWorker processes — skipped: ${fleet.skipped}`];
+  const lines: Line[] = [
+    `Fleet: SyncWorker processes on one PostgreSQL, provider latency ${fleet.config.latencyMs} ms, 100 requests/min per key, ${fleet.config.concurrency} runs in flight per worker`,
+  ];
+  for (const c of fleet.capacities) {
+    const cores = c.workerCpu.reduce((a, b) => a + b, 0);
+    lines.push([
+      `capacity, ${c.workers} worker${c.workers > 1 ? 's' : ''} (all due at once)`,
+      fmt.int(Math.round(c.syncsPerS * c.seconds)),
+      '1',
+      '',
+      '',
+      '',
+      `${c.rssMiB.toFixed(0)} MiB`,
+      `${c.syncsPerS.toFixed(1)} syncs/s, ${c.requestsPerS.toFixed(0)} req/s; ${c.connectionsPerWorkerAt6h.toLocaleString('en-US')} connections per worker at 6 h; ` +
+        `cores: workers ${cores.toFixed(2)}, PostgreSQL ${c.postgresCpu.toFixed(2)}, provider ${c.providerCpu.toFixed(2)}`,
+    ]);
+  }
+  for (const f of fleet.freshnesses) {
+    lines.push([
+      `freshness, ${f.workers} worker${f.workers > 1 ? 's' : ''}, ${f.connections} conns every ${f.intervalS} s`,
+      fmt.int(Math.round(f.syncsPerS * f.seconds)),
+      '1',
+      '',
+      '',
+      '',
+      '',
+      `time since last success p50/p99/max ${f.stalenessP50.toFixed(2)}/${f.stalenessP99.toFixed(2)}/${f.stalenessMax.toFixed(2)}× the interval; ${f.requestsPerS.toFixed(0)} req/s`,
     ]);
   }
   return lines;

@@ -5,6 +5,7 @@
  */
 import { MODES } from '../data/data-set.js';
 import { connectionsLabel, fmt, rates, type Rates } from './format.js';
+import { evaluateFleetTargets } from '../fleet/report.js';
 import type { BenchResults, Target } from './results.js';
 
 type Targets = (r: BenchResults, x: Rates) => Target[];
@@ -17,6 +18,7 @@ const TARGETS: readonly Targets[] = [
   memoryGrowthTargets,
   noopTargets,
   providerClientTargets,
+  fleetTargets,
   referencePatchTargets,
 ];
 
@@ -117,8 +119,8 @@ function providerClientTargets(r: BenchResults, x: Rates): Target[] {
   return MODES.map((m) => {
     const ratio = x.client[m] / x.plain[m];
     return {
-      name: `provider client (${m}) ≥ 0.8× plain fetch + JSON.parse`,
-      verdict: verdict(ratio >= 0.8),
+      name: `provider client (${m}) ≥ 0.85× plain fetch + JSON.parse`,
+      verdict: verdict(ratio >= 0.85),
       detail: `${fmt.ratio(ratio)} (${fmt.rate(x.client[m])} vs ${fmt.rate(x.plain[m])} rows/s, ${r.http[m].pages} responses)`,
     };
   });
@@ -136,4 +138,12 @@ function referencePatchTargets(r: BenchResults): Target[] {
       `${fmt.ratio(p.reference.rps / p.bare.rps)} (${fmt.int(p.reference.rps)} vs ${fmt.int(p.bare.rps)} req/s; ` +
       `p50/p99 ${p.reference.p50}/${p.reference.p99} ms vs ${p.bare.p50}/${p.bare.p99} ms)`,
   }));
+}
+
+function fleetTargets(r: BenchResults): Target[] {
+  if ('skipped' in r.fleet)
+    return [
+      { name: 'fleet of SyncWorker processes', verdict: 'NOT RUN', detail: `skipped: ${r.fleet.skipped}` },
+    ];
+  return evaluateFleetTargets(r.fleet);
 }
