@@ -5,7 +5,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ['@finsync/source'] } },
   test: {
     name: 'cli',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/global-setup.ts'],
     // Each test starts the CLI as a child process or a few; a sync against the sandbox takes

@@ -7,9 +7,10 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localToday } from '../src/options.js';
-import { removeDir, runCli, tempDir, type CliResult } from './helpers.js';
+import { runCli, type CliResult } from './helpers.js';
 
 const KEY = 'lf-test-key-7c1e0b9a4d2f';
 const WRONG = 'lf-wrong-key-55aa13e0c8b6';
@@ -28,14 +29,14 @@ describe('errors and exit codes', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    dir = await tempDir();
+    dir = makeTempDir('cli');
     sandbox = new SandboxProvider({ apiKey: KEY, today: localToday(), historyDays: 30 });
     server = await startSandboxServer(sandbox);
     env = { LUNCHFLOW_BASE_URL: server.baseUrl };
   });
   afterAll(async () => {
     await server?.close();
-    await removeDir(dir);
+    removeTempDir(dir);
   });
 
   it('status, feed and export on a missing database: exit 2, a clear line, no file created', async () => {

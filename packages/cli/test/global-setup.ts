@@ -7,6 +7,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { warnWhenPostgresIsMissing } from '@finsync/test-utils';
 import { build } from 'tsup';
 import type { TestProject } from 'vitest/node';
 
@@ -25,6 +26,7 @@ declare module 'vitest' {
 const CACHE = fileURLToPath(new URL('../node_modules/.cache', import.meta.url));
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  warnWhenPostgresIsMissing('cli');
   await mkdir(CACHE, { recursive: true });
   const outDir = await mkdtemp(join(CACHE, 'finsync-cli-test-'));
   await build({

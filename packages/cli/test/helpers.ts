@@ -3,10 +3,6 @@
  * makes from the sources), its stdout and stderr apart, its exit code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { inject } from 'vitest';
 
 export interface CliResult {
@@ -66,14 +62,6 @@ export async function waitForOutput(
       throw new Error(`no ${pattern} in output:\n${child.output.stdout}\n${child.output.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-export function tempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'finsync-cli-'));
-}
-
-export function removeDir(dir: string | undefined): Promise<void> {
-  return dir ? rm(dir, { recursive: true, force: true }) : Promise.resolve();
 }
 
 /** A small RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF records. */

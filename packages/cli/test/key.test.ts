@@ -9,9 +9,10 @@ import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localToday } from '../src/options.js';
-import { removeDir, runCli, startCli, tempDir, waitForOutput, type CliResult } from './helpers.js';
+import { runCli, startCli, waitForOutput, type CliResult } from './helpers.js';
 
 const KEY = 'lf-stored-key-3f9a1c7e5b2d';
 
@@ -39,7 +40,7 @@ describe('finsync key: a key sealed on disk, used by sync and watch', () => {
   let masterKey: string;
 
   beforeAll(async () => {
-    dir = await tempDir();
+    dir = makeTempDir('cli');
     sandbox = new SandboxProvider({ apiKey: KEY, today: localToday(), historyDays: 30 });
     server = await startSandboxServer(sandbox);
     env = { LUNCHFLOW_BASE_URL: server.baseUrl };
@@ -48,7 +49,7 @@ describe('finsync key: a key sealed on disk, used by sync and watch', () => {
   });
   afterAll(async () => {
     await server?.close();
-    await removeDir(dir);
+    removeTempDir(dir);
   });
 
   it('key set without a key: exit 2, nothing created', async () => {

@@ -1,17 +1,15 @@
 /** `--database postgres://…`, when a server is there to test on (FINSYNC_TEST_POSTGRES_URL). */
 import { tmpdir } from 'node:os';
 import { PostgresStorage } from '@finsync/postgres';
+import { freshSchemaName, postgresSuiteName, testPostgresUrl } from '@finsync/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers.js';
 
-const url = process.env['FINSYNC_TEST_POSTGRES_URL'] || undefined;
-const title = url
-  ? 'finsync on PostgreSQL'
-  : 'finsync on PostgreSQL (skipped: FINSYNC_TEST_POSTGRES_URL is not set)';
-const schema = `cli_test_${process.pid}_${Date.now().toString(36)}`;
+const url = testPostgresUrl();
+const schema = freshSchemaName('cli_test');
 const absent = `${schema}_absent`;
 
-describe.skipIf(!url)(title, () => {
+describe.skipIf(!url)(postgresSuiteName('finsync on PostgreSQL'), () => {
   const admin = url ? new PostgresStorage({ connectionString: url, migrate: 'manual' }) : undefined;
 
   afterAll(async () => {

@@ -7,9 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqliteStorage } from '@finsync/sqlite';
 import type { FeedEntry, MirrorAccount, MirrorTransaction } from '@finsync/sync';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvField } from '../src/commands/export.js';
-import { parseCsv, removeDir, runCli, tempDir } from './helpers.js';
+import { parseCsv, runCli } from './helpers.js';
 
 const SANDBOX = ['--sandbox', '--sandbox-days', '30'];
 const ACCOUNTS = ['4711', '4712', '4713', '5001', '5002', '6001', '7001', '8001'];
@@ -20,12 +21,12 @@ describe('finsync on a SQLite file, against the sandbox', () => {
   let storage: SqliteStorage;
 
   beforeAll(async () => {
-    dir = await tempDir();
+    dir = makeTempDir('cli');
     db = join(dir, 'finsync.db');
   });
   afterAll(async () => {
     await storage?.close();
-    await removeDir(dir);
+    removeTempDir(dir);
   });
 
   /** The database as the CLI left it, opened read-only next to it. */

@@ -1,16 +1,17 @@
 /** The two long-running commands: `watch` and `feed --follow`, each stopped with SIGINT. */
 import { join } from 'node:path';
 import type { FeedEntry } from '@finsync/sync';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDir, startCli, tempDir, waitForOutput } from './helpers.js';
+import { startCli, waitForOutput } from './helpers.js';
 
 describe('watch and feed --follow', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = await tempDir();
+    dir = makeTempDir('cli');
   });
-  afterAll(() => removeDir(dir));
+  afterAll(() => removeTempDir(dir));
 
   it('watch runs the scheduler, logs one line per run, and stops cleanly on SIGINT', async () => {
     const watch = startCli(['watch', '--sandbox', '--sandbox-days', '30', '--interval', '60'], { cwd: dir });
