@@ -63,10 +63,11 @@ function panel(
     );
     for (const [x, y] of s.points)
       parts.push(`<circle cx="${sx(x)}" cy="${sy(y)}" r="3" fill="${s.color}"/>`);
-    const ly = PAD.top + 4 + i * 16;
+    // The legend sits in the lower right, where both plots stay low or empty.
+    const ly = H - PAD.bottom - 12 - (series.length - 1 - i) * 16;
     parts.push(
-      `<line x1="${x0 + PAD.left + 8}" x2="${x0 + PAD.left + 26}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
-      `<text x="${x0 + PAD.left + 30}" y="${ly + 4}" font-size="11">${escape(s.name)}</text>`,
+      `<line x1="${x0 + PANEL_W - 150}" x2="${x0 + PANEL_W - 132}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
+      `<text x="${x0 + PANEL_W - 128}" y="${ly + 4}" font-size="11">${escape(s.name)}</text>`,
     );
   });
   return parts.join('\n');
@@ -86,7 +87,14 @@ export function renderFleetSvg(results: FleetResults): string {
     dashed: true,
     points: one ? xs.map((x) => [x, one.syncsPerS * x]) : [],
   };
-  const syncMax = Math.max(1, ...measured.points.map((p) => p[1]), ...linear.points.map((p) => p[1])) * 1.1;
+  // 50,000 connections a worker at a 6-hour interval is this many syncs a second per worker.
+  const target: Series = {
+    name: 'target (50k per worker at 6 h)',
+    color: '#dc2626',
+    dashed: true,
+    points: xs.map((x) => [x, (50_000 / 21_600) * x]),
+  };
+  const syncMax = Math.max(1, ...measured.points.map((p) => p[1]), ...linear.points.map((p) => p[1])) * 1.25;
   const fxs = results.freshnesses.map((f) => f.workers);
   const stale: Series[] = [
     { name: 'p50', color: '#16a34a', points: results.freshnesses.map((f) => [f.workers, f.stalenessP50]) },
@@ -97,8 +105,14 @@ export function renderFleetSvg(results: FleetResults): string {
       dashed: true,
       points: results.freshnesses.map((f) => [f.workers, f.stalenessMax]),
     },
+    {
+      name: 'limit for p99 (1.25×)',
+      color: '#6b7280',
+      dashed: true,
+      points: (fxs.length ? fxs : [1]).map((x) => [x, 1.25]),
+    },
   ];
-  const staleMax = Math.max(1.5, ...stale.flatMap((s) => s.points.map((p) => p[1]))) * 1.1;
+  const staleMax = Math.max(1.5, ...stale.flatMap((s) => s.points.map((p) => p[1]))) * 1.2;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
@@ -106,7 +120,7 @@ export function renderFleetSvg(results: FleetResults): string {
       0,
       'capacity: syncs finished a second',
       'syncs / s',
-      [measured, linear],
+      [measured, linear, target],
       xs.length ? xs : [1],
       syncMax,
     ),
