@@ -5,8 +5,9 @@ export default defineProject({
   ssr: { resolve: { conditions: ['@finsync/source'] } },
   test: {
     name: 'reference-server',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     environment: 'node',
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
   },
 });

@@ -1,9 +1,10 @@
 /** The admin command line: --help everywhere, the server's database only, never a new empty one. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../src/server.js';
 
@@ -23,11 +24,11 @@ const run = (dataDir: string, args: string[], input?: string) =>
 describe('npm run admin', () => {
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'finsync-admin-'));
+    dataDir = makeTempDir('admin');
     const server = await startReferenceServer({ dataDir, port: 0, scheduler: false, sandbox: false });
     await server.close({ graceMs: 0 });
   });
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => removeTempDir(dataDir));
 
   it('has --help on every command, exit 0', () => {
     for (const args of [

@@ -1,9 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { SandboxOptions } from '@finsync/provider/sandbox';
+import {
+  freshSchemaName,
+  makeTempDir,
+  postgresSuiteName,
+  removeTempDir,
+  testPostgresUrl,
+} from '@finsync/test-utils';
 import {
   SANDBOX,
   startReferenceServer,
@@ -14,7 +19,7 @@ import {
 import type { SqliteAppStore } from '../src/store/sqlite.js';
 import { createApiKey, createUser } from '../src/users.js';
 
-const POSTGRES_URL = process.env.FINSYNC_TEST_POSTGRES_URL;
+const POSTGRES_URL = testPostgresUrl();
 
 export interface Backend {
   kind: DatabaseConfig['kind'];
@@ -28,7 +33,7 @@ export const BACKENDS: Backend[] = [
   { kind: 'sqlite', title: 'on SQLite', skip: false },
   {
     kind: 'postgres',
-    title: POSTGRES_URL ? 'on PostgreSQL' : 'on PostgreSQL (skipped: FINSYNC_TEST_POSTGRES_URL is not set)',
+    title: postgresSuiteName('on PostgreSQL'),
     skip: !POSTGRES_URL,
   },
 ];
@@ -94,8 +99,8 @@ export interface TestDatabase {
 
 /** A fresh data directory, and for PostgreSQL fresh random schemas (engine + app). */
 export function testDatabase(backend: Backend): TestDatabase {
-  const dataDir = mkdtempSync(join(tmpdir(), 'finsync-ref-'));
-  const schema = `rs_test_${randomBytes(6).toString('hex')}`;
+  const dataDir = makeTempDir('ref');
+  const schema = freshSchemaName('rs_test');
   const appSchema = `${schema}_app`;
   return {
     database:
@@ -113,7 +118,7 @@ export function testDatabase(backend: Backend): TestDatabase {
           });
         }
       } finally {
-        rmSync(dataDir, { recursive: true, force: true });
+        removeTempDir(dataDir);
       }
     },
   };

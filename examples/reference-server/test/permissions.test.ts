@@ -2,9 +2,9 @@
  * What other local users can see: the data directory the server creates is 0700, the SQLite files
  * (and their -wal and -shm) 0600, and master.key 0600, refused when group or others can read it.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMasterKey, POSIX_MODES } from '../src/crypto.js';
 import { startReferenceServer, type DatabaseConfig } from '../src/server.js';
@@ -26,10 +26,10 @@ describe.skipIf(!POSIX_MODES)(title, () => {
   });
   afterAll(() => {
     process.umask(umask);
-    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+    for (const dir of scratch) removeTempDir(dir);
   });
   function freshDir(): string {
-    const parent = mkdtempSync(join(tmpdir(), 'finsync-modes-'));
+    const parent = makeTempDir('modes');
     scratch.push(parent);
     return join(parent, 'data');
   }

@@ -1,5 +1,6 @@
 /** PostgreSQL only: the app schema's migration, and two server instances on one database. */
 import { randomBytes } from 'node:crypto';
+import { testPostgresUrl } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedApplier } from '../src/feed.js';
 import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
@@ -61,7 +62,7 @@ describe.skipIf(postgres.skip)(`PostgreSQL deployment ${postgres.title}`, () => 
     );
     expect(versions).toEqual(APP_MIGRATIONS.map(({ version }) => ({ version })));
     const store = new PostgresAppStore({
-      connectionString: process.env.FINSYNC_TEST_POSTGRES_URL!,
+      connectionString: testPostgresUrl()!,
       schema: appSchema,
     });
     try {
