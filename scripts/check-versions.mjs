@@ -3,7 +3,8 @@
 // @finsync/* dependency of any workspace package names a workspace package and its range accepts that
 // package's version, no publishable package depends on a private one, and every publishable package
 // has a CHANGELOG.md with an entry for its version. A private package may only be a devDependency of
-// a publishable one, and only when its build bundles it. Plain Node, no dependencies.
+// a publishable one: either its build bundles it, or only its tests use it (nothing in its src/
+// imports it). Plain Node, no dependencies.
 //
 //   node scripts/check-versions.mjs
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -174,6 +175,22 @@ export function bundlesPackage(dir, name, rootDir = root) {
   return /\bnoExternal\b/.test(text) && (text.includes(`'${name}'`) || text.includes(asPattern));
 }
 
+/**
+ * The files of the package in `dir` that import `name` from its source: `src/`, test files left out
+ * (they are never built). A text check for the quoted name, or a subpath of it; a mention in a comment
+ * counts too, which errs on the safe side.
+ */
+export function sourceFilesImporting(dir, name) {
+  const src = join(dir, 'src');
+  if (!existsSync(src)) return [];
+  const quoted = new RegExp(`['"]${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(/[^'"]*)?['"]`);
+  return readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.[cm]?[jt]sx?$/.test(entry.name) && !/\.test\./.test(entry.name))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .filter((file) => quoted.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(dir, file));
+}
+
 export function checkVersions(rootDir = root) {
   const problems = [];
   const notes = [];
@@ -210,15 +227,17 @@ export function checkVersions(rootDir = root) {
         }
         if (isPublishable && target.manifest.private === true) {
           // A private package never reaches the registry, so a user's install could not fetch it. As a
-          // devDependency it is fine when the build bundles it (see bundlesPackage): the published
-          // files then carry its code and types and never import it.
+          // devDependency it is fine when only the tests use it (@finsync/test-utils: nothing in src/
+          // imports it, so nothing built does), or when the build bundles it (see bundlesPackage): the
+          // published files then carry its code and types and never import it.
           if (field !== 'devDependencies') {
             problems.push(`${where}: a publishable package cannot depend on the private ${dep}`);
             continue;
           }
-          if (!bundlesPackage(dir, dep)) {
+          const importers = sourceFilesImporting(dir, dep);
+          if (importers.length > 0 && !bundlesPackage(dir, dep)) {
             problems.push(
-              `${where}: the private ${dep} must be bundled (named in noExternal of the package's tsup.config.ts)`,
+              `${where}: the private ${dep} is imported from ${importers.join(', ')}, so it must be bundled (named in noExternal of the package's tsup.config.ts)`,
             );
             continue;
           }
