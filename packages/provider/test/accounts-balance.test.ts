@@ -1,8 +1,9 @@
 import { http, HttpResponse } from 'msw';
 import { inspect } from 'node:util';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, ProviderClient } from '../src/index.js';
-import { BASE, KEY, useMswServer } from './msw-server.js';
+import { BASE, KEY } from './helpers.js';
 
 const server = useMswServer();
 const client = () => new ProviderClient({ apiKey: KEY, rateLimit: false });

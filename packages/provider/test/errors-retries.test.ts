@@ -1,5 +1,6 @@
 import { delay, http, HttpResponse } from 'msw';
 import { inspect } from 'node:util';
+import { useMswServer } from '@finsync/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
@@ -15,7 +16,7 @@ import {
   TimeoutError,
   type ProviderClientOptions,
 } from '../src/index.js';
-import { BASE, KEY, useMswServer } from './msw-server.js';
+import { BASE, KEY } from './helpers.js';
 
 const server = useMswServer();
 const client = (options: Partial<ProviderClientOptions> = {}) =>

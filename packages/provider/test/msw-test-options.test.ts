@@ -1,5 +1,5 @@
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { useMswServer } from '@finsync/test-utils';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProviderClient } from '../src/index.js';
 import { SandboxProvider, createProviderHandlers, testClientOptions } from '../src/msw.js';
 
@@ -9,15 +9,13 @@ import { SandboxProvider, createProviderHandlers, testClientOptions } from '../s
 const CALLS = 105;
 
 const sandbox = new SandboxProvider({ seed: 5 });
-const server = setupServer(...createProviderHandlers(sandbox));
+useMswServer(...createProviderHandlers(sandbox));
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
   vi.useRealTimers();
   sandbox.resetRequestLog();
   sandbox.faults.clear();
 });
-afterAll(() => server.close());
 
 /** Starts `CALLS` balance calls at once and lets one second of fake time pass: how many finished? */
 async function finishedWithinOneFakeSecond(client: ProviderClient): Promise<number> {

@@ -1,7 +1,7 @@
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ProviderClient, toDecimalString, type Transaction } from '../src/index.js';
 import { createBareHostRedirectHandlers, createProviderHandlers, SandboxProvider } from '../src/msw.js';
-import { useMswServer } from './msw-server.js';
 
 const server = useMswServer();
 

@@ -1,7 +1,8 @@
 import { http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, ProviderClient, addDays, type Transaction } from '../src/index.js';
-import { BASE, KEY, useMswServer } from './msw-server.js';
+import { BASE, KEY } from './helpers.js';
 
 const server = useMswServer();
 const client = (windowDays = 30) => new ProviderClient({ apiKey: KEY, rateLimit: false, windowDays });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import { call, toMinor } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import { call, toMinor } from './helpers.js';
 
 type Raw = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import type { SandboxTransaction } from './provider.js';
-import { ALL_IDS, call, collect, decimalsOf, fromWire, sameAmount, wireView } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { SandboxTransaction } from '../../src/sandbox/provider.js';
+import { ALL_IDS, call, collect, decimalsOf, fromWire, sameAmount, wireView } from './helpers.js';
 
 describe('transactions', () => {
   const provider = new SandboxProvider();

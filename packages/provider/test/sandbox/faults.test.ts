@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import { call } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import { call } from './helpers.js';
 
 describe('faults', () => {
   it('status: real default bodies, custom bodies, and endpoint/account/path matching', async () => {

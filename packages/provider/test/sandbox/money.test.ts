@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { currencyDecimals, formatMinor, formatScaled, minorToNumber, parseMinor } from './money.js';
-import { Rng, permutedId } from './random.js';
+import {
+  currencyDecimals,
+  formatMinor,
+  formatScaled,
+  minorToNumber,
+  parseMinor,
+} from '../../src/sandbox/money.js';
+import { Rng, permutedId } from '../../src/sandbox/random.js';
 
 describe('money', () => {
   it('formats and parses minor units exactly', () => {

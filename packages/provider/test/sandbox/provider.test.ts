@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import type { SandboxAccountSpec } from './index.js';
-import { ALL_IDS, call, decimalsOf, toMinor } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { SandboxAccountSpec } from '../../src/sandbox/index.js';
+import { ALL_IDS, call, decimalsOf, toMinor } from './helpers.js';
 
 describe('determinism', () => {
   const paths = [

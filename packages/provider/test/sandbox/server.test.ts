@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import type { SandboxServer } from './server.js';
-import { startSandboxServer } from './server.js';
-import { KEY, call } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
+import { startSandboxServer } from '../../src/sandbox/server.js';
+import { KEY, call } from './helpers.js';
 
 describe('startSandboxServer', () => {
   const provider = new SandboxProvider({ seed: 11 });

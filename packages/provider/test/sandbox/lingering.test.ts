@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxProvider } from './provider.js';
-import type { SandboxTransaction } from './provider.js';
-import type { SandboxServer } from './server.js';
-import { startSandboxServer } from './server.js';
-import { ALL_IDS, KEY, asWire, call, collect, fromWire } from './test-utils.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { SandboxTransaction } from '../../src/sandbox/provider.js';
+import type { SandboxServer } from '../../src/sandbox/server.js';
+import { startSandboxServer } from '../../src/sandbox/server.js';
+import { ALL_IDS, KEY, asWire, call, collect, fromWire } from './helpers.js';
 
 const DAY = 86_400_000;
 const shift = (iso: string, days: number): string =>

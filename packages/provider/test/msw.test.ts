@@ -1,21 +1,16 @@
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxProvider, createBareHostRedirectHandlers, createProviderHandlers } from './msw.js';
+import { PROVIDER_BASE_URL, useMswServer } from '@finsync/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SandboxProvider, createBareHostRedirectHandlers, createProviderHandlers } from '../src/msw.js';
 
-const WWW = 'https://www.lunchflow.app/api/v1';
+const WWW = PROVIDER_BASE_URL;
 const BARE = 'https://lunchflow.app/api/v1';
 const KEY = 'sandbox-key';
 
 const provider = new SandboxProvider({ seed: 21 });
 const reference = new SandboxProvider({ seed: 21 });
-const server = setupServer(...createProviderHandlers(provider));
+const server = useMswServer(...createProviderHandlers(provider));
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  provider.faults.clear();
-});
-afterAll(() => server.close());
+afterEach(() => provider.faults.clear());
 
 async function direct(path: string): Promise<string> {
   const response = await reference.handle(new Request(`${WWW}${path}`, { headers: { 'x-api-key': KEY } }));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxAccountSpec } from './accounts.js';
-import { SandboxProvider } from './provider.js';
-import type { SandboxTransaction } from './provider.js';
-import { ALL_IDS, call, collect, toMinor } from './test-utils.js';
+import type { SandboxAccountSpec } from '../../src/sandbox/accounts.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import type { SandboxTransaction } from '../../src/sandbox/provider.js';
+import { ALL_IDS, call, collect, toMinor } from './helpers.js';
 
 const content = (t: SandboxTransaction): string =>
   JSON.stringify([t.date, t.amount, t.merchant, t.description]);

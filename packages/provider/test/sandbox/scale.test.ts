@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxAccountSpec } from './accounts.js';
-import { SandboxProvider } from './provider.js';
-import { call, toMinor } from './test-utils.js';
+import type { SandboxAccountSpec } from '../../src/sandbox/accounts.js';
+import { SandboxProvider } from '../../src/sandbox/provider.js';
+import { call, toMinor } from './helpers.js';
 
 describe('scale', () => {
   it('streams ~100k rows lazily with consistent counts, totals, ids and balances', async () => {

@@ -1,8 +1,8 @@
-// Shared by the sandbox's own tests; not part of the published entry points.
-import type { SandboxProvider, SandboxTransaction } from './provider.js';
+// Shared by the sandbox's own tests.
+import { PROVIDER_BASE_URL } from '@finsync/test-utils';
+import type { SandboxProvider, SandboxTransaction } from '../../src/sandbox/provider.js';
 
 export const KEY = 'sandbox-key';
-export const BASE = 'https://www.lunchflow.app/api/v1';
 
 export interface Fetched {
   status: number;
@@ -19,7 +19,7 @@ export async function call(
   const headers: Record<string, string> = {};
   const key = init.key === undefined ? KEY : init.key;
   if (key !== null) headers['x-api-key'] = key;
-  const request = new Request(`${init.base ?? BASE}${path}`, {
+  const request = new Request(`${init.base ?? PROVIDER_BASE_URL}${path}`, {
     method: init.method ?? 'GET',
     headers,
     ...(init.signal ? { signal: init.signal } : {}),
