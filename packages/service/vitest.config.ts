@@ -5,7 +5,7 @@ export default defineProject({
   ssr: { resolve: { conditions: ['@finsync/source'] } },
   test: {
     name: 'service',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
   },

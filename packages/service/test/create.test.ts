@@ -1,5 +1,6 @@
 /** create(): what the client sends, what it returns, and what it refuses to send (nothing goes out). */
 import { http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   InvalidRequestError,
@@ -7,7 +8,7 @@ import {
   TransactionCreateSchema,
   type TransactionCreate,
 } from '../src/index.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const ACCOUNT = '0b7e5d1c-1111-4c1e-9a57-2f0e8b1d3c44';

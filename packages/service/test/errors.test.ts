@@ -1,4 +1,5 @@
 import { delay, http, HttpResponse, type JsonBodyType } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
@@ -16,7 +17,7 @@ import {
   ValidationError,
   type ServiceClientOptions,
 } from '../src/index.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const client = (options: Partial<ServiceClientOptions> = {}) =>

@@ -1,5 +1,4 @@
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { useMswServer } from '@finsync/test-utils';
 import { ServiceClient, type ServiceClientOptions } from '../src/index.js';
 import { FakeServiceStore, createServiceHandlers, type FakeServiceOptions } from '../src/msw.js';
 import { BASE, KEY, READ_KEY } from './helpers.js';
@@ -78,10 +77,7 @@ export function seedStore(now: () => Date = () => NOW) {
 
 /** An MSW server serving the fake at BASE; `use(store, options)` swaps in a store per test. */
 export function useFakeService() {
-  const server = setupServer();
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterEach(() => server.resetHandlers());
-  afterAll(() => server.close());
+  const server = useMswServer();
   return {
     server,
     use(store: FakeServiceStore, options: Omit<FakeServiceOptions, 'baseUrl'> = {}) {

@@ -1,17 +1,7 @@
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { SERVICE_API_URL, SERVICE_BASE_URL } from '@finsync/test-utils';
 
-/** One MSW server per test file; any request without a handler fails the test (no real network). */
-export function useMswServer() {
-  const server = setupServer();
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterEach(() => server.resetHandlers());
-  afterAll(() => server.close());
-  return server;
-}
-
-export const BASE = 'http://service.test';
-export const API = `${BASE}/api/v1`;
+export const BASE = SERVICE_BASE_URL;
+export const API = SERVICE_API_URL;
 /** 64 lowercase hex characters, the service's key format. */
 export const KEY = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 export const READ_KEY = '60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752';

@@ -1,7 +1,8 @@
 import { http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, ServiceClient, type Transaction } from '../src/index.js';
-import { API, BASE, KEY, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const ACC = '0b7e5d1c-1111-4c1e-9a57-2f0e8b1d3c44';

@@ -1,8 +1,9 @@
 import { delay, http, HttpResponse } from 'msw';
 import { inspect } from 'node:util';
+import { useMswServer } from '@finsync/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServiceClient, readRateLimit, type ServiceLogger } from '../src/index.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 

@@ -1,7 +1,8 @@
 import { http, HttpResponse, type JsonBodyType } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, ServiceClient, TransactionSchema } from '../src/index.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const client = () => new ServiceClient({ baseUrl: BASE, apiKey: KEY, maxRetries: 0 });

@@ -1,4 +1,5 @@
 import { delay, http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionError,
@@ -11,7 +12,7 @@ import {
   type ServiceClientOptions,
 } from '../src/index.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterHeader, retryClassOf } from '../src/retry.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const client = (options: Partial<ServiceClientOptions> = {}) =>

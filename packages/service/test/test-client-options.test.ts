@@ -1,8 +1,9 @@
 import { http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { expect, it } from 'vitest';
 import { ServerError, ServiceClient } from '../src/index.js';
 import { testClientOptions } from '../src/msw.js';
-import { BASE, KEY, TX_ID, useMswServer } from './helpers.js';
+import { BASE, KEY, TX_ID } from './helpers.js';
 
 const server = useMswServer();
 

@@ -1,7 +1,8 @@
 import { http, HttpResponse } from 'msw';
+import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, ServiceClient, type TransactionUpdate } from '../src/index.js';
-import { API, BASE, KEY, TX_ID, settle, useMswServer, wireTransaction } from './helpers.js';
+import { API, BASE, KEY, TX_ID, settle, wireTransaction } from './helpers.js';
 
 const server = useMswServer();
 const TAG = 'd1e2f3a4-4444-4c1e-9a57-2f0e8b1d3c44';
