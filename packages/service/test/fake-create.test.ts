@@ -32,7 +32,7 @@ const body = (overrides: Partial<TransactionCreate> = {}): TransactionCreate => 
   ...overrides,
 });
 
-describe('201: a new row (§6.15–16)', () => {
+describe('201: a new row', () => {
   it('echoes name and account, adds one row, renders every key', async () => {
     const before = count();
     const { created, transaction } = await client.transactions.create(body());
@@ -113,7 +113,7 @@ describe('201: a new row (§6.15–16)', () => {
   });
 });
 
-describe('idempotency (§6.17–18)', () => {
+describe('idempotency', () => {
   it('a repeat answers 200 with the same id and the ORIGINAL name; nothing is added', async () => {
     const first = await client.transactions.create(body({ external_id: 'import-2', source: 'imp' }));
     const before = count();
@@ -169,7 +169,7 @@ describe('idempotency (§6.17–18)', () => {
   });
 });
 
-describe('422, with nothing created (§3, §6.19–22, 33)', () => {
+describe('422, with nothing created', () => {
   const expect422 = async (payload: unknown, message: string, errors: string[] | RegExp) => {
     const before = count();
     const response = await raw('POST', POST, payload);

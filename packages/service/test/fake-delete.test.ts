@@ -28,7 +28,7 @@ beforeEach(() => {
   fake.use(world.store);
 });
 
-describe('DELETE (§6.28)', () => {
+describe('DELETE', () => {
   it('200 {"message":"Transaction deleted successfully"}; the row is gone', async () => {
     const before = world.store.transactions.size;
     expect(await client.transactions.delete(world.market.id)).toEqual({

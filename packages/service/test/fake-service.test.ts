@@ -14,7 +14,7 @@ beforeEach(() => {
   fake.use(world.store);
 });
 
-describe('the rendered JSON (§1)', () => {
+describe('the rendered JSON', () => {
   it('has every key, in the service order, with the service values', async () => {
     const { body } = await raw('GET', `/api/v1/transactions/${world.market.id}`);
     expect(Object.keys(body)).toEqual([
@@ -136,7 +136,7 @@ describe('the rendered JSON (§1)', () => {
   });
 });
 
-describe('GET index (§6.1–9)', () => {
+describe('GET index', () => {
   it('returns the pagination envelope and leaves out pending_deletion accounts', async () => {
     const { body } = await raw('GET', '/api/v1/transactions');
     expect(body.pagination).toEqual({ page: 1, per_page: 25, total_count: 3, total_pages: 1 });
@@ -187,7 +187,7 @@ describe('GET index (§6.1–9)', () => {
   });
 });
 
-describe('auth (§3, §4)', () => {
+describe('auth', () => {
   it.each([
     ['no key', {}],
     ['a bad key', { 'x-api-key': 'invalid-key' }],
@@ -243,7 +243,7 @@ describe('auth (§3, §4)', () => {
   });
 });
 
-describe('rate limits (§3, §6.35–37)', () => {
+describe('rate limits', () => {
   it('self-hosted by default: Infinity headers, seen by client.rateLimit', async () => {
     const response = await raw('GET', '/api/v1/transactions');
     expect(response.headers.get('x-ratelimit-limit')).toBe('Infinity');
