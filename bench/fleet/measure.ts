@@ -119,6 +119,8 @@ export async function measureFleet(config: FleetConfig, log: (line: string) => v
           `SELECT count(*)::text AS n FROM ${table} WHERE last_success_at IS NULL`,
         );
         if (Number(rows[0]!.n) === 0) break;
+        if (Date.now() - started > 15 * 60_000)
+          throw new Error(`warm-up: ${rows[0]!.n} connections still without a first sync after 15 minutes`);
         await sleep(1000);
       }
     } finally {

@@ -18,12 +18,13 @@ interface FleetWorkerOptions {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FleetWorkerOptions;
+// The storage's default pool (10 connections) is enough for 48 runs in flight: a run holds a
+// connection only for one statement or one commit at a time. Bigger pools only multiply: 4 workers
+// with 40 each exhaust PostgreSQL's default max_connections (100).
 const storage = new PostgresStorage({
   connectionString: options.url,
   schema: options.schema,
   migrate: 'manual',
-  // One connection per run in flight, plus room for claims, renewals and releases.
-  poolConfig: { max: Math.min(options.concurrency + 4, 40) },
 });
 const worker = new SyncWorker({
   storage,
@@ -69,6 +70,8 @@ process.stdout.write(`${JSON.stringify({ started: worker.workerId })}\n`);
 
 const shutdown = () => {
   clearInterval(report);
+  // An orphaned worker (its parent gone) must not linger on a stuck run.
+  setTimeout(() => process.exit(1), 15_000).unref();
   void worker
     .stop()
     .then(() => storage.close())
