@@ -5,8 +5,9 @@
 import type { FleetResults } from './report.js';
 
 const W = 720;
-const H = 300;
-const PAD = { left: 56, right: 16, top: 36, bottom: 44 };
+const H = 360;
+/** The bottom margin holds the axis label and, under it, the legend (two entries a row). */
+const PAD = { left: 56, right: 16, top: 36, bottom: 104 };
 const PANEL_W = (W - 24) / 2;
 
 function escape(text: string): string {
@@ -51,7 +52,7 @@ function panel(
       `<text x="${sx(x)}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11">${x}</text>`,
     );
   parts.push(
-    `<text x="${x0 + PAD.left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">worker processes</text>`,
+    `<text x="${x0 + PAD.left + plotW / 2}" y="${H - PAD.bottom + 34}" text-anchor="middle" font-size="12">worker processes</text>`,
     `<text transform="translate(${x0 + 14} ${PAD.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12">${escape(yLabel)}</text>`,
   );
   series.forEach((s, i) => {
@@ -63,11 +64,12 @@ function panel(
     );
     for (const [x, y] of s.points)
       parts.push(`<circle cx="${sx(x)}" cy="${sy(y)}" r="3" fill="${s.color}"/>`);
-    // The legend sits in the lower right, where both plots stay low or empty.
-    const ly = H - PAD.bottom - 12 - (series.length - 1 - i) * 16;
+    // The legend goes under the plot, so it never covers a point.
+    const lx = x0 + PAD.left + (i % 2) * 150;
+    const ly = H - PAD.bottom + 56 + Math.floor(i / 2) * 18;
     parts.push(
-      `<line x1="${x0 + PANEL_W - 150}" x2="${x0 + PANEL_W - 132}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
-      `<text x="${x0 + PANEL_W - 128}" y="${ly + 4}" font-size="11">${escape(s.name)}</text>`,
+      `<line x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
+      `<text x="${lx + 22}" y="${ly + 4}" font-size="11">${escape(s.name)}</text>`,
     );
   });
   return parts.join('\n');
@@ -89,7 +91,7 @@ export function renderFleetSvg(results: FleetResults): string {
   };
   // 50,000 connections a worker at a 6-hour interval is this many syncs a second per worker.
   const target: Series = {
-    name: 'target (50k per worker at 6 h)',
+    name: 'target: 50k a worker at 6 h',
     color: '#dc2626',
     dashed: true,
     points: xs.map((x) => [x, (50_000 / 21_600) * x]),
