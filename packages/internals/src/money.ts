@@ -44,6 +44,11 @@ function expandExponent(text: string): DecimalString | undefined {
 export function toDecimalString(value: unknown): DecimalString | undefined {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return undefined;
+    // In this range String() writes no exponent, and its shortest round-trip digits are already the
+    // canonical form (no leading or trailing zeros, no "+", -0 as "0"): the hot path of every
+    // transaction list, where amounts arrive as JSON numbers.
+    const magnitude = Math.abs(value);
+    if (magnitude === 0 || (magnitude >= 1e-6 && magnitude < 1e21)) return String(value);
     return toDecimalString(String(value));
   }
   if (typeof value === 'bigint') return canonical(value < 0n ? '-' : '', String(value).replace('-', ''), '');

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decimalToMinorUnits, minorUnitsToDecimal, negateDecimal, toDecimalString } from '../src/money.js';
 
@@ -34,5 +35,23 @@ describe('toDecimalString', () => {
     expect(minorUnitsToDecimal(5n, 3)).toBe('0.005');
     expect(negateDecimal('-6.15')).toBe('6.15');
     expect(negateDecimal('0')).toBe('0');
+  });
+});
+
+describe('toDecimalString of a JSON number', () => {
+  it('reads every finite number as the decimal string of its shortest round-trip digits', () => {
+    // The slow path (the text the number prints as, read as a decimal string) is the reference.
+    const viaText = (n: number) => toDecimalString(n.toString());
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(toDecimalString(n)).toBe(viaText(n));
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const n of [0, -0, 1e-6, -1e-6, 9.99e-7, 1e21, -1e21, 123456789012345680000, 0.1, -23.4, 1500])
+      expect(toDecimalString(n)).toBe(viaText(n));
+    expect(toDecimalString(-0)).toBe('0');
+    expect(toDecimalString(-23.4)).toBe('-23.4');
+    expect(toDecimalString(1e-7)).toBe('0.0000001');
   });
 });
