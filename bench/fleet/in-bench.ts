@@ -4,7 +4,8 @@
  * `npm run bench:fleet` runs the full one. A failure is recorded as a skip with its reason, so the
  * rest of the run is kept.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Progress } from '../harness/progress.js';
 import { measureFleet } from './measure.js';
 import { renderFleetSvg } from './plot.js';
@@ -43,6 +44,7 @@ export async function measureFleetInBench(
       },
       (line) => progress(`fleet: ${line}`),
     );
+    mkdirSync(dirname(options.svg), { recursive: true });
     writeFileSync(options.svg, renderFleetSvg(results));
     return results;
   } catch (error) {
