@@ -19,14 +19,24 @@ export function isValidCalendarDate(text: string): boolean {
   return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
+/** One formatter per zone: building an `Intl.DateTimeFormat` costs far more than using one. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 function dateInZone(instant: Date, timeZone: string): CalendarDate {
-  // en-CA formats as YYYY-MM-DD, which saves assembling the parts by hand.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(instant);
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    // en-CA formats as YYYY-MM-DD, which saves assembling the parts by hand. A bad zone throws
+    // here, before anything is cached.
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    if (formatters.size >= 64) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  return formatter.format(instant);
 }
 
 /**
@@ -68,5 +78,6 @@ export function daysBetween(from: CalendarDate, to: CalendarDate): number {
 
 /** Today's date in `timeZone` (default: the machine's zone). */
 export function today(timeZone?: string, now: Date = new Date()): CalendarDate {
+  // The machine's zone is asked each time: a process may change TZ while it runs.
   return dateInZone(now, timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
 }

@@ -67,7 +67,16 @@ export function pairTwins(
   { sameDay }: { sameDay: boolean },
 ): Map<string, MirrorTransaction> {
   const pairs = new Map<string, MirrorTransaction>();
-  const postedGroups = tiers.map((tier) => groupBy(tier, twinGroup));
+  if (pending.length === 0) return pairs;
+  // A posted row can only share a group with a hold of its amount: checking that first spares the
+  // group key of nearly every row of a long window (holds are few).
+  const holdAmounts = new Set(pending.map((row) => row.amount));
+  const postedGroups = tiers.map((tier) =>
+    groupBy(
+      tier.filter((row) => holdAmounts.has(row.amount)),
+      twinGroup,
+    ),
+  );
   for (const [group, groupHolds] of groupBy(pending, twinGroup)) {
     const byTier = postedGroups.map((tierGroups) => [...(tierGroups.get(group) ?? [])].sort(byDateThenKey));
     for (const component of components(groupHolds, byTier.flat(), sameDay)) {
@@ -127,7 +136,14 @@ export function pairByContent(
   fresh: readonly MirrorTransaction[],
 ): Map<string, MirrorTransaction> {
   const pairs = new Map<string, MirrorTransaction>();
-  const candidates = groupBy(fresh, postedContent);
+  if (vanished.length === 0) return pairs;
+  // Only a new row of a vanished row's date and amount can have its content: a first sync's
+  // hundred thousand new rows need no content key when nothing vanished near them.
+  const vanishedAt = new Set(vanished.map((row) => `${row.date} ${row.amount}`));
+  const candidates = groupBy(
+    fresh.filter((row) => vanishedAt.has(`${row.date} ${row.amount}`)),
+    postedContent,
+  );
   for (const [content, rows] of groupBy(vanished, postedContent)) {
     const successors = candidates.get(content);
     if (!successors) continue;
