@@ -1,3 +1,4 @@
+import { makeChange } from '../engine/changes.js';
 import type {
   AccountSyncState,
   ConnectionState,
@@ -105,27 +106,14 @@ export function accountState(
 }
 
 export function added(record: MirrorTransaction): TransactionChange {
-  return {
-    entity: 'transaction',
-    op: 'added',
-    connectionId: record.connectionId,
-    accountId: record.accountId,
-    key: record.key,
-    record,
-  };
+  return makeChange('transaction', 'added', record);
 }
 export function modified(record: MirrorTransaction): TransactionChange {
-  return { ...added(record), op: 'modified' };
+  return makeChange('transaction', 'modified', record);
 }
 export function removed(
   record: Pick<MirrorTransaction, 'connectionId' | 'accountId' | 'key'>,
 ): TransactionChange {
-  return {
-    entity: 'transaction',
-    op: 'removed',
-    connectionId: record.connectionId,
-    accountId: record.accountId,
-    key: record.key,
-    record: null,
-  };
+  // A removal carries no record; its identity is all makeChange reads from it.
+  return makeChange('transaction', 'removed', record as MirrorTransaction);
 }
