@@ -78,6 +78,10 @@ export function daysBetween(from: CalendarDate, to: CalendarDate): number {
 
 /** Today's date in `timeZone` (default: the machine's zone). */
 export function today(timeZone?: string, now: Date = new Date()): CalendarDate {
-  // The machine's zone is asked each time: a process may change TZ while it runs.
-  return dateInZone(now, timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone);
+  if (timeZone !== undefined) return dateInZone(now, timeZone);
+  // The machine's zone is the one Date's local getters use (and follow, should the process change
+  // TZ): no formatter needed, where asking Intl for the zone's name would build one on every call.
+  const month = String(now.getMonth() + 1).padStart(2, '0');
+  const day = String(now.getDate()).padStart(2, '0');
+  return `${String(now.getFullYear()).padStart(4, '0')}-${month}-${day}`;
 }

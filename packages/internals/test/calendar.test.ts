@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCalendarDate } from '../src/calendar.js';
+import { toCalendarDate, today } from '../src/calendar.js';
 
 describe('toCalendarDate', () => {
   it('reads plain dates, timestamps and unix seconds', () => {
@@ -19,5 +19,28 @@ describe('toCalendarDate', () => {
     expect(toCalendarDate('2026-02-30')).toBeUndefined();
     expect(toCalendarDate('14/03/2026')).toBeUndefined();
     expect(toCalendarDate(null)).toBeUndefined();
+  });
+});
+
+describe('today', () => {
+  it("without a zone, is the date in the machine's zone, as Intl names it", () => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const inZone = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    for (let ms = Date.UTC(2024, 0, 1); ms < Date.UTC(2025, 0, 1); ms += 7 * 3_600_000 + 123_457) {
+      const instant = new Date(ms);
+      expect(today(undefined, instant)).toBe(inZone.format(instant));
+    }
+  });
+
+  it('with a zone, is the date there', () => {
+    const instant = new Date('2026-03-01T23:30:00Z');
+    expect(today('UTC', instant)).toBe('2026-03-01');
+    expect(today('Asia/Tokyo', instant)).toBe('2026-03-02');
+    expect(today('America/New_York', instant)).toBe('2026-03-01');
   });
 });
