@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { runStorageConformance } from '@finsync/sync/testing';
+import { fixtures, runStorageConformance } from '@finsync/sync/testing';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
+import { describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../src/index.js';
 
 runStorageConformance('SqliteStorage (file)', async () => {
@@ -16,3 +17,36 @@ runStorageConformance('SqliteStorage (file)', async () => {
 runStorageConformance('SqliteStorage (:memory:)', async () => ({
   storage: new SqliteStorage({ filename: ':memory:' }),
 }));
+
+describe('SqliteStorage, beyond the shared contract', () => {
+  it('a second storage open on the same file sees what the first committed, while both stay open', async () => {
+    const dir = makeTempDir('sqlite');
+    const filename = join(dir, 'finsync.db');
+    const writer = new SqliteStorage({ filename });
+    const reader = new SqliteStorage({ filename });
+    try {
+      await writer.init();
+      await reader.init();
+      await writer.apply({ changes: [], connections: [fixtures.connectionState('c1')] });
+      expect(await reader.getConnection('c1')).toMatchObject({ id: 'c1', status: 'active' });
+    } finally {
+      await writer.close();
+      await reader.close();
+      removeTempDir(dir);
+    }
+  });
+
+  it('two :memory: storages share nothing', async () => {
+    const a = new SqliteStorage({ filename: ':memory:' });
+    const b = new SqliteStorage({ filename: ':memory:' });
+    try {
+      await a.init();
+      await b.init();
+      await a.apply({ changes: [], connections: [fixtures.connectionState('c1')] });
+      expect(await b.getConnection('c1')).toBeUndefined();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
