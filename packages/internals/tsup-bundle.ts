@@ -1,7 +1,7 @@
 /**
- * How a published package takes @finsync/internals in at build time (spread into each tsup build of
- * provider, service and sync): the code goes into its JavaScript bundles and the types into its .d.ts
- * files, so nothing it publishes imports or mentions @finsync/internals.
+ * The ESM and CJS builds of a published package (provider, service and sync build with this), taking
+ * @finsync/internals in at build time: the code goes into its JavaScript bundles and the types into
+ * its .d.ts files, so nothing it publishes imports or mentions @finsync/internals.
  *
  * The .d.ts bundler resolves a package's subpaths without reading `exports`, so each subpath is
  * mapped to its source here; a new module in package.json `exports` needs a line below too (the
@@ -20,3 +20,20 @@ export const bundleInternals = {
   noExternal: [internals],
   dts: { resolve: [internals], compilerOptions: { paths } },
 };
+
+export interface PublishedBuildOptions {
+  entry: Record<string, string>;
+  /** Left to the consumer's install (peers such as msw or vitest). */
+  external?: string[];
+  /** Also bundled into the CommonJS build: ESM-only dependencies, so `require()` works without require(esm). */
+  cjsBundles?: string[];
+}
+
+/** `defineConfig`'s input for one package: ESM (which cleans dist/) and CJS, each with its .d.ts. */
+export function publishedBuilds({ entry, external = [], cjsBundles = [] }: PublishedBuildOptions) {
+  const common = { entry, dts: bundleInternals.dts, sourcemap: true, target: 'node20', external };
+  return [
+    { ...common, format: ['esm' as const], clean: true, noExternal: bundleInternals.noExternal },
+    { ...common, format: ['cjs' as const], noExternal: [...bundleInternals.noExternal, ...cjsBundles] },
+  ];
+}

@@ -1,33 +1,15 @@
 import { defineConfig } from 'tsup';
-import { bundleInternals } from '../internals/tsup-bundle.js';
+import { publishedBuilds } from '../internals/tsup-bundle.js';
 
-const entry = {
-  index: 'src/index.ts',
-  testing: 'src/testing/index.ts',
-  sql: 'src/sql/index.ts',
-  credentials: 'src/credentials/index.ts',
-};
-// @finsync/internals is private and never published: bundled into this package's JS and .d.ts.
-const { noExternal: internals, dts } = bundleInternals;
-
-export default defineConfig([
-  {
-    entry,
-    format: ['esm'],
-    dts,
-    sourcemap: true,
-    clean: true,
-    target: 'node20',
-    noExternal: internals,
+export default defineConfig(
+  publishedBuilds({
+    entry: {
+      index: 'src/index.ts',
+      testing: 'src/testing/index.ts',
+      sql: 'src/sql/index.ts',
+      credentials: 'src/credentials/index.ts',
+    },
+    // The conformance suite runs inside the consumer's vitest.
     external: ['vitest'],
-  },
-  {
-    entry,
-    format: ['cjs'],
-    dts,
-    sourcemap: true,
-    target: 'node20',
-    noExternal: internals,
-    external: ['vitest'],
-  },
-]);
+  }),
+);
