@@ -1,22 +1,16 @@
 /** The README's exactly-once example is code users copy: it must run as printed, twice over. */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freshSchemaName, postgresSuiteName, runReadmeExample, useTempDirs } from '@finsync/test-utils';
+import { freshSchemaName, postgresSuiteName, usePackageReadme } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { dropSchema, url } from './helpers.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const tempDir = useTempDirs('readme');
+const readme = usePackageReadme(import.meta.url);
 
 describe.skipIf(!url)(postgresSuiteName('the README example'), () => {
   it('syncs the sandbox into PostgreSQL and applies the feed exactly once, twice over', async () => {
     const schema = freshSchemaName();
-    const cwd = tempDir();
+    const cwd = readme.tempDir();
     const run = () =>
-      runReadmeExample({
-        readme: join(here, '..', 'README.md'),
-        heading: '## Applying the feed exactly once, on PostgreSQL',
-        besides: here,
+      readme.run('## Applying the feed exactly once, on PostgreSQL', {
         cwd,
         env: { ...process.env, DATABASE_URL: url, FINSYNC_PG_SCHEMA: schema },
       });

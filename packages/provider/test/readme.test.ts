@@ -1,20 +1,11 @@
 /** The README's example runs as printed (CI runs it), in a temporary directory. */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { runReadmeExample, useTempDirs } from '@finsync/test-utils';
+import { usePackageReadme } from '@finsync/test-utils';
 import { expect, it } from 'vitest';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const tempDir = useTempDirs('readme');
+const readme = usePackageReadme(import.meta.url);
 
 it('the README example runs as printed', () => {
-  const cwd = tempDir();
-  const output = runReadmeExample({
-    readme: join(here, '..', 'README.md'),
-    heading: '## Example',
-    besides: here,
-    cwd,
-  });
+  const output = readme.run('## Example');
   // Every active account with its balance, and its rows.
   expect(output).toMatch(/Current Account -?[0-9.]+ GBP/);
   expect(output.split('\n').length).toBeGreaterThan(100);

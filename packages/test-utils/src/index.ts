@@ -13,5 +13,11 @@ export {
   testPostgresUrl,
   warnWhenPostgresIsMissing,
 } from './postgres.js';
-export { readmeBlock, runReadmeExample, type ReadmeExample } from './readme-example.js';
+export {
+  readmeBlock,
+  runReadmeExample,
+  usePackageReadme,
+  type PackageReadme,
+  type ReadmeExample,
+} from './readme-example.js';
 export { makeTempDir, removeTempDir, useTempDirs } from './temp-dir.js';

@@ -5,7 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useTempDirs } from './temp-dir.js';
 
 export interface ReadmeExample {
   /** The README file. */
@@ -47,4 +49,31 @@ export function runReadmeExample(example: ReadmeExample): string {
   } finally {
     rmSync(script, { force: true });
   }
+}
+
+export interface PackageReadme {
+  /** Runs the example after `heading`, in `cwd` (default: a fresh temporary directory). */
+  run(heading: string, options?: { cwd?: string; env?: NodeJS.ProcessEnv }): string;
+  /** A temporary directory removed after the test: for running one example twice in one place. */
+  tempDir(): string;
+}
+
+/**
+ * For a package's README test, called at its top level with `import.meta.url`: the package's
+ * README.md, examples written beside the test file, temporary directories removed after each test.
+ */
+export function usePackageReadme(testFileUrl: string): PackageReadme {
+  const here = dirname(fileURLToPath(testFileUrl));
+  const tempDir = useTempDirs('readme');
+  return {
+    tempDir,
+    run: (heading, options = {}) =>
+      runReadmeExample({
+        readme: join(here, '..', 'README.md'),
+        heading,
+        besides: here,
+        cwd: options.cwd ?? tempDir(),
+        ...(options.env ? { env: options.env } : {}),
+      }),
+  };
 }
