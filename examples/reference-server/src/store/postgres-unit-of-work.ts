@@ -1,4 +1,5 @@
 /** `UnitOfWork` on PostgreSQL: statements on the client of its open database transaction, locking what they read. */
+import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type {
   UnitOfWork,
@@ -9,9 +10,6 @@ import type {
 } from './types.js';
 import { UPDATABLE_COLUMNS } from './types.js';
 import { postgresRelatedReads } from './postgres-reads.js';
-
-export const TX_COLUMNS =
-  'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
 
 export type Queryable = Pick<PoolClient, 'query'>;
 
@@ -25,6 +23,7 @@ export function storedTransaction(row: TransactionRow & { locked: string }): Sto
 
 /** The statements of `UnitOfWork`, on the client that holds its open database transaction; `s` is the quoted schema. */
 export function postgresUnitOfWork(client: PoolClient, s: string): UnitOfWork {
+  const insertSql = insertTransactionSql(`${s}.app_transactions`, (n) => `$${n}`);
   const run = async (sql: string, params: unknown[]) => {
     await client.query(sql, params);
   };
@@ -155,30 +154,6 @@ export function postgresUnitOfWork(client: PoolClient, s: string): UnitOfWork {
       );
       return row!.id;
     },
-    insertTransaction: (t) =>
-      run(
-        `INSERT INTO ${s}.app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name,
-           notes, merchant_id, is_pending, created_at, updated_at, category_id, locked)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-        [
-          t.id,
-          t.user_id,
-          t.account_id,
-          t.feed_key,
-          t.external_id,
-          t.source,
-          t.date,
-          t.amount,
-          t.currency,
-          t.name,
-          t.notes,
-          t.merchant_id,
-          t.is_pending,
-          t.created_at,
-          t.updated_at,
-          t.category_id ?? null,
-          JSON.stringify(t.locked ?? []),
-        ],
-      ),
+    insertTransaction: (t) => run(insertSql, insertTransactionValues(t)),
   };
 }

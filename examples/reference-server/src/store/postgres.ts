@@ -10,7 +10,8 @@
 import { Pool, type QueryResultRow } from 'pg';
 import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
 import { postgresRelatedReads } from './postgres-reads.js';
-import { postgresUnitOfWork, rows, storedTransaction, TX_COLUMNS } from './postgres-unit-of-work.js';
+import { TX_COLUMNS } from './columns.js';
+import { postgresUnitOfWork, rows, storedTransaction } from './postgres-unit-of-work.js';
 import type {
   AccountRecord,
   ActiveApiKey,

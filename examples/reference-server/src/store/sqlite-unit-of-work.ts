@@ -1,4 +1,5 @@
 /** `UnitOfWork` on SQLite: plain statements, run while `SqliteAppStore.atomically` holds the connection. */
+import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
 import {
@@ -10,9 +11,6 @@ import {
   type StoredTransaction,
   type TransactionRow,
 } from './types.js';
-
-export const TX_COLUMNS =
-  'id, account_id, external_id, source, date, amount, currency, name, notes, category_id, merchant_id, created_at, updated_at';
 
 export const parseLocked = (locked: string) => JSON.parse(locked) as LockableField[];
 
@@ -39,6 +37,7 @@ export function readTransaction(
 
 /** The statements of `UnitOfWork`, on the connection its open database transaction holds. */
 export function sqliteUnitOfWork(db: Db): UnitOfWork {
+  const insertSql = insertTransactionSql('app_transactions', () => '?');
   const run = (sql: string, ...params: unknown[]) => prepareCached(db, sql).run(...params);
   const get = <T>(sql: string, ...params: unknown[]) =>
     prepareCached(db, sql).get(...params) as T | undefined;
@@ -166,28 +165,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         .id;
     },
     insertTransaction: async (t) => {
-      run(
-        `INSERT INTO app_transactions (id, user_id, account_id, feed_key, external_id, source, date, amount, currency, name, notes,
-           merchant_id, is_pending, created_at, updated_at, category_id, locked)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        t.id,
-        t.user_id,
-        t.account_id,
-        t.feed_key,
-        t.external_id,
-        t.source,
-        t.date,
-        t.amount,
-        t.currency,
-        t.name,
-        t.notes,
-        t.merchant_id,
-        t.is_pending ? 1 : 0,
-        t.created_at,
-        t.updated_at,
-        t.category_id ?? null,
-        JSON.stringify(t.locked ?? []),
-      );
+      run(insertSql, ...insertTransactionValues(t).map(toSqlite));
     },
   };
 }

@@ -9,7 +9,8 @@
 import type { Storage } from '@finsync/sync';
 import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
-import { readTransaction, sqliteUnitOfWork, TX_COLUMNS } from './sqlite-unit-of-work.js';
+import { TX_COLUMNS } from './columns.js';
+import { readTransaction, sqliteUnitOfWork } from './sqlite-unit-of-work.js';
 import type {
   AccountRecord,
   ActiveApiKey,
