@@ -6,7 +6,7 @@
 import { MODES, type SyncMode } from '../data/data-set.js';
 import type { Summary } from '../harness/stats.js';
 import { connectionsLabel, fmt, perSecond, rates, type Rates } from './format.js';
-import { layout, type Line } from './layout.js';
+import { layout, type Line, type Row } from './layout.js';
 import type { BenchResults, MemoryConfig } from './results.js';
 import { PATCH_MIN_RATIO } from './targets.js';
 
@@ -18,6 +18,27 @@ const MODE_LABEL: Record<SyncMode, string> = {
 const runs = (s: Summary) => String(s.samples.length);
 
 type Section = (r: BenchResults, x: Rates) => Line[];
+
+/** A row for a timed measurement: its runs, median and spread come from `ms`; no rate when undefined. */
+function timedRow(
+  label: string,
+  count: string,
+  ms: Summary,
+  rate: number | undefined,
+  peakRss: string,
+  note: string,
+): Row {
+  return [
+    label,
+    count,
+    runs(ms),
+    fmt.ms(ms.median),
+    fmt.spread(ms),
+    rate === undefined ? '' : fmt.rate(rate),
+    peakRss,
+    note,
+  ];
+}
 
 /** The table's sections, top to bottom. */
 const SECTIONS: readonly Section[] = [
@@ -50,13 +71,11 @@ function sqliteSection(r: BenchResults, x: Rates): Line[] {
 function fullSyncRows(r: BenchResults, x: Rates): Line[] {
   return MODES.map((m) => {
     const s = r.sqlite.sync[m];
-    return [
+    return timedRow(
       `full sync → SQLite, ${MODE_LABEL[m]}`,
       fmt.int(s.rows),
-      runs(s.ms),
-      fmt.ms(s.ms.median),
-      fmt.spread(s.ms),
-      fmt.rate(x.sync[m]),
+      s.ms,
+      x.sync[m],
       fmt.mib(s.peakRssMiB.median),
       [
         `${fmt.ratio(x.sync[m] / x.raw.rows)} raw rows`,
@@ -65,7 +84,7 @@ function fullSyncRows(r: BenchResults, x: Rates): Line[] {
         `${fmt.ratio(x.sync[m] / x.naive.default)} naive`,
         `${fmt.ratio(x.sync[m] / x.naive.wal)} naive-WAL`,
       ].join(' · '),
-    ];
+    );
   });
 }
 
@@ -79,44 +98,40 @@ function rawSqliteRows(r: BenchResults, x: Rates): Line[] {
     ] as const
   ).map(([variant, label]) => {
     const ms = raw.ms[variant];
-    return [
+    return timedRow(
       label,
       fmt.int(raw.rows),
-      runs(ms),
-      fmt.ms(ms.median),
-      fmt.spread(ms),
-      fmt.rate(perSecond(raw.rows, ms)),
+      ms,
+      perSecond(raw.rows, ms),
       '',
       'the limit: prepared statements, no HTTP, no engine',
-    ];
+    );
   });
   const ms = raw.ms.apply;
-  lines.push([
-    'SqliteStorage.apply alone, same rows (2,000/apply)',
-    fmt.int(raw.rows),
-    runs(ms),
-    fmt.ms(ms.median),
-    fmt.spread(ms),
-    fmt.rate(perSecond(raw.rows, ms)),
-    '',
-    `not a limit: the storage adapter's share of the sync; ${fmt.ratio(perSecond(raw.rows, ms) / x.raw.rowsFeed)} raw rows+feed`,
-  ]);
+  lines.push(
+    timedRow(
+      'SqliteStorage.apply alone, same rows (2,000/apply)',
+      fmt.int(raw.rows),
+      ms,
+      perSecond(raw.rows, ms),
+      '',
+      `not a limit: the storage adapter's share of the sync; ${fmt.ratio(perSecond(raw.rows, ms) / x.raw.rowsFeed)} raw rows+feed`,
+    ),
+  );
   return lines;
 }
 
 function rawHttpRows(r: BenchResults, x: Rates): Line[] {
   return MODES.map((m) => {
     const h = r.http[m];
-    return [
+    return timedRow(
       `raw HTTP, fetch + JSON.parse, ${m} URLs`,
       fmt.int(h.rows),
-      runs(h.plainMs),
-      fmt.ms(h.plainMs.median),
-      fmt.spread(h.plainMs),
-      fmt.rate(x.plain[m]),
+      h.plainMs,
+      x.plain[m],
       '',
       `${h.pages} responses, same server, same URLs as the engine`,
-    ];
+    );
   });
 }
 
@@ -130,16 +145,14 @@ function naiveRows(r: BenchResults, x: Rates): Line[] {
     const n = r.sqlite.naive[variant];
     const done = Math.min(...n.inserted);
     const note = done < n.rows ? `inserts extrapolated from ${fmt.int(done)}+ rows` : 'every row inserted';
-    return [
+    return timedRow(
       label,
       fmt.int(n.rows),
-      runs(n.totalMs),
-      fmt.ms(n.totalMs.median),
-      fmt.spread(n.totalMs),
-      fmt.rate(x.naive[variant]),
+      n.totalMs,
+      x.naive[variant],
       '',
       `fetch ${fmt.ms(n.fetchMs.median)}; autocommit per row; ${note}`,
-    ];
+    );
   });
 }
 
@@ -147,16 +160,14 @@ function noopRows(r: BenchResults): Line[] {
   return MODES.map((m) => {
     const n = r.sqlite.noop[m];
     const q = n.requests[0]!;
-    return [
+    return timedRow(
       `no-op re-sync, ${m}`,
       `${Math.max(...n.feedEntriesWritten)} written`,
-      runs(n.ms),
-      fmt.ms(n.ms.median),
-      fmt.spread(n.ms),
-      '',
+      n.ms,
+      undefined,
       '',
       `requests: ${q.accounts} accounts + ${q.transactions} transactions (${q.transactionsPerAccount.max}/account) + ${q.balance} balance + ${q.holdings} holdings; ${fmt.int(n.fetched)} rows re-read; ${Math.max(...(n.bookkeepingRows ?? [0]))} bookkeeping rows`,
-    ];
+    );
   });
 }
 
@@ -164,16 +175,14 @@ function incrementalDayRows(r: BenchResults): Line[] {
   return MODES.map((m) => {
     const d = r.sqlite.day[m];
     const q = d.requests[0]!;
-    return [
+    return timedRow(
       `incremental day, ${m}`,
       `${fmt.int(d.fetched)} read`,
-      runs(d.ms),
-      fmt.ms(d.ms.median),
-      fmt.spread(d.ms),
-      fmt.rate(perSecond(d.fetched, d.ms)),
+      d.ms,
+      perSecond(d.fetched, d.ms),
       '',
       `${upperMedian(d.feedEntriesWritten)} feed entries (+${d.added} ~${d.modified} −${d.removed}); ${q.total} requests (${q.transactions} transactions)`,
-    ];
+    );
   });
 }
 
@@ -184,16 +193,14 @@ function postgresSection(r: BenchResults, x: Rates): Line[] {
   const pgx = x.pg!;
   const lines: Line[] = [
     `PostgreSQL ${pg.version}`,
-    [
+    timedRow(
       `full sync → PostgreSQL, ${MODE_LABEL.whole}`,
       fmt.int(pg.sync.rows),
-      runs(pg.sync.ms),
-      fmt.ms(pg.sync.ms.median),
-      fmt.spread(pg.sync.ms),
-      fmt.rate(pgx.sync),
+      pg.sync.ms,
+      pgx.sync,
       fmt.mib(pg.sync.peakRssMiB.median),
       `${fmt.ratio(pgx.sync / pgx.raw.rows)} raw rows · ${fmt.ratio(pgx.sync / pgx.raw.rowsFeed)} raw rows+feed · ${fmt.ratio(pgx.sync / x.sync.whole)} the SQLite sync`,
-    ],
+    ),
   ];
   for (const [variant, label] of [
     ['rows', 'raw unnest upsert, rows only (1,000/stmt)'],
@@ -201,18 +208,18 @@ function postgresSection(r: BenchResults, x: Rates): Line[] {
     ['apply', 'PostgresStorage.apply alone, same rows (2,000/apply)'],
   ] as const) {
     const ms = pg.raw.ms[variant];
-    lines.push([
-      label,
-      fmt.int(pg.raw.rows),
-      runs(ms),
-      fmt.ms(ms.median),
-      fmt.spread(ms),
-      fmt.rate(perSecond(pg.raw.rows, ms)),
-      '',
-      variant === 'apply'
-        ? `not a limit: the adapter's share; ${fmt.ratio(perSecond(pg.raw.rows, ms) / pgx.raw.rowsFeed)} raw rows+feed`
-        : 'the limit: one INSERT … SELECT FROM unnest(…) per batch',
-    ]);
+    lines.push(
+      timedRow(
+        label,
+        fmt.int(pg.raw.rows),
+        ms,
+        perSecond(pg.raw.rows, ms),
+        '',
+        variant === 'apply'
+          ? `not a limit: the adapter's share; ${fmt.ratio(perSecond(pg.raw.rows, ms) / pgx.raw.rowsFeed)} raw rows+feed`
+          : 'the limit: one INSERT … SELECT FROM unnest(…) per batch',
+      ),
+    );
   }
   return lines;
 }
@@ -226,31 +233,31 @@ function providerClientSection(r: BenchResults, x: Rates): Line[] {
     const h = r.http[m];
     const pagesPerSecond = h.pages / (h.clientMs.median / 1000);
     const plainPages = h.pages / (h.plainMs.median / 1000);
-    lines.push([
-      `ProviderClient.listTransactions().pages(), ${m}`,
-      fmt.int(h.rows),
-      runs(h.clientMs),
-      fmt.ms(h.clientMs.median),
-      fmt.spread(h.clientMs),
-      fmt.rate(x.client[m]),
-      '',
-      `${pagesPerSecond.toFixed(1)} pages/s vs ${plainPages.toFixed(1)} plain: ${fmt.ratio(x.client[m] / x.plain[m])}`,
-    ]);
+    lines.push(
+      timedRow(
+        `ProviderClient.listTransactions().pages(), ${m}`,
+        fmt.int(h.rows),
+        h.clientMs,
+        x.client[m],
+        '',
+        `${pagesPerSecond.toFixed(1)} pages/s vs ${plainPages.toFixed(1)} plain: ${fmt.ratio(x.client[m] / x.plain[m])}`,
+      ),
+    );
   }
   for (const [label, ms] of [
     ['JSON.parse of the whole-history bodies, in memory', r.validation.jsonParseMs],
     ["the client's zod schema on the same parsed bodies", r.validation.schemaParseMs],
   ] as const) {
-    lines.push([
-      label,
-      fmt.int(r.validation.rows),
-      runs(ms),
-      fmt.ms(ms.median),
-      fmt.spread(ms),
-      fmt.rate(perSecond(r.validation.rows, ms)),
-      '',
-      `${((ms.median * 1000) / r.validation.rows).toFixed(2)} µs/row`,
-    ]);
+    lines.push(
+      timedRow(
+        label,
+        fmt.int(r.validation.rows),
+        ms,
+        perSecond(r.validation.rows, ms),
+        '',
+        `${((ms.median * 1000) / r.validation.rows).toFixed(2)} µs/row`,
+      ),
+    );
   }
   return lines;
 }
