@@ -1,4 +1,5 @@
 import { makeChange } from '../engine/changes.js';
+import { newConnectionState } from '../engine/connection-status.js';
 import type {
   AccountSyncState,
   ConnectionState,
@@ -9,16 +10,7 @@ import type {
 } from '../model.js';
 
 export function connectionState(id: string, overrides: Partial<ConnectionState> = {}): ConnectionState {
-  return {
-    id,
-    status: 'active',
-    pausedUntil: null,
-    statusReason: null,
-    lastRunAt: null,
-    lastSuccessAt: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  };
+  return { ...newConnectionState(id, new Date('2026-01-01T00:00:00.000Z')), ...overrides };
 }
 
 export function account(
