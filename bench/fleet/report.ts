@@ -73,80 +73,66 @@ const FRESH_P99 = 1.25;
 const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 const cores = (values: number[]) => values.map((v) => fixed(v, 2)).join('+');
 
-function row(cells: string[], widths: number[]): string {
-  return cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
+/** Right-aligned columns, each as wide as its widest cell or heading. */
+function columns(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((cells) => cells[i]!.length)));
+  return [head, ...rows].map((cells) => cells.map((c, i) => c.padStart(widths[i]!)).join('  '));
 }
 
 function renderCapacity(results: FleetResults): string[] {
-  const head = [
-    'workers',
-    'syncs/s',
-    'req/s',
-    '429/s',
-    'worker cores',
-    'pg cores',
-    'provider',
-    'ms CPU/sync',
-    'conns/worker @6h',
-  ];
-  const widths = head.map((h) => Math.max(h.length, 8));
-  const lines = [row(head, widths)];
-  for (const c of results.capacities) {
-    lines.push(
-      row(
-        [
-          String(c.workers),
-          fixed(c.syncsPerS),
-          fixed(c.requestsPerS),
-          fixed(c.limitedPerS),
-          cores(c.workerCpu),
-          fixed(c.postgresCpu, 2),
-          fixed(c.providerCpu, 2),
-          `${fixed(c.workerCpuMsPerSync)}+${fixed(c.postgresCpuMsPerSync)}pg`,
-          c.connectionsPerWorkerAt6h.toLocaleString('en-US'),
-        ],
-        widths,
-      ),
-    );
-  }
-  return lines;
+  return columns(
+    [
+      'workers',
+      'syncs/s',
+      'req/s',
+      '429/s',
+      'worker cores',
+      'pg cores',
+      'provider',
+      'ms CPU/sync',
+      'conns/worker @6h',
+    ],
+    results.capacities.map((c) => [
+      String(c.workers),
+      fixed(c.syncsPerS),
+      fixed(c.requestsPerS),
+      fixed(c.limitedPerS),
+      cores(c.workerCpu),
+      fixed(c.postgresCpu, 2),
+      fixed(c.providerCpu, 2),
+      `${fixed(c.workerCpuMsPerSync)}+${fixed(c.postgresCpuMsPerSync)}pg`,
+      c.connectionsPerWorkerAt6h.toLocaleString('en-US'),
+    ]),
+  );
 }
 
 function renderFreshness(results: FleetResults): string[] {
-  const head = [
-    'workers',
-    'connections',
-    'interval',
-    'syncs/s',
-    'req/s',
-    'p50 stale',
-    'p99 stale',
-    'max stale',
-    'worker cores',
-    'pg cores',
-  ];
-  const widths = head.map((h) => Math.max(h.length, 8));
-  const lines = [row(head, widths)];
-  for (const f of results.freshnesses) {
-    lines.push(
-      row(
-        [
-          String(f.workers),
-          String(f.connections),
-          `${f.intervalS} s`,
-          fixed(f.syncsPerS),
-          fixed(f.requestsPerS),
-          `${fixed(f.stalenessP50, 2)}×`,
-          `${fixed(f.stalenessP99, 2)}×`,
-          `${fixed(f.stalenessMax, 2)}×`,
-          cores(f.workerCpu),
-          fixed(f.postgresCpu, 2),
-        ],
-        widths,
-      ),
-    );
-  }
-  return lines;
+  return columns(
+    [
+      'workers',
+      'connections',
+      'interval',
+      'syncs/s',
+      'req/s',
+      'p50 stale',
+      'p99 stale',
+      'max stale',
+      'worker cores',
+      'pg cores',
+    ],
+    results.freshnesses.map((f) => [
+      String(f.workers),
+      String(f.connections),
+      `${f.intervalS} s`,
+      fixed(f.syncsPerS),
+      fixed(f.requestsPerS),
+      `${fixed(f.stalenessP50, 2)}×`,
+      `${fixed(f.stalenessP99, 2)}×`,
+      `${fixed(f.stalenessMax, 2)}×`,
+      cores(f.workerCpu),
+      fixed(f.postgresCpu, 2),
+    ]),
+  );
 }
 
 export interface FleetTarget {
