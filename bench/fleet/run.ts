@@ -10,27 +10,24 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { flag, stringFlag } from '../harness/flags.js';
 import { postgresUrl } from '../postgres/probe.js';
 import { measureFleet } from './measure.js';
 import { renderFleetSvg } from './plot.js';
 import { renderFleetTable } from './report.js';
 
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
-
-const outDir = resolve(flag('out', new URL('../results/', import.meta.url).pathname));
+const outDir = resolve(stringFlag('out') ?? new URL('../results/', import.meta.url).pathname);
+const workers = (stringFlag('workers') ?? '1,2,3,4').split(',').map(Number);
 const results = await measureFleet(
   {
     url: postgresUrl(),
-    workers: flag('workers', '1,2,3,4').split(',').map(Number),
-    freshnessWorkers: flag('freshness-workers', flag('workers', '1,2,3,4')).split(',').map(Number),
-    connections: Number(flag('connections', '1500')),
-    intervalS: Number(flag('interval-s', '60')),
-    latencyMs: Number(flag('latency-ms', '150')),
-    seconds: Number(flag('seconds', '30')),
-    concurrency: Number(flag('concurrency', '48')),
+    workers,
+    freshnessWorkers: stringFlag('freshness-workers')?.split(',').map(Number) ?? workers,
+    connections: flag('connections', 1500),
+    intervalS: flag('interval-s', 60),
+    latencyMs: flag('latency-ms', 150),
+    seconds: flag('seconds', 30),
+    concurrency: flag('concurrency', 48),
   },
   (line) => console.log(line),
 );
