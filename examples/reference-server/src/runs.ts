@@ -93,6 +93,8 @@ export function summarize(runId: string, report: ConnectionReport, applied: numb
 
 export class SyncRuns {
   readonly #running = new Map<string, RunningSync>();
+  /** Runs whose engine run has ended and whose result is being stored: still shown as running. */
+  readonly #finishing = new WeakSet<RunningSync>();
   readonly #store: AppStore;
   readonly #logger: ProviderLogger;
 
@@ -114,7 +116,7 @@ export class SyncRuns {
   /** The run of this user in flight, joined, or a new one's id. */
   begin(userId: string): RunningSync {
     let run = this.#running.get(userId);
-    if (!run) {
+    if (!run || this.#finishing.has(run)) {
       run = {
         run_id: randomUUID(),
         started_at: new Date().toISOString(),
@@ -129,15 +131,19 @@ export class SyncRuns {
     return this.#running.get(userId);
   }
 
-  /** Ends the user's run: its summary is stored as the last result. */
+  /** Ends the user's run: its summary is stored as the last result, then the run leaves `running`. */
   async finish(userId: string, report: ConnectionReport, applied: number): Promise<UserSyncSummary> {
     const run = this.begin(userId);
-    this.#running.delete(userId);
+    // The run stays shown as running until its result is stored: a status read in between would
+    // otherwise see neither the run nor its result (the previous run's result instead).
+    this.#finishing.add(run);
     const summary = summarize(run.run_id, report, applied);
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {
       this.#logger.error?.('the last sync result could not be stored', { userId, error: String(error) });
+    } finally {
+      if (this.#running.get(userId) === run) this.#running.delete(userId);
     }
     return summary;
   }
