@@ -1,10 +1,16 @@
-import { HttpClient, type RateLimitOptions } from './core/http.js';
+import { HttpClient, type RateLimitOptions, type StreamResponse } from './core/http.js';
 import { InvalidResponseError, NotFoundError, ProviderAPIError, type ResponseIssue } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
 import { logTo } from '@finsync/internals/http';
-import { walkTransactionPages, type TransactionPage, type TransactionWindow } from './transactions.js';
+import {
+  walkTransactionPages,
+  type RawWindowResult,
+  type TransactionPage,
+  type TransactionWindow,
+} from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import { readDocumentedTransactionList } from './wire/fast-transactions.js';
+import { readStreamedList, type SpillSettings } from './whole-history.js';
 import {
   AccountListSchema,
   BalanceSchema,
@@ -46,6 +52,13 @@ export interface ProviderClientOptions {
    * Default: the machine's zone.
    */
   timeZone?: string;
+  /**
+   * A whole-history answer (`listTransactions` without `from`) is read as it arrives; past
+   * `afterRows` rows it is kept in temporary files, not in memory, and handed out as pages of
+   * about `pageRows` rows whose windows tile the history, oldest first. `false` holds every answer
+   * in memory and hands a whole history out as one page.
+   */
+  spill?: SpillSettings | false;
   /** A `fetch` implementation; default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
   logger?: ProviderLogger;
@@ -81,11 +94,16 @@ export interface TransactionList extends AsyncIterable<Transaction> {
   toArray(options: { limit: number }): Promise<Transaction[]>;
 }
 
-function issuesOf(error: z.ZodError): ResponseIssue[] {
+/** The first issues of `error`; `rowOffset` is added to a row index (for a list read in batches). */
+function issuesOf(error: z.ZodError, rowOffset = 0): ResponseIssue[] {
   return error.issues.slice(0, 10).map((issue) => ({
     path: issue.path.reduce<string>(
-      (acc, part) =>
-        typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part),
+      (acc, part, index) =>
+        typeof part === 'number'
+          ? `${acc}[${index === 1 ? part + rowOffset : part}]`
+          : acc
+            ? `${acc}.${String(part)}`
+            : String(part),
       '',
     ),
     message: issue.message,
@@ -115,6 +133,7 @@ export class ProviderClient {
   readonly #timeZone: string | undefined;
   readonly #logger: ProviderLogger | undefined;
   readonly #transactionListSchema: ReturnType<typeof createTransactionListSchema>;
+  readonly #spill: SpillSettings | false;
 
   constructor(options: ProviderClientOptions) {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
@@ -128,6 +147,7 @@ export class ProviderClient {
     this.#timeZone = options.timeZone;
     this.#logger = options.logger;
     this.#transactionListSchema = createTransactionListSchema(options.timeZone);
+    this.#spill = options.spill ?? {};
     this.#http = new HttpClient({
       apiKey: options.apiKey,
       baseUrl: this.baseUrl,
@@ -188,15 +208,20 @@ export class ProviderClient {
     const id = String(accountId);
     const includePending = options.includePending ?? false;
     const windowDays = options.windowDays ?? this.#windowDays;
-    const fetchWindow = async (window: TransactionWindow) => {
-      const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/transactions`, {
+    const fetchWindow = async (window: TransactionWindow): Promise<RawWindowResult> => {
+      const path = `accounts/${encodeURIComponent(id)}/transactions`;
+      const request = {
         signal: options.signal,
         query: {
           from: window.from ?? undefined,
           to: window.to ?? undefined,
           include_pending: includePending ? 'true' : 'false',
         },
-      });
+      };
+      if (window.from === null && this.#spill !== false) {
+        return this.#readWholeHistory(await this.#http.getStream(path, request), id, this.#spill);
+      }
+      const response = await this.#http.getJson(path, request);
       // Rows of the documented shape skip the full schema; any other row sends the list through it.
       const parsed =
         readDocumentedTransactionList(response.body) ?? this.#parse(this.#transactionListSchema, response);
@@ -235,6 +260,37 @@ export class ProviderClient {
         return all;
       },
     };
+  }
+
+  #readWholeHistory(response: StreamResponse, accountId: string, spill: SpillSettings) {
+    const invalid = (issues: ResponseIssue[]) =>
+      new InvalidResponseError(
+        `unexpected response from GET ${response.path}${issues[0] ? `: ${issues[0].path || '(body)'}: ${issues[0].message}` : ''}`,
+        { method: 'GET', path: response.path, status: response.status, issues },
+      );
+    return readStreamedList({
+      chunks: response.chunks,
+      spill,
+      notJson: (message) => invalid([{ path: '', message: `not JSON: ${message}` }]),
+      parseEnvelope: (envelope) => {
+        const parsed =
+          readDocumentedTransactionList(envelope) ??
+          this.#parse(this.#transactionListSchema, { ...response, body: envelope });
+        return parsed.total ?? parsed.count ?? null;
+      },
+      parseRows: (raw, offset) => {
+        const body = { transactions: raw };
+        let rows = readDocumentedTransactionList(body)?.transactions;
+        if (!rows) {
+          const result = this.#transactionListSchema.safeParse(body);
+          // Issue paths count rows from the start of the answer, not of this batch.
+          if (!result.success) throw invalid(issuesOf(result.error, offset));
+          rows = result.data.transactions;
+        }
+        for (const row of rows) row.accountId = accountId;
+        return rows;
+      },
+    });
   }
 
   #parse<S extends z.ZodType>(

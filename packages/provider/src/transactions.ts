@@ -4,6 +4,7 @@
  * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
  */
 import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/calendar';
+import type { TransactionSpill } from './spill.js';
 import type { Transaction } from './wire/schemas.js';
 
 export interface TransactionWindow {
@@ -29,6 +30,11 @@ export interface TransactionPage extends TransactionWindow {
 export interface RawWindowResult {
   rows: Transaction[];
   total: number | null;
+  /**
+   * Set for a whole-history answer too large to hold: its rows wait here (and `rows` is empty).
+   * The walk reads them back as pages and removes the files.
+   */
+  spill?: TransactionSpill;
 }
 
 export type FetchWindow = (window: TransactionWindow) => Promise<RawWindowResult>;
@@ -63,8 +69,12 @@ function pageFor(
   };
 }
 
+function received(result: RawWindowResult): number {
+  return result.spill ? result.spill.rowCount : result.rows.length;
+}
+
 function isShort(result: RawWindowResult): boolean {
-  return result.total !== null && result.total > result.rows.length;
+  return result.total !== null && result.total > received(result);
 }
 
 async function* walkBoundedWindow(
@@ -120,32 +130,49 @@ export async function* walkTransactionPages(
   // No `from`: nothing tells how far back the history reaches, so ask for all of it at once.
   const window: TransactionWindow = { from: null, to: options.to ?? null };
   const result = await fetchWindow(window);
-  if (!isShort(result) || result.rows.length === 0) {
-    yield* report([
-      pageFor(window, result, options.includePending, isShort(result) ? (result.total ?? 0) : 0),
-    ]);
-    return;
+  try {
+    if (!isShort(result) || received(result) === 0) {
+      const shortfall = isShort(result) ? (result.total ?? 0) : 0;
+      if (!result.spill) {
+        yield* report([pageFor(window, result, options.includePending, shortfall)]);
+        return;
+      }
+      // Pages whose windows tile the asked one, each as complete as the answer was.
+      for await (const page of result.spill.pages(window)) {
+        const pageWindow = { from: page.from, to: page.to };
+        yield* report([pageFor(pageWindow, { rows: page.rows, total: null }, options.includePending, 0)]);
+      }
+      return;
+    }
+    // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies
+    // before the earliest row it sent cannot be found without a `from`, and is reported as shortfall.
+    const earliest = result.spill ? result.spill.earliest! : earliestDate(result.rows);
+    await result.spill?.dispose();
+    const to = options.to ?? options.today;
+    let got = 0;
+    const countingFetch: FetchWindow = async (w) => {
+      const windowResult = await fetchWindow(w);
+      if (!isShort(windowResult) || daysBetween(w.from!, w.to!) <= 0) got += received(windowResult);
+      return windowResult;
+    };
+    const pages: TransactionPage[] = [];
+    for await (const page of walkRange(countingFetch, earliest, to, options)) {
+      pages.push(page);
+      if (pages.length > 1) yield* report([pages.shift()!]);
+    }
+    const last = pages.shift();
+    if (last) {
+      const expected = result.total ?? 0;
+      const unaccounted = Math.max(0, expected - got);
+      yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
+    }
+  } finally {
+    await result.spill?.dispose();
   }
-  // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies
-  // before the earliest row it sent cannot be found without a `from`, and is reported as shortfall.
-  let earliest = result.rows[0]!.date;
-  for (const row of result.rows) if (row.date < earliest) earliest = row.date;
-  const to = options.to ?? options.today;
-  let received = 0;
-  const countingFetch: FetchWindow = async (w) => {
-    const windowResult = await fetchWindow(w);
-    if (!isShort(windowResult) || daysBetween(w.from!, w.to!) <= 0) received += windowResult.rows.length;
-    return windowResult;
-  };
-  const pages: TransactionPage[] = [];
-  for await (const page of walkRange(countingFetch, earliest, to, options)) {
-    pages.push(page);
-    if (pages.length > 1) yield* report([pages.shift()!]);
-  }
-  const last = pages.shift();
-  if (last) {
-    const expected = result.total ?? 0;
-    const unaccounted = Math.max(0, expected - received);
-    yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
-  }
+}
+
+function earliestDate(rows: readonly Transaction[]): CalendarDate {
+  let earliest = rows[0]!.date;
+  for (const row of rows) if (row.date < earliest) earliest = row.date;
+  return earliest;
 }

@@ -35,50 +35,66 @@ class CrashingStorage implements Storage {
   lastSeq = () => this.inner.lastSeq();
 }
 
-describe('a run cut off at any commit loses nothing and duplicates nothing', () => {
-  it('for every commit boundary of a first sync and of an incremental sync', async () => {
-    // Count the commits of a clean first sync and of a clean next-day sync.
-    const probe = await createHarness({ engine: { startDate: '2026-05-01', windowDays: 20, batchSize: 25 } });
-    const counting = new CrashingStorage(probe.storage, Number.POSITIVE_INFINITY);
-    const probeEngine = await probe.restart(counting);
-    await probeEngine.sync('c1');
-    const firstCommits = counting.commits;
-    probe.sandbox.advanceDays(3);
-    await probeEngine.sync('c1');
-    const secondCommits = counting.commits - firstCommits;
-    expect(firstCommits).toBeGreaterThan(10);
+/**
+ * How a first sync reads the history: walked in windows from a start date, or asked whole with the
+ * answer held in memory, or asked whole with the answer spilled to disk and read back in pages.
+ */
+const FIRST_SYNCS = {
+  windowed: { engine: { startDate: '2026-05-01', windowDays: 20, batchSize: 25 } },
+  'whole, spilled': {
+    engine: { batchSize: 25 },
+    client: { spill: { afterRows: 10, pageRows: 15 } },
+  },
+} as const;
 
-    for (let crashAt = 2; crashAt <= firstCommits + secondCommits; crashAt += 1) {
-      const h = await createHarness({ engine: { startDate: '2026-05-01', windowDays: 20, batchSize: 25 } });
-      const inner = h.storage;
-      const crashing = new CrashingStorage(inner, crashAt);
-      const doomed = await h.restart(crashing);
-      let crashed = false;
-      try {
-        await doomed.sync('c1');
-        h.sandbox.advanceDays(3);
-        await doomed.sync('c1');
-      } catch (error) {
-        if (!(error instanceof SimulatedCrash)) throw error;
-        crashed = true;
+describe('a run cut off at any commit loses nothing and duplicates nothing', () => {
+  it.each(Object.keys(FIRST_SYNCS) as Array<keyof typeof FIRST_SYNCS>)(
+    'for every commit boundary of a first sync (%s) and of an incremental sync',
+    async (firstSync) => {
+      const options = FIRST_SYNCS[firstSync];
+      // Count the commits of a clean first sync and of a clean next-day sync.
+      const probe = await createHarness(options);
+      const counting = new CrashingStorage(probe.storage, Number.POSITIVE_INFINITY);
+      const probeEngine = await probe.restart(counting);
+      await probeEngine.sync('c1');
+      const firstCommits = counting.commits;
+      probe.sandbox.advanceDays(3);
+      await probeEngine.sync('c1');
+      const secondCommits = counting.commits - firstCommits;
+      expect(firstCommits).toBeGreaterThan(10);
+
+      for (let crashAt = 2; crashAt <= firstCommits + secondCommits; crashAt += 1) {
+        const h = await createHarness(options);
+        const inner = h.storage;
+        const crashing = new CrashingStorage(inner, crashAt);
+        const doomed = await h.restart(crashing);
+        let crashed = false;
+        try {
+          await doomed.sync('c1');
+          h.sandbox.advanceDays(3);
+          await doomed.sync('c1');
+        } catch (error) {
+          if (!(error instanceof SimulatedCrash)) throw error;
+          crashed = true;
+        }
+        expect(crashed, `crash at commit ${crashAt}`).toBe(true);
+        // A new process over what was committed.
+        const survivor = await h.restart(inner);
+        const report = await survivor.sync('c1');
+        expect(
+          report.ok,
+          `recovery after crash at ${crashAt}: ${report.issues.map((i) => i.message).join('; ')}`,
+        ).toBe(true);
+        if (h.sandbox.today === '2026-06-30') {
+          h.sandbox.advanceDays(3);
+          await survivor.sync('c1');
+        }
+        // The sandbox's history begins on startDate, so the whole provider state is in scope.
+        await expectMirrorMatchesProvider({ ...h, storage: inner });
+        await expectFeedReplaysToMirror(inner);
       }
-      expect(crashed, `crash at commit ${crashAt}`).toBe(true);
-      // A new process over what was committed.
-      const survivor = await h.restart(inner);
-      const report = await survivor.sync('c1');
-      expect(
-        report.ok,
-        `recovery after crash at ${crashAt}: ${report.issues.map((i) => i.message).join('; ')}`,
-      ).toBe(true);
-      if (h.sandbox.today === '2026-06-30') {
-        h.sandbox.advanceDays(3);
-        await survivor.sync('c1');
-      }
-      // The sandbox's history begins on startDate, so the whole provider state is in scope.
-      await expectMirrorMatchesProvider({ ...h, storage: inner });
-      await expectFeedReplaysToMirror(inner);
-    }
-  });
+    },
+  );
 });
 
 describe('idempotence property', () => {
@@ -107,10 +123,13 @@ describe('idempotence property', () => {
       fc.asyncProperty(
         fc.array(step, { minLength: 1, maxLength: 8 }),
         fc.integer({ min: 1, max: 1_000 }),
-        async (steps, seed) => {
+        // Whole-history answers held in memory, or spilled to disk and read back in small pages.
+        fc.constantFrom(false as const, { afterRows: 8, pageRows: 12 }),
+        async (steps, seed, spill) => {
           const h = await createHarness({
             sandbox: { seed, historyDays: 25, transactionsPerDay: 3 },
             engine: { batchSize: 7 },
+            client: { spill },
           });
           const inner = h.storage;
           for (const s of steps) {

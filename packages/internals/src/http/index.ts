@@ -10,12 +10,14 @@ export {
 } from './error-base.js';
 export {
   exchangeJson,
+  exchangeStream,
   readErrorBody,
   relativePath,
   type BodyIssue,
   type ErrorBodyParts,
   type JsonAnswer,
   type JsonExchange,
+  type StreamAnswer,
 } from './json-exchange.js';
 export { logTo, type ClientLogger, type LogLevel } from './logger.js';
 export { EXCERPT_LENGTH, excerpt, redact, safeCause } from './redact.js';

@@ -47,35 +47,87 @@ export interface JsonAnswer {
 export async function exchangeJson<E extends Error>(exchange: JsonExchange<E>): Promise<JsonAnswer> {
   const { method, path, peer } = exchange;
   const context = { method, path };
-  const retries = () => (exchange.retries ? { retries: exchange.retries() } : {});
-  const started = performance.now();
-  let response: Response;
+  const answer = await exchangeStream(exchange);
   let text: string;
   try {
-    response = await exchange.send();
-    text = await response.text();
+    text = await answer.response.text();
   } catch (error) {
-    throw toTransportError(error, { ...context, ...retries() }, exchange);
+    throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
   }
-  let requestId: string | undefined;
-  for (const name of exchange.requestIdHeaders) requestId ??= response.headers.get(name) ?? undefined;
-  logTo(exchange.logger, 'debug', `${peer} request done`, {
-    ...context,
-    status: response.status,
-    ...retries(),
-    durationMs: Math.round(performance.now() - started),
-  });
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new exchange.errors.invalidResponse(`${peer} sent a body that is not JSON for ${method} ${path}`, {
       ...context,
-      status: response.status,
+      status: answer.status,
       issues: [{ path: '', message: `not JSON: ${JSON.stringify(excerpt(text, exchange.apiKey, 80))}` }],
     });
   }
-  return { body, status: response.status, requestId };
+  return { body, status: answer.status, requestId: answer.requestId };
+}
+
+export interface StreamAnswer {
+  status: number;
+  requestId: string | undefined;
+  /** The answer, its body not read yet. */
+  response: Response;
+  /** The body's bytes as they arrive; a failure while reading is the client's transport error. */
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Sends the request and hands back the answer before its body is read, for bodies too large to
+ * hold at once. The log line is written when the headers arrive.
+ */
+export async function exchangeStream<E extends Error>(exchange: JsonExchange<E>): Promise<StreamAnswer> {
+  const { method, path, peer } = exchange;
+  const context = { method, path };
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await exchange.send();
+  } catch (error) {
+    throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
+  }
+  let requestId: string | undefined;
+  for (const name of exchange.requestIdHeaders) requestId ??= response.headers.get(name) ?? undefined;
+  logTo(exchange.logger, 'debug', `${peer} request done`, {
+    ...context,
+    status: response.status,
+    ...retriesOf(exchange),
+    durationMs: Math.round(performance.now() - started),
+  });
+  const body = response.body;
+  return {
+    status: response.status,
+    requestId,
+    response,
+    async *chunks() {
+      if (!body) return;
+      const reader = body.getReader();
+      try {
+        for (;;) {
+          let next: ReadableStreamReadResult<Uint8Array>;
+          try {
+            next = await reader.read();
+          } catch (error) {
+            throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
+          }
+          if (next.done) return;
+          yield next.value;
+        }
+      } finally {
+        // A reader that stops early (an error, a consumer that breaks off) lets the connection go.
+        // Not awaited: a body whose source never answers the cancel must not hang the caller.
+        reader.cancel().catch(() => undefined);
+      }
+    },
+  };
+}
+
+function retriesOf(exchange: { retries?: (() => number) | undefined }): { retries?: number } {
+  return exchange.retries ? { retries: exchange.retries() } : {};
 }
 
 /** `/accounts/4711?x=1` for a request URL below `basePath` (the base URL's path, no trailing slash). */

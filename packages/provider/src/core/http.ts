@@ -9,6 +9,7 @@ import {
   delayBeforeRetry,
   excerpt,
   exchangeJson,
+  exchangeStream,
   logTo,
   parseRetryAfterHeader,
   parseWaitFromText,
@@ -65,6 +66,15 @@ export interface JsonResponse {
   /** Path and query, relative to the base URL. */
   path: string;
   requestId: string | undefined;
+}
+
+export interface StreamResponse {
+  status: number;
+  /** Path and query, relative to the base URL. */
+  path: string;
+  requestId: string | undefined;
+  /** The body's bytes as they arrive. */
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -151,6 +161,22 @@ export class HttpClient {
 
   /** Sends `GET {baseUrl}/{path}` and returns the parsed JSON body, or throws a typed error. */
   async getJson(path: string, options: GetOptions = {}): Promise<JsonResponse> {
+    const { exchange, requestPath } = this.#exchange(path, options);
+    const answer = await exchangeJson(exchange);
+    return { ...answer, path: requestPath };
+  }
+
+  /**
+   * Sends `GET {baseUrl}/{path}` and hands back a 2xx answer before its body is read; any other
+   * answer throws the typed error, as `getJson` does.
+   */
+  async getStream(path: string, options: GetOptions = {}): Promise<StreamResponse> {
+    const { exchange, requestPath } = this.#exchange(path, options);
+    const answer = await exchangeStream(exchange);
+    return { status: answer.status, requestId: answer.requestId, chunks: answer.chunks, path: requestPath };
+  }
+
+  #exchange(path: string, options: GetOptions) {
     const searchParams = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) searchParams.set(key, value);
@@ -163,7 +189,7 @@ export class HttpClient {
         path: requestPath,
       });
     }
-    const answer = await exchangeJson({
+    const exchange = {
       peer: 'provider',
       method: 'GET',
       path: requestPath,
@@ -174,8 +200,8 @@ export class HttpClient {
       errors: PROVIDER_ERRORS,
       requestIdHeaders: REQUEST_ID_HEADERS,
       send: () => this.#ky.get(path, { searchParams, signal: options.signal }),
-    });
-    return { ...answer, path: requestPath };
+    };
+    return { exchange, requestPath };
   }
 
   #relativePath(url: string): string {

@@ -111,6 +111,17 @@ export async function syncTransactions(
       onCommitted(state);
       if (last) break;
     }
+    await yieldToEventLoop();
   }
   return state;
+}
+
+/**
+ * Lets timers, I/O and V8's garbage-collection tasks run between pages. The SQLite storage commits
+ * synchronously, so without this a long first sync never returns to the event loop: a server
+ * embedding the engine stalls, and the collector cannot finish its incremental marking, which lets
+ * the heap grow several times past what is live.
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

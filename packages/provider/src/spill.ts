@@ -1,0 +1,178 @@
+/**
+ * Where a whole-history answer waits while it is read. The provider sends an account's whole
+ * history as one response, in no promised order; holding it all would make memory follow the
+ * history's length. Rows are instead written, already validated, to a temporary file, grouped by
+ * week of date, and read back a few weeks at a time, oldest first, as pages whose date windows tile
+ * the request's window. Each page is then exactly what a request for its window would have
+ * answered, so the sync engine's windowed rules (what vanished, which hold posted) apply unchanged.
+ */
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addDays, type CalendarDate } from '@finsync/internals/calendar';
+import type { Transaction } from './wire/schemas.js';
+
+const DAY_MS = 86_400_000;
+/** Dates per bucket: the unit a page is made of. */
+const BUCKET_DAYS = 7;
+/**
+ * Text held in memory across all buckets before it is written. Small: text held longer survives
+ * young-generation collections and piles up in the old generation, where it is collected late.
+ */
+const FLUSH_CHARS = 256 << 10;
+
+export interface SpillOptions {
+  /** Parent of the temporary directory. Default: the OS temp directory. */
+  directory?: string | undefined;
+  /** Rows per page read back (whole weeks, so a page can hold a little more). */
+  pageRows: number;
+}
+
+export interface SpilledPage {
+  from: CalendarDate | null;
+  to: CalendarDate | null;
+  rows: Transaction[];
+}
+
+function bucketOf(date: CalendarDate): number {
+  return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS / BUCKET_DAYS);
+}
+
+function lastDayOf(bucket: number): CalendarDate {
+  return new Date(((bucket + 1) * BUCKET_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+}
+
+export class TransactionSpill {
+  readonly #directory: string;
+  readonly #file: FileHandle;
+  #fileSize = 0;
+  /** Where each bucket's text lies in the file: `[offset, length]` per write. */
+  readonly #ranges = new Map<number, Array<[number, number]>>();
+  readonly #pageRows: number;
+  /** Rows per bucket written or waiting, by bucket number. */
+  readonly #counts = new Map<number, number>();
+  readonly #waiting = new Map<number, string[]>();
+  readonly #bucketOfDate = new Map<CalendarDate, number>();
+  #waitingChars = 0;
+  #rows = 0;
+  #earliest: CalendarDate | undefined;
+
+  private constructor(directory: string, file: FileHandle, pageRows: number) {
+    this.#directory = directory;
+    this.#file = file;
+    this.#pageRows = pageRows;
+  }
+
+  static async create(options: SpillOptions): Promise<TransactionSpill> {
+    const directory = await mkdtemp(join(options.directory ?? tmpdir(), 'finsync-spill-'));
+    try {
+      return new TransactionSpill(
+        directory,
+        await open(join(directory, 'rows.json'), 'w+'),
+        options.pageRows,
+      );
+    } catch (error) {
+      await rm(directory, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Rows added so far. */
+  get rowCount(): number {
+    return this.#rows;
+  }
+
+  /** The earliest date added, if any. */
+  get earliest(): CalendarDate | undefined {
+    return this.#earliest;
+  }
+
+  async add(rows: readonly Transaction[]): Promise<void> {
+    for (const row of rows) {
+      let bucket = this.#bucketOfDate.get(row.date);
+      if (bucket === undefined) {
+        bucket = bucketOf(row.date);
+        this.#bucketOfDate.set(row.date, bucket);
+      }
+      const line = JSON.stringify(row);
+      const waiting = this.#waiting.get(bucket);
+      if (waiting) waiting.push(line);
+      else this.#waiting.set(bucket, [line]);
+      this.#counts.set(bucket, (this.#counts.get(bucket) ?? 0) + 1);
+      this.#waitingChars += line.length;
+      this.#rows += 1;
+      if (this.#earliest === undefined || row.date < this.#earliest) this.#earliest = row.date;
+    }
+    if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
+  }
+
+  /**
+   * The rows as pages, oldest first. The pages' windows tile `window`: the first starts where it
+   * starts (`null`: unbounded), each next one the day after the previous ends, and the last ends
+   * where it ends.
+   */
+  async *pages(window: { from: CalendarDate | null; to: CalendarDate | null }): AsyncGenerator<SpilledPage> {
+    await this.#flush();
+    const buckets = [...this.#counts.keys()].sort((a, b) => a - b);
+    let from = window.from;
+    let pending: number[] = [];
+    let pendingRows = 0;
+    for (let index = 0; index < buckets.length; index++) {
+      const bucket = buckets[index]!;
+      pending.push(bucket);
+      pendingRows += this.#counts.get(bucket)!;
+      const last = index === buckets.length - 1;
+      if (pendingRows < this.#pageRows && !last) continue;
+      let to: CalendarDate | null = last ? window.to : lastDayOf(bucket);
+      if (to !== null && window.to !== null && to > window.to) to = window.to;
+      const rows = await this.#read(pending);
+      yield { from, to, rows };
+      if (to === null) return;
+      from = addDays(to, 1);
+      pending = [];
+      pendingRows = 0;
+    }
+  }
+
+  /** Removes the file. Safe to call more than once. */
+  async dispose(): Promise<void> {
+    this.#waiting.clear();
+    await this.#file.close().catch(() => undefined);
+    await rm(this.#directory, { recursive: true, force: true });
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#waiting.size === 0) return;
+    const parts: Buffer[] = [];
+    let length = 0;
+    for (const [bucket, lines] of this.#waiting) {
+      // Each row ends with a comma: a bucket's text is a JSON array's contents plus one comma.
+      const part = Buffer.from(`${lines.join(',')},`);
+      const ranges = this.#ranges.get(bucket);
+      const range: [number, number] = [this.#fileSize + length, part.length];
+      if (ranges) ranges.push(range);
+      else this.#ranges.set(bucket, [range]);
+      parts.push(part);
+      length += part.length;
+    }
+    this.#waiting.clear();
+    this.#waitingChars = 0;
+    const { bytesWritten } = await this.#file.write(Buffer.concat(parts, length), 0, length, this.#fileSize);
+    if (bytesWritten !== length)
+      throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
+    this.#fileSize += length;
+  }
+
+  async #read(buckets: readonly number[]): Promise<Transaction[]> {
+    const ranges = buckets.flatMap((bucket) => this.#ranges.get(bucket)!);
+    const length = ranges.reduce((sum, [, size]) => sum + size, 0);
+    const buffer = Buffer.allocUnsafe(length);
+    let at = 0;
+    for (const [offset, size] of ranges) {
+      const { bytesRead } = await this.#file.read(buffer, at, size, offset);
+      if (bytesRead !== size) throw new Error(`short read from the spill file (${bytesRead} of ${size})`);
+      at += size;
+    }
+    return JSON.parse(`[${buffer.toString('utf8', 0, length - 1)}]`) as Transaction[];
+  }
+}

@@ -1,0 +1,217 @@
+import { readdirSync } from 'node:fs';
+import { http, HttpResponse } from 'msw';
+import { useMswServer, useTempDirs } from '@finsync/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  ConnectionError,
+  InvalidResponseError,
+  ProviderClient,
+  addDays,
+  type ProviderClientOptions,
+  type TransactionPage,
+} from '../src/index.js';
+import { BASE, KEY } from './helpers.js';
+
+const server = useMswServer();
+const tempDir = useTempDirs('spill-test');
+
+interface WireRow {
+  id: string | null;
+  accountId: number;
+  amount: number;
+  currency: string;
+  date: string;
+  merchant: string;
+  description: string;
+  isPending: boolean;
+}
+
+/** `perDay` rows a day from `first` to `last`, every 7th pending with a null id, in shuffled order. */
+function history(first: string, last: string, perDay = 3): WireRow[] {
+  const rows: WireRow[] = [];
+  let n = 0;
+  for (let day = first; day <= last; day = addDays(day, 1)) {
+    for (let k = 0; k < perDay; k++, n++) {
+      const pending = n % 7 === 6;
+      rows.push({
+        id: pending ? null : `tx_${n}`,
+        accountId: 4711,
+        amount: -(n + 0.5),
+        currency: 'GBP',
+        date: day,
+        merchant: `Shop "${n}" {[,]}`,
+        description: `CARD PAYMENT ${n} \u00e9\u20ac`,
+        isPending: pending,
+      });
+    }
+  }
+  // The provider promises no order; a fixed shuffle keeps the test repeatable.
+  let seed = 7;
+  for (let i = rows.length - 1; i > 0; i--) {
+    seed = (seed * 16807) % 2147483647;
+    const j = seed % (i + 1);
+    [rows[i], rows[j]] = [rows[j]!, rows[i]!];
+  }
+  return rows;
+}
+
+/** Answers every request with `body` (a whole history: the client sends no `from`). */
+function serve(body: Record<string, unknown> | ((url: URL) => Response)): string[] {
+  const urls: string[] = [];
+  server.use(
+    http.get(`${BASE}/accounts/4711/transactions`, ({ request }) => {
+      const url = new URL(request.url);
+      urls.push(`${url.pathname}${url.search}`);
+      return typeof body === 'function' ? body(url) : HttpResponse.json(body);
+    }),
+  );
+  return urls;
+}
+
+async function pagesOf(options: Partial<ProviderClientOptions>, to = '2026-06-30') {
+  const client = new ProviderClient({ apiKey: KEY, rateLimit: false, maxRetries: 0, ...options });
+  const pages: TransactionPage[] = [];
+  for await (const page of client.listTransactions('4711', { to, includePending: true }).pages()) {
+    pages.push(page);
+  }
+  return pages;
+}
+
+const sortedIds = (pages: TransactionPage[]) =>
+  pages
+    .flatMap((p) => p.transactions)
+    .map((t) => `${t.date} ${t.id} ${t.amount} ${t.merchant}`)
+    .sort();
+
+describe('a whole-history answer larger than `spill.afterRows`', () => {
+  it('comes back as pages whose windows tile the history, with every row once, as one page would hold them', async () => {
+    const rows = history('2026-01-01', '2026-06-30');
+    const urls = serve({ transactions: rows, total: rows.length });
+    const directory = tempDir();
+    const spilled = await pagesOf({ spill: { afterRows: 50, pageRows: 40, directory } });
+    const whole = await pagesOf({ spill: false });
+
+    expect(urls).toHaveLength(2); // one request each: spilling asks for nothing more
+    expect(whole).toHaveLength(1);
+    expect(spilled.length).toBeGreaterThan(5);
+    expect(sortedIds(spilled)).toEqual(sortedIds(whole));
+    expect(spilled.flatMap((p) => p.transactions)).toHaveLength(rows.length);
+    // The windows tile the asked one: open at the start, each the day after the last, ending at `to`.
+    expect(spilled[0]!.from).toBeNull();
+    expect(spilled.at(-1)!.to).toBe('2026-06-30');
+    for (let i = 1; i < spilled.length; i++) {
+      expect(spilled[i]!.from).toBe(addDays(spilled[i - 1]!.to!, 1));
+    }
+    for (const page of spilled) {
+      expect(page.shortfall).toBe(0);
+      for (const t of page.transactions) {
+        if (page.from !== null) expect(t.date >= page.from).toBe(true);
+        expect(t.date <= page.to!).toBe(true);
+      }
+      // Whole weeks make a page: about pageRows rows (a week here is 21).
+      expect(page.transactions.length).toBeLessThanOrEqual(40 + 21);
+    }
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('a smaller answer is one page, held in memory as before', async () => {
+    const rows = history('2026-06-01', '2026-06-05');
+    serve({ transactions: rows, total: rows.length });
+    const directory = tempDir();
+    const pages = await pagesOf({ spill: { afterRows: 50, directory } });
+    expect(pages).toHaveLength(1);
+    expect(pages[0]).toMatchObject({ from: null, to: '2026-06-30', total: rows.length, shortfall: 0 });
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('leaves no file behind when the caller stops early', async () => {
+    const rows = history('2026-01-01', '2026-06-30');
+    serve({ transactions: rows, total: rows.length });
+    const directory = tempDir();
+    const client = new ProviderClient({
+      apiKey: KEY,
+      rateLimit: false,
+      spill: { afterRows: 50, pageRows: 40, directory },
+    });
+    for await (const page of client.listTransactions('4711', { to: '2026-06-30' }).pages()) {
+      expect(readdirSync(directory)).toHaveLength(1);
+      expect(page.transactions.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('a bad row anywhere fails the answer before any page is handed out, naming the row', async () => {
+    const rows: unknown[] = history('2026-01-01', '2026-06-30');
+    rows[300] = { ...(rows[300] as WireRow), amount: 'twelve' };
+    serve({ transactions: rows, total: rows.length });
+    const directory = tempDir();
+    const seen: TransactionPage[] = [];
+    const client = new ProviderClient({
+      apiKey: KEY,
+      rateLimit: false,
+      spill: { afterRows: 50, pageRows: 40, directory },
+    });
+    const error = await (async () => {
+      for await (const page of client.listTransactions('4711', { to: '2026-06-30' }).pages()) seen.push(page);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).issues[0]!.path).toBe('transactions[300].amount');
+    expect(seen).toEqual([]);
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('a body cut off or not JSON is an InvalidResponseError, and the files go', async () => {
+    const rows = history('2026-01-01', '2026-06-30');
+    const text = JSON.stringify({ transactions: rows, total: rows.length });
+    for (const body of [text.slice(0, text.length / 2), `${text.slice(0, 5000)},,${text.slice(5000)}`]) {
+      serve(() => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }));
+      const directory = tempDir();
+      await expect(pagesOf({ spill: { afterRows: 50, directory } })).rejects.toBeInstanceOf(
+        InvalidResponseError,
+      );
+      expect(readdirSync(directory)).toEqual([]);
+    }
+  });
+
+  it('a connection lost mid-body is a ConnectionError, and the files go', async () => {
+    const rows = history('2026-01-01', '2026-06-30');
+    const text = new TextEncoder().encode(JSON.stringify({ transactions: rows, total: rows.length }));
+    serve(
+      () =>
+        new HttpResponse(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(text.subarray(0, 20_000));
+              controller.error(new TypeError('terminated'));
+            },
+          }),
+          { headers: { 'content-type': 'application/json' } },
+        ),
+    );
+    const directory = tempDir();
+    await expect(pagesOf({ spill: { afterRows: 50, directory } })).rejects.toBeInstanceOf(ConnectionError);
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('an answer cut short is walked again in windows from its earliest day, as before', async () => {
+    const rows = history('2026-03-01', '2026-06-30');
+    const urls = serve((url) => {
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to')!;
+      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+      // The whole history is capped at 200 rows; windows of 30 days fit.
+      const sent = from ? matching : matching.slice(0, 200);
+      return HttpResponse.json({ transactions: sent, total: matching.length });
+    });
+    const directory = tempDir();
+    const pages = await pagesOf({ windowDays: 30, spill: { afterRows: 50, directory } });
+    expect(urls[0]).not.toContain('from=');
+    expect(urls.length).toBeGreaterThan(1);
+    const earliestSent = rows.slice(0, 200).reduce((d, r) => (r.date < d ? r.date : d), '9999-12-31');
+    expect(pages[0]!.from).toBe(earliestSent);
+    const got = pages.flatMap((p) => p.transactions);
+    expect(got.length + pages.reduce((n, p) => n + p.shortfall, 0)).toBe(rows.length);
+    expect(readdirSync(directory)).toEqual([]);
+  });
+});
