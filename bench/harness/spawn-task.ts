@@ -1,5 +1,6 @@
 /** Runs one measurement (a task of tasks.ts) in a fresh child process and returns its result. */
 import { fork } from 'node:child_process';
+import { childBundle } from './child-bundle.js';
 import type { Tasks } from './tasks.js';
 
 export interface SpawnOptions {
@@ -9,22 +10,22 @@ export interface SpawnOptions {
   nodeFlags?: string[];
 }
 
-export function runTask<N extends keyof Tasks>(
+export async function runTask<N extends keyof Tasks>(
   name: N,
   config: Parameters<Tasks[N]>[0],
   options: SpawnOptions = {},
 ): Promise<Awaited<ReturnType<Tasks[N]>>> {
   // --expose-gc only lets the child collect garbage once its measurement is over (engine/run-engine.ts).
-  const execArgv = ['--conditions=@finsync/source', '--import', 'tsx', '--expose-gc'];
+  const execArgv = ['--expose-gc'];
   if (options.cpuProfDir) execArgv.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir);
   execArgv.push(...(options.nodeFlags ?? []));
-  const child = fork(new URL('./child.ts', import.meta.url).pathname, [name, JSON.stringify(config)], {
+  const child = fork(await childBundle(), [name, JSON.stringify(config)], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   // Settles on exit, not on the message: the next measurement must not overlap this process's
   // teardown, and a CPU profile is only written as the process exits.
-  return new Promise((resolve, reject) => {
+  return new Promise<Awaited<ReturnType<Tasks[N]>>>((resolve, reject) => {
     let reply: { ok: boolean; result?: unknown; error?: string } | undefined;
     child.on('message', (message: typeof reply) => (reply = message));
     child.on('error', reject);
