@@ -48,6 +48,8 @@ export class TransactionSpill {
   #fileSize = 0;
   /** Where each bucket's text lies in the file: `[offset, length]` per write. */
   readonly #ranges = new Map<number, Array<[number, number]>>();
+  #writeBuffer: Buffer = Buffer.alloc(0);
+  #readBuffer: Buffer = Buffer.alloc(0);
   readonly #pageRows: number;
   /** Rows per bucket written or waiting, by bucket number. */
   readonly #counts = new Map<number, number>();
@@ -143,36 +145,47 @@ export class TransactionSpill {
 
   async #flush(): Promise<void> {
     if (this.#waiting.size === 0) return;
-    const parts: Buffer[] = [];
     let length = 0;
     for (const [bucket, lines] of this.#waiting) {
       // Each row ends with a comma: a bucket's text is a JSON array's contents plus one comma.
-      const part = Buffer.from(`${lines.join(',')},`);
+      const text = `${lines.join(',')},`;
+      this.#writeBuffer = ensureCapacity(this.#writeBuffer, length + Buffer.byteLength(text));
+      const size = this.#writeBuffer.write(text, length);
+      const range: [number, number] = [this.#fileSize + length, size];
       const ranges = this.#ranges.get(bucket);
-      const range: [number, number] = [this.#fileSize + length, part.length];
       if (ranges) ranges.push(range);
       else this.#ranges.set(bucket, [range]);
-      parts.push(part);
-      length += part.length;
+      length += size;
     }
     this.#waiting.clear();
     this.#waitingChars = 0;
-    const { bytesWritten } = await this.#file.write(Buffer.concat(parts, length), 0, length, this.#fileSize);
-    if (bytesWritten !== length)
-      throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
+    const { bytesWritten } = await this.#file.write(this.#writeBuffer, 0, length, this.#fileSize);
+    if (bytesWritten !== length) throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
     this.#fileSize += length;
   }
 
   async #read(buckets: readonly number[]): Promise<Transaction[]> {
     const ranges = buckets.flatMap((bucket) => this.#ranges.get(bucket)!);
     const length = ranges.reduce((sum, [, size]) => sum + size, 0);
-    const buffer = Buffer.allocUnsafe(length);
+    this.#readBuffer = ensureCapacity(this.#readBuffer, length);
     let at = 0;
     for (const [offset, size] of ranges) {
-      const { bytesRead } = await this.#file.read(buffer, at, size, offset);
+      const { bytesRead } = await this.#file.read(this.#readBuffer, at, size, offset);
       if (bytesRead !== size) throw new Error(`short read from the spill file (${bytesRead} of ${size})`);
       at += size;
     }
-    return JSON.parse(`[${buffer.toString('utf8', 0, length - 1)}]`) as Transaction[];
+    return JSON.parse(`[${this.#readBuffer.toString('utf8', 0, length - 1)}]`) as Transaction[];
   }
+}
+
+/**
+ * `buffer`, or a larger one holding its bytes. The spill reuses one buffer for writing and one for
+ * reading: a fresh ~256 KiB buffer per write is allocated outside V8's heap, and allocations of that
+ * size leave the process's native heap fragmented, which showed as RSS that grew with the history.
+ */
+function ensureCapacity(buffer: Buffer, size: number): Buffer {
+  if (buffer.length >= size) return buffer;
+  const larger = Buffer.allocUnsafe(Math.max(size, buffer.length * 2));
+  buffer.copy(larger);
+  return larger;
 }
