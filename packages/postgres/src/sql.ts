@@ -174,14 +174,15 @@ export function buildStatements(schemaName: string) {
       let n = 2;
       const from = query.from === undefined ? '' : ` AND date >= $${(n += 1)}`;
       const to = query.to === undefined ? '' : ` AND date <= $${(n += 1)}`;
+      const keys = query.keys === undefined ? '' : ` AND key = ANY($${(n += 1)}::text[])`;
       const pending =
         query.pending === undefined ? '' : query.pending ? ' AND is_pending' : ' AND NOT is_pending';
-      const cacheKey = `${from}|${to}|${pending}`;
+      const cacheKey = `${from}|${to}|${keys}|${pending}`;
       let sql = find.get(cacheKey);
       if (sql === undefined) {
         sql =
           `SELECT ${transactionSelect} FROM ${s}.transactions WHERE connection_id = $1 AND account_id = $2` +
-          `${from}${to}${pending} ORDER BY date, key`;
+          `${from}${to}${keys}${pending} ORDER BY date, key`;
         find.set(cacheKey, sql);
       }
       return sql;

@@ -179,7 +179,7 @@ export class PostgresStorage implements Storage, WorkQueue {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
-    const params = transactionWindowParams(connectionId, accountId, query);
+    const params = transactionWindowParams(connectionId, accountId, query, (keys) => [...keys]);
     return (await this.#query<Row['transaction']>(this.#sql.findTransactions(query), params)).map(
       codec.mirror.transaction.fromRow,
     );

@@ -11,13 +11,13 @@ import type { Transaction } from './wire/schemas.js';
 export interface SpillSettings {
   /** Rows held in memory before the answer goes to disk. Default 5 000. */
   afterRows?: number;
-  /** Rows per page read back from disk. Default 1 000. */
+  /** Rows per page read back from disk. Default 2 000. */
   pageRows?: number;
   /** Where the temporary files go. Default: the OS temp directory. */
   directory?: string;
 }
 
-export const DEFAULT_SPILL = { afterRows: 5_000, pageRows: 1_000 } as const;
+export const DEFAULT_SPILL = { afterRows: 5_000, pageRows: 2_000 } as const;
 
 export interface StreamedList {
   chunks(): AsyncIterable<Uint8Array>;

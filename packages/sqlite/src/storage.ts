@@ -220,7 +220,7 @@ export class SqliteStorage implements Storage {
   ): Promise<MirrorTransaction[]> {
     return this.#ready()
       .findTransactions(query)
-      .all(transactionWindowParams(connectionId, accountId, query))
+      .all(transactionWindowParams(connectionId, accountId, query, (keys) => JSON.stringify(keys)))
       .map(codec.mirror.transaction.fromRow);
   }
 

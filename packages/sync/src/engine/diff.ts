@@ -21,6 +21,12 @@ export interface WindowDiffInput {
   incoming: MirrorTransaction[];
   /** Stored rows dated inside the window. */
   storedInWindow: MirrorTransaction[];
+  /**
+   * Stored rows dated outside the window under the key of an incoming row (its date moved, or the
+   * provider listed its id twice): modified in place, never added twice, and not looked at for
+   * vanished rows, which is the business of the window that holds their date.
+   */
+  storedElsewhere?: MirrorTransaction[] | undefined;
   /** Every stored pending row of the account (the twin of a posted row may sit outside the window). */
   storedPending: MirrorTransaction[];
   /**
@@ -56,6 +62,7 @@ export interface WindowDiff {
 
 export function diffWindow(input: WindowDiffInput): WindowDiff {
   const stored = new Map<string, MirrorTransaction>();
+  for (const row of input.storedElsewhere ?? []) stored.set(row.key, row);
   for (const row of input.storedPending) stored.set(row.key, row);
   for (const row of input.storedInWindow) stored.set(row.key, row);
   const supersededByKey = new Map(input.superseded.map((row) => [row.key, row]));

@@ -1,6 +1,7 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
 import { addDays, daysBetween } from '@finsync/internals/calendar';
-import type { AccountSyncState } from '../model.js';
+import type { AccountSyncState, MirrorTransaction } from '../model.js';
+import { MAX_QUERY_KEYS } from '../storage/types.js';
 import type { RunContext } from './context.js';
 import { diffWindow } from './diff.js';
 import { keyTransactions } from './keys.js';
@@ -66,6 +67,7 @@ export async function syncTransactions(
     const diff = diffWindow({
       incoming: records,
       storedInWindow,
+      storedElsewhere: await storedOutside(ctx, accountId, records, storedInWindow, storedPending),
       storedPending,
       superseded,
       storedPostedAfter,
@@ -114,6 +116,30 @@ export async function syncTransactions(
     await yieldToEventLoop();
   }
   return state;
+}
+
+/**
+ * Stored rows under the keys of incoming rows that the window's reads did not find: the same
+ * transaction stored under a date outside the window, because its date moved or because the
+ * provider listed one id on two dates (pages of one whole-history answer, windows of one walk).
+ * Diffed as stored, such a row is modified in place rather than added a second time.
+ */
+async function storedOutside(
+  ctx: RunContext,
+  accountId: string,
+  incoming: readonly MirrorTransaction[],
+  ...found: ReadonlyArray<readonly MirrorTransaction[]>
+): Promise<MirrorTransaction[]> {
+  const known = new Set<string>();
+  for (const rows of found) for (const row of rows) known.add(row.key);
+  // Rows without an id are keyed by their content, date included: a moved one is a new key.
+  const unknown = incoming.filter((row) => row.providerId !== null && !known.has(row.key)).map((r) => r.key);
+  const rows: MirrorTransaction[] = [];
+  for (let start = 0; start < unknown.length; start += MAX_QUERY_KEYS) {
+    const keys = unknown.slice(start, start + MAX_QUERY_KEYS);
+    rows.push(...(await ctx.storage.findTransactions(ctx.connectionId, accountId, { keys })));
+  }
+  return rows;
 }
 
 /**

@@ -2,20 +2,28 @@
  * Read paths the SQL adapters implement the same way; only the statements (and how they are run)
  * differ, so those are passed in.
  */
-import type { TransactionQuery } from '../storage/types.js';
+import { MAX_QUERY_KEYS, type TransactionQuery } from '../storage/types.js';
 
 /**
  * Parameters of a `findTransactions` window query in placeholder order: connection and account,
- * then `from` and `to` when the query has them. Each adapter's SQL names the filters in this order.
+ * then `from`, `to` and the keys (as `encodeKeys` makes one parameter of them) when the query has
+ * them. Each adapter's SQL names the filters in this order.
  */
-export function transactionWindowParams(
+export function transactionWindowParams<K>(
   connectionId: string,
   accountId: string,
   query: TransactionQuery,
-): string[] {
-  const params: string[] = [connectionId, accountId];
+  encodeKeys: (keys: readonly string[]) => K,
+): Array<string | K> {
+  const params: Array<string | K> = [connectionId, accountId];
   if (query.from !== undefined) params.push(query.from);
   if (query.to !== undefined) params.push(query.to);
+  if (query.keys !== undefined) {
+    if (query.keys.length > MAX_QUERY_KEYS) {
+      throw new RangeError(`findTransactions takes at most ${MAX_QUERY_KEYS} keys, got ${query.keys.length}`);
+    }
+    params.push(encodeKeys(query.keys));
+  }
   return params;
 }
 

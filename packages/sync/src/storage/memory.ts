@@ -18,6 +18,7 @@ import type {
   WorkQueue,
   WriteBatch,
 } from './types.js';
+import { MAX_QUERY_KEYS } from './types.js';
 
 type Table<R> = Map<string, R>;
 
@@ -174,12 +175,17 @@ export class MemoryStorage implements Storage, WorkQueue {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
+    if (query.keys !== undefined && query.keys.length > MAX_QUERY_KEYS) {
+      throw new RangeError(`findTransactions takes at most ${MAX_QUERY_KEYS} keys, got ${query.keys.length}`);
+    }
+    const keys = query.keys === undefined ? undefined : new Set(query.keys);
     return this.#transactionsOf(connectionId, accountId)
       .filter(
         (t) =>
           (query.from === undefined || t.date >= query.from) &&
           (query.to === undefined || t.date <= query.to) &&
-          (query.pending === undefined || t.isPending === query.pending),
+          (query.pending === undefined || t.isPending === query.pending) &&
+          (keys === undefined || keys.has(t.key)),
       )
       .sort(compareTransactions)
       .map((t) => ({ ...t }));

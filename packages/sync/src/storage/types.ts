@@ -44,7 +44,16 @@ export interface TransactionQuery {
   to?: string;
   /** Only pending (`true`) or only posted (`false`) rows. */
   pending?: boolean;
+  /**
+   * Only rows with one of these keys, at most `MAX_QUERY_KEYS`. The engine asks this for the rows it
+   * is about to add, to find one stored under another date (its date moved, or the provider listed
+   * an id twice) and modify it instead of adding it a second time.
+   */
+  keys?: readonly string[];
 }
+
+/** The most keys one `findTransactions` query may name. */
+export const MAX_QUERY_KEYS = 10_000;
 
 export interface ReadChangesOptions {
   /** Return entries with `seq` greater than this (0 or omitted: from the start). */

@@ -288,6 +288,17 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
         keys(await storage.findTransactions('c1', 'a1', { pending: false, from: '2026-03-03' })),
       ).toEqual(['id:d']);
       expect(keys(await storage.findTransactions('c1', 'a1', { to: '2026-03-01' }))).toEqual(['id:c']);
+      // By key, within the account and connection only, combined with the other filters.
+      expect(
+        keys(await storage.findTransactions('c1', 'a1', { keys: ['id:d', 'id:e', 'id:f', 'id:c', 'id:x'] })),
+      ).toEqual(['id:c', 'id:d']);
+      expect(
+        keys(await storage.findTransactions('c1', 'a1', { keys: ['id:d', 'id:c'], from: '2026-03-02' })),
+      ).toEqual(['id:d']);
+      expect(await storage.findTransactions('c1', 'a1', { keys: [] })).toEqual([]);
+      await expect(
+        storage.findTransactions('c1', 'a1', { keys: Array.from({ length: 10_001 }, (_, i) => `id:${i}`) }),
+      ).rejects.toThrow(RangeError);
       expect(await storage.countTransactions('c1')).toBe(6);
       expect(await storage.countTransactions('c1', 'a1')).toBe(5);
       const scanned: string[] = [];

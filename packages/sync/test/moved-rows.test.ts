@@ -1,0 +1,65 @@
+import { addDays } from '@finsync/provider';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { BASE, createHarness, expectFeedReplaysToMirror, server, useMsw, type Harness } from './harness.js';
+
+useMsw();
+
+type WireRow = { id: string | null; date: string; isPending: boolean; amount: number };
+
+/**
+ * The provider lists one posted id twice: on its own date and again `daysBack` days earlier, each
+ * copy only in answers whose window holds its date (as a server filtering by date would).
+ */
+function listTwice(h: Harness, accountId: string, id: string, daysBack: number): void {
+  server.use(
+    http.get(`${BASE}/accounts/${accountId}/transactions`, async ({ request }) => {
+      const url = new URL(request.url);
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to');
+      const whole = new Request(`${BASE}/accounts/${accountId}/transactions?include_pending=true`, {
+        headers: request.headers,
+      });
+      const all = ((await (await h.sandbox.handle(whole)).json()) as { transactions: WireRow[] })
+        .transactions;
+      const original = all.find((row) => row.id === id)!;
+      const copy = { ...original, date: addDays(original.date, -daysBack), amount: original.amount - 1 };
+      const inWindow = (row: WireRow) =>
+        (from === null || row.date >= from) &&
+        (to === null || row.date <= to) &&
+        (url.searchParams.get('include_pending') === 'true' || !row.isPending);
+      const transactions = [...all, copy].filter(inWindow);
+      return HttpResponse.json({ transactions, total: transactions.length });
+    }),
+  );
+}
+
+const FIRST_SYNCS = {
+  'walked in windows': { engine: { startDate: '2026-04-01', windowDays: 20 } },
+  'asked whole, spilled to pages': { client: { spill: { afterRows: 10, pageRows: 15 } } },
+};
+
+describe('an id the provider lists on two dates', () => {
+  it.each(Object.keys(FIRST_SYNCS) as Array<keyof typeof FIRST_SYNCS>)(
+    'is one row, in a first sync %s and every sync after, never a failed account',
+    async (how) => {
+      const h = await createHarness({
+        sandbox: { historyDays: 60, transactionsPerDay: 3 },
+        ...FIRST_SYNCS[how],
+      });
+      const posted = [...h.sandbox.transactionsOf('4711', { from: addDays(h.sandbox.today, -10) })].find(
+        (row) => row.id !== null,
+      )!;
+      listTwice(h, '4711', posted.id!, 40);
+
+      for (let day = 0; day < 3; day++) {
+        const report = await h.engine.sync('c1');
+        expect(report.ok, report.issues.map((i) => i.message).join('; ')).toBe(true);
+        const rows = await h.storage.findTransactions('c1', '4711', { keys: [`id:${posted.id}`] });
+        expect(rows).toHaveLength(1);
+        h.sandbox.advanceDays(1);
+      }
+      await expectFeedReplaysToMirror(h.storage);
+    },
+  );
+});
