@@ -160,7 +160,8 @@ export class TransactionSpill {
     this.#waiting.clear();
     this.#waitingChars = 0;
     const { bytesWritten } = await this.#file.write(this.#writeBuffer, 0, length, this.#fileSize);
-    if (bytesWritten !== length) throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
+    if (bytesWritten !== length)
+      throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
     this.#fileSize += length;
   }
 
