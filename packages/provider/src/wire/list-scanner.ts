@@ -55,7 +55,6 @@ export class JsonListScanner {
   #head = '';
   #depth = 0;
   #inString = false;
-  #escaped = false;
   /** Before the list: where the string being read starts, and the last string read at depth 1. */
   #stringStart = -1;
   #lastString = '';
@@ -82,17 +81,21 @@ export class JsonListScanner {
     let buffer = this.#buffer + text;
     let i = this.#scanned;
     for (; i < buffer.length; i++) {
-      const code = buffer.charCodeAt(i);
       if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (code === BACKSLASH) this.#escaped = true;
-        else if (code === QUOTE) {
-          this.#inString = false;
-          if (this.#stringStart >= 0) this.#lastString = buffer.slice(this.#stringStart, i + 1);
-          this.#stringStart = -1;
+        // Most of a body is string content: jump to the closing quote instead of stepping to it.
+        let close = buffer.indexOf('"', i);
+        while (close >= 0 && isEscaped(buffer, close)) close = buffer.indexOf('"', close + 1);
+        if (close < 0) {
+          i = buffer.length;
+          break;
         }
+        i = close;
+        this.#inString = false;
+        if (this.#stringStart >= 0) this.#lastString = buffer.slice(this.#stringStart, i + 1);
+        this.#stringStart = -1;
         continue;
       }
+      const code = buffer.charCodeAt(i);
       if (isWhitespace(code)) continue;
       const inList = this.#phase === 'in-list';
       if (inList && this.#depth === 1) {
@@ -191,6 +194,16 @@ export class JsonListScanner {
       );
     }
   }
+}
+
+/**
+ * Whether the quote at `at` is escaped: preceded by an odd run of backslashes. The run lies in the
+ * text kept (a string's opening quote, which is no backslash, is always kept with it).
+ */
+function isEscaped(text: string, at: number): boolean {
+  let run = 0;
+  for (let k = at - 1; k >= 0 && text.charCodeAt(k) === BACKSLASH; k--) run += 1;
+  return run % 2 === 1;
 }
 
 function keyText(quoted: string): string | undefined {
