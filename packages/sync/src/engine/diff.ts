@@ -29,11 +29,6 @@ export interface WindowDiffInput {
   storedElsewhere?: MirrorTransaction[] | undefined;
   /** Every stored pending row of the account (the twin of a posted row may sit outside the window). */
   storedPending: MirrorTransaction[];
-  /**
-   * Stored posted rows dated in the days just after the window: the posted twin of a hold at the
-   * window's end may sit in the next window, already synced.
-   */
-  storedPostedAfter?: MirrorTransaction[] | undefined;
   /** Every superseded row of the account. */
   superseded: SupersededTransaction[];
   /** The window's dates, inclusive; an open end is unbounded. */

@@ -54,15 +54,12 @@ export async function syncTransactions(
     onFetched(page.transactions.length);
     const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
     const window = { from: page.from ?? undefined, to: page.to ?? undefined };
-    const after =
-      window.to === undefined || window.to >= to
-        ? undefined
-        : { from: addDays(window.to, 1), to: addDays(window.to, PENDING_MATCH_DAYS), pending: false };
-    const [storedInWindow, storedPending, superseded, storedPostedAfter] = await Promise.all([
+    // A hold at the window's end whose posted twin lies in the next window pairs there: the next
+    // window's diff sees it among the stored holds dated before its start.
+    const [storedInWindow, storedPending, superseded] = await Promise.all([
       ctx.storage.findTransactions(ctx.connectionId, accountId, window),
       ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
       ctx.storage.listSuperseded(ctx.connectionId, accountId),
-      after ? ctx.storage.findTransactions(ctx.connectionId, accountId, after) : undefined,
     ]);
     const diff = diffWindow({
       incoming: records,
@@ -70,7 +67,6 @@ export async function syncTransactions(
       storedElsewhere: await storedOutside(ctx, accountId, records, storedInWindow, storedPending),
       storedPending,
       superseded,
-      storedPostedAfter,
       window,
       complete: page.shortfall === 0,
       forgetBefore,
