@@ -110,6 +110,18 @@ function issuesOf(error: z.ZodError, rowOffset = 0): ResponseIssue[] {
   }));
 }
 
+/** The error for a 2xx answer whose body is not what the provider documents; names the first issue. */
+function invalidResponse(
+  response: { status: number; path: string },
+  issues: ResponseIssue[],
+): InvalidResponseError {
+  const first = issues[0];
+  return new InvalidResponseError(
+    `unexpected response from GET ${response.path}${first ? `: ${first.path || '(body)'}: ${first.message}` : ''}`,
+    { method: 'GET', path: response.path, status: response.status, issues },
+  );
+}
+
 function assertDate(name: string, value: string | undefined): void {
   if (value !== undefined && !isValidCalendarDate(value)) {
     throw new RangeError(`${name} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
@@ -263,11 +275,7 @@ export class ProviderClient {
   }
 
   #readWholeHistory(response: StreamResponse, accountId: string, spill: SpillSettings) {
-    const invalid = (issues: ResponseIssue[]) =>
-      new InvalidResponseError(
-        `unexpected response from GET ${response.path}${issues[0] ? `: ${issues[0].path || '(body)'}: ${issues[0].message}` : ''}`,
-        { method: 'GET', path: response.path, status: response.status, issues },
-      );
+    const invalid = (issues: ResponseIssue[]) => invalidResponse(response, issues);
     return readStreamedList({
       chunks: response.chunks,
       spill,
@@ -299,12 +307,7 @@ export class ProviderClient {
   ): z.output<S> {
     const result = schema.safeParse(response.body);
     if (result.success) return result.data;
-    const issues = issuesOf(result.error);
-    const first = issues[0];
-    throw new InvalidResponseError(
-      `unexpected response from GET ${response.path}${first ? `: ${first.path || '(body)'}: ${first.message}` : ''}`,
-      { method: 'GET', path: response.path, status: response.status, issues },
-    );
+    throw invalidResponse(response, issuesOf(result.error));
   }
 
   /** Keeps the key out of `util.inspect` and `JSON.stringify` (it lives in private fields only). */
