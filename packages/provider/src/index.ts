@@ -7,6 +7,7 @@ export type {
   TransactionList,
 } from './client.js';
 export type { TransactionPage, TransactionWindow } from './transactions.js';
+export type { SpillSettings } from './whole-history.js';
 export type { RateLimitOptions } from './core/http.js';
 export type { ProviderLogger } from './core/logger.js';
 export {
