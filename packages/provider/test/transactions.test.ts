@@ -2,21 +2,10 @@ import { http, HttpResponse } from 'msw';
 import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, ProviderClient, addDays, type Transaction } from '../src/index.js';
-import { BASE, KEY } from './helpers.js';
+import { BASE, KEY, type WireRow } from './helpers.js';
 
 const server = useMswServer();
 const client = (windowDays = 30) => new ProviderClient({ apiKey: KEY, rateLimit: false, windowDays });
-
-interface WireRow {
-  id: string | null;
-  accountId: number;
-  amount: number;
-  currency: string;
-  date: string;
-  merchant: string;
-  description: string;
-  isPending: boolean;
-}
 
 /** One row per day from `first` to `last`; every 10th row is pending with a null id. */
 function history(first: string, last: string): WireRow[] {

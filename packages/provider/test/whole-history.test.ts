@@ -10,21 +10,10 @@ import {
   type ProviderClientOptions,
   type TransactionPage,
 } from '../src/index.js';
-import { BASE, KEY } from './helpers.js';
+import { BASE, KEY, type WireRow } from './helpers.js';
 
 const server = useMswServer();
 const tempDir = useTempDirs('spill-test');
-
-interface WireRow {
-  id: string | null;
-  accountId: number;
-  amount: number;
-  currency: string;
-  date: string;
-  merchant: string;
-  description: string;
-  isPending: boolean;
-}
 
 /** `perDay` rows a day from `first` to `last`, every 7th pending with a null id, in shuffled order. */
 function history(first: string, last: string, perDay = 3): WireRow[] {
