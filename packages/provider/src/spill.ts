@@ -129,7 +129,8 @@ export class TransactionSpill {
       if (to !== null && window.to !== null && to > window.to) to = window.to;
       const rows = await this.#read(pending);
       yield { from, to, rows };
-      if (to === null) return;
+      // Rows in later buckets are dated after the asked window: nothing of them would be kept.
+      if (to === null || (window.to !== null && to >= window.to)) return;
       from = addDays(to, 1);
       pending = [];
       pendingRows = 0;
