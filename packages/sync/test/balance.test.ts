@@ -18,6 +18,16 @@ function editTransactions(h: Harness, accountId: string, edit: (rows: WireRow[])
   );
 }
 
+/** Drops every edit: the sandbox answers as it is. */
+function useSandboxOnly(h: Harness): void {
+  server.resetHandlers();
+  server.use(http.all(`${BASE}/*`, ({ request }) => h.sandbox.handle(request)));
+}
+
+const cents = (amount: string) => Math.round(Number(amount) * 100);
+const totalOf = (rows: ReadonlyArray<{ amount: string }>) =>
+  rows.reduce((sum, row) => sum + cents(row.amount), 0);
+
 async function reconciliation(h: Harness, accountId: string) {
   return (await h.storage.listAccounts('c1')).find((a) => a.id === accountId)!.reconciliation;
 }
@@ -72,23 +82,44 @@ describe('balances that add up', () => {
     expect(await h.storage.lastSeq()).toBe(before);
   });
 
-  it('history not synced back to the opening shows as the opening balance, not as a mismatch', async () => {
+  it('history from startDate shows what came before it as the opening balance, not as a mismatch', async () => {
     const h = await createHarness({ engine: { startDate: '2026-06-01' } });
     await h.engine.sync('c1');
     h.sandbox.advanceDays(1);
     await h.engine.sync('c1');
-    // The second run's overlap re-read reached back past startDate: history grew at its start,
-    // which moves the opening balance, never the verdict.
     const check = await reconciliation(h, '4711');
+    // The second run's overlap re-read stops at startDate: it is a floor, not only the first day.
     const rows = await h.storage.findTransactions('c1', '4711', { pending: false });
-    expect(rows[0]!.date < '2026-06-01').toBe(true);
-    const cents = (amount: string) => Math.round(Number(amount) * 100);
-    const rowsTotal = rows.reduce((sum, row) => sum + cents(row.amount), 0);
-    const balance = cents(h.sandbox.balanceOf('4711').amount);
+    expect(rows[0]!.date >= '2026-06-01').toBe(true);
     expect(check).toMatchObject({ status: 'balanced', historyFrom: rows[0]!.date });
-    expect(cents(check!.openingBalance)).toBe(balance - rowsTotal);
+    expect(cents(check!.openingBalance)).toBe(cents(h.sandbox.balanceOf('4711').amount) - totalOf(rows));
     const account = h.sandbox.listAccounts().find((a) => a.id === '4711')!;
     expect(check!.openingBalance).not.toBe(toDecimalString(account.openingBalance));
+  });
+
+  it('history the provider lists later, further back than before, moves the opening balance and not the verdict', async () => {
+    const h = await createHarness();
+    // A bank that first answers with its last 20 days only and fills in older history later.
+    const cutoff = '2026-06-10';
+    editTransactions(h, '4711', (rows) => rows.filter((r) => r.date >= cutoff));
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    const before = await reconciliation(h, '4711');
+    expect(before).toMatchObject({ status: 'balanced', historyFrom: cutoff });
+
+    useSandboxOnly(h);
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    const check = await reconciliation(h, '4711');
+    const rows = await h.storage.findTransactions('c1', '4711', { pending: false });
+    expect(rows[0]!.date < cutoff).toBe(true);
+    expect(check).toMatchObject({ status: 'balanced', historyFrom: rows[0]!.date });
+    expect(cents(check!.openingBalance)).toBe(cents(h.sandbox.balanceOf('4711').amount) - totalOf(rows));
+    // The opening moved by exactly the rows filled in before the cutoff.
+    const filledIn = totalOf(rows.filter((r) => r.date < cutoff));
+    expect(filledIn).not.toBe(0);
+    expect(cents(check!.openingBalance)).toBe(cents(before!.openingBalance) - filledIn);
   });
 
   it('a row the provider lists twice (under two ids) is a mismatch from its date on, until it is gone', async () => {
@@ -112,8 +143,7 @@ describe('balances that add up', () => {
     });
     expect(report.accounts.filter((a) => a.reconciliation?.status === 'mismatch')).toHaveLength(1);
 
-    server.resetHandlers();
-    server.use(http.all(`${BASE}/*`, ({ request }) => h.sandbox.handle(request)));
+    useSandboxOnly(h);
     const healed = await h.engine.sync('c1');
     expect(healed.accounts.find((a) => a.accountId === '4711')!.reconciliation?.status).toBe('balanced');
   });

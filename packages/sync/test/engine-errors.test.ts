@@ -172,6 +172,38 @@ describe('accounts that go away', () => {
 });
 
 describe('cancellation', () => {
+  it('a first sync cut off after some windows and resumed mirrors nothing before startDate, as an uncut one', async () => {
+    // History reaches back past startDate, so the resumed run's overlap re-read could reach it.
+    const h = await createHarness({
+      sandbox: { historyDays: 200 },
+      engine: { startDate: '2026-01-01', windowDays: 12, batchSize: 40 },
+    });
+    const controller = new AbortController();
+    let pages = 0;
+    h.engine.on('progress', () => {
+      pages += 1;
+      if (pages === 2) controller.abort();
+    });
+    expect((await h.engine.sync('c1', { signal: controller.signal })).ok).toBe(false);
+    const states = await h.storage.listAccountStates('c1');
+    // Within a month of startDate: the resumed run's overlap re-read reaches back before it.
+    expect(states.some((s) => s.watermark !== null && s.watermark < '2026-02-01')).toBe(true);
+    console.log(
+      states.map((s) => [s.accountId, s.watermark]),
+      pages,
+    );
+
+    expect((await h.engine.sync('c1')).ok).toBe(true);
+    for (const account of await h.storage.listAccounts('c1')) {
+      const rows = await h.storage.findTransactions('c1', account.id);
+      expect(
+        rows.filter((r) => r.date < '2026-01-01'),
+        `account ${account.id}`,
+      ).toEqual([]);
+    }
+    await expectMirrorMatchesProvider(h, { from: '2026-01-01' });
+    await expectFeedReplaysToMirror(h.storage);
+  });
   it('aborting a run mid-way leaves a consistent store that the next run completes', async () => {
     const h = await createHarness({
       sandbox: { historyDays: 150 },

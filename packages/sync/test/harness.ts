@@ -95,14 +95,17 @@ function signature(
  * Asserts the mirror holds exactly the provider's current rows for every active account (as a
  * multiset), each purchase once: a hold the bank still lists beside its posted twin is not shown.
  */
-export async function expectMirrorMatchesProvider(h: Harness, connectionId = 'c1'): Promise<void> {
+export async function expectMirrorMatchesProvider(
+  h: Harness,
+  { connectionId = 'c1', from }: { connectionId?: string; from?: string } = {},
+): Promise<void> {
   const accounts = await h.storage.listAccounts(connectionId);
   for (const account of h.sandbox.listAccounts()) {
     const mirrored = accounts.find((a) => a.id === account.id);
     expect(mirrored, `account ${account.id} is mirrored`).toBeDefined();
     if (account.status !== 'ACTIVE') continue;
     const withId = account.reissueIdsEveryDays === null;
-    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true })]
+    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true, from })]
       .filter((t) => !t.lingering)
       .map((t) => signature(withId, t))
       .sort();

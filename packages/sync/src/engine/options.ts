@@ -1,7 +1,10 @@
 import type { ProviderLogger } from '@finsync/provider';
 
 export interface SyncTuning {
-  /** First day of history on a connection's first sync. Default: the provider's whole history. */
+  /**
+   * First day mirrored: the first sync starts here, and no later re-read reaches before it. Default:
+   * the provider's whole history.
+   */
   startDate?: string;
   /** Days re-read before the watermark on later syncs. Default 7. */
   overlapDays: number;

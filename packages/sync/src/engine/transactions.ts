@@ -24,7 +24,10 @@ export async function syncTransactions(
   const { tuning } = ctx;
   const to = ctx.clock.today();
   const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
-  const from = syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : tuning.startDate;
+  const from = laterDate(
+    syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : undefined,
+    tuning.startDate,
+  );
   // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
   const span = from === undefined ? 0 : daysBetween(from, to) + 1;
   const windowDays =
@@ -112,6 +115,16 @@ export async function syncTransactions(
     await yieldToEventLoop();
   }
   return state;
+}
+
+/**
+ * `startDate` is a floor for every read, not only the first: an overlap re-read that reached past it
+ * would mirror rows an uninterrupted first sync never asked for, so what the mirror holds would
+ * depend on where a crash or an abort cut the first sync.
+ */
+function laterDate(a: string | undefined, floor: string | undefined): string | undefined {
+  if (a === undefined) return floor;
+  return floor !== undefined && floor > a ? floor : a;
 }
 
 /**
