@@ -104,7 +104,7 @@ function withProvider(command: Command): Command {
     .option('--sandbox-days <days>', `days of sandbox history (default ${DEFAULT_SANDBOX_DAYS})`, integer(1))
     .option(
       '--start-date <YYYY-MM-DD>',
-      "first day of history on a connection's first sync (default: all)",
+      'first day mirrored: no sync reads rows dated before it (default: all)',
       day,
     )
     .option(
