@@ -104,8 +104,10 @@ export class TransactionSpill {
       this.#waitingChars += line.length;
       this.#rows += 1;
       if (this.#earliest === undefined || row.date < this.#earliest) this.#earliest = row.date;
+      // Inside the loop: the first add hands over every row held so far, and their text would
+      // otherwise be alive all at once beside them.
+      if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
     }
-    if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
   }
 
   /**
