@@ -9,10 +9,7 @@ import { JsonListScanner, ListScanError } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
 
 export interface SpillSettings {
-  /**
-   * Rows held in memory before the answer goes to disk. Default 20 000: five years of a busy
-   * current account (about 10 000 rows) stays in memory, where it is read twice as fast.
-   */
+  /** Rows held in memory before the answer goes to disk. Default 5 000. */
   afterRows?: number;
   /** Rows per page read back from disk. Default 2 000. */
   pageRows?: number;
@@ -20,7 +17,7 @@ export interface SpillSettings {
   directory?: string;
 }
 
-export const DEFAULT_SPILL = { afterRows: 20_000, pageRows: 2_000 } as const;
+export const DEFAULT_SPILL = { afterRows: 5_000, pageRows: 2_000 } as const;
 
 export interface StreamedList {
   chunks(): AsyncIterable<Uint8Array>;
