@@ -1,9 +1,9 @@
 /**
  * Where a whole-history answer waits while it is read. The provider sends an account's whole
  * history as one response, in no promised order; holding it all would make memory follow the
- * history's length. Rows are instead written, already validated, to a temporary file, grouped by
- * week of date, and read back a few weeks at a time, oldest first, as pages whose date windows tile
- * the request's window. Each page is then exactly what a request for its window would have
+ * history's length. Rows are instead written, already validated and as the text they came in, to
+ * a temporary file, grouped by week of date, and read back a few weeks at a time, oldest first, as
+ * pages whose date windows tile the request's window. Each page is then exactly what a request for its window would have
  * answered, so the sync engine's windowed rules (what vanished, which hold posted) apply unchanged.
  */
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
@@ -26,6 +26,8 @@ export interface SpillOptions {
   directory?: string | undefined;
   /** Rows per page read back (whole weeks, so a page can hold a little more). */
   pageRows: number;
+  /** Turns the rows' text, parsed, back into rows (it was validated before it was added). */
+  decode: (raw: unknown[]) => Transaction[];
 }
 
 export interface SpilledPage {
@@ -51,6 +53,7 @@ export class TransactionSpill {
   #writeBuffer: Buffer = Buffer.alloc(0);
   #readBuffer: Buffer = Buffer.alloc(0);
   readonly #pageRows: number;
+  readonly #decode: SpillOptions['decode'];
   /** Rows per bucket written or waiting, by bucket number. */
   readonly #counts = new Map<number, number>();
   readonly #waiting = new Map<number, string[]>();
@@ -59,20 +62,17 @@ export class TransactionSpill {
   #rows = 0;
   #earliest: CalendarDate | undefined;
 
-  private constructor(directory: string, file: FileHandle, pageRows: number) {
+  private constructor(directory: string, file: FileHandle, options: SpillOptions) {
     this.#directory = directory;
     this.#file = file;
-    this.#pageRows = pageRows;
+    this.#pageRows = options.pageRows;
+    this.#decode = options.decode;
   }
 
   static async create(options: SpillOptions): Promise<TransactionSpill> {
     const directory = await mkdtemp(join(options.directory ?? tmpdir(), 'finsync-spill-'));
     try {
-      return new TransactionSpill(
-        directory,
-        await open(join(directory, 'rows.json'), 'w+'),
-        options.pageRows,
-      );
+      return new TransactionSpill(directory, await open(join(directory, 'rows.json'), 'w+'), options);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;
@@ -89,21 +89,23 @@ export class TransactionSpill {
     return this.#earliest;
   }
 
-  async add(rows: readonly Transaction[]): Promise<void> {
-    for (const row of rows) {
-      let bucket = this.#bucketOfDate.get(row.date);
+  /** Rows by their dates and their text as received (one JSON value each), in the same order. */
+  async add(dates: readonly CalendarDate[], texts: readonly string[]): Promise<void> {
+    for (let index = 0; index < dates.length; index++) {
+      const date = dates[index]!;
+      let bucket = this.#bucketOfDate.get(date);
       if (bucket === undefined) {
-        bucket = bucketOf(row.date);
-        this.#bucketOfDate.set(row.date, bucket);
+        bucket = bucketOf(date);
+        this.#bucketOfDate.set(date, bucket);
       }
-      const line = JSON.stringify(row);
+      const line = texts[index]!;
       const waiting = this.#waiting.get(bucket);
       if (waiting) waiting.push(line);
       else this.#waiting.set(bucket, [line]);
       this.#counts.set(bucket, (this.#counts.get(bucket) ?? 0) + 1);
       this.#waitingChars += line.length;
       this.#rows += 1;
-      if (this.#earliest === undefined || row.date < this.#earliest) this.#earliest = row.date;
+      if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
       // Inside the loop: the first add hands over every row held so far, and their text would
       // otherwise be alive all at once beside them.
       if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
@@ -178,7 +180,7 @@ export class TransactionSpill {
       if (bytesRead !== size) throw new Error(`short read from the spill file (${bytesRead} of ${size})`);
       at += size;
     }
-    return JSON.parse(`[${this.#readBuffer.toString('utf8', 0, length - 1)}]`) as Transaction[];
+    return this.#decode(JSON.parse(`[${this.#readBuffer.toString('utf8', 0, length - 1)}]`) as unknown[]);
   }
 }
 

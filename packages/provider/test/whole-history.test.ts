@@ -126,6 +126,37 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
+  it('every row comes back as a body read whole would give it, held or spilled, unusual shapes too', async () => {
+    const rows: Array<Record<string, unknown>> = history('2026-01-01', '2026-03-31');
+    // Shapes off the documented one: each sends its batch through the full schema.
+    rows[5] = { ...rows[5], amount: '-12.30' };
+    rows[77] = { ...rows[77], isPending: undefined, merchant: '  padded  ' };
+    rows[150] = { ...rows[150], date: `${rows[150]!.date as string}T23:30:00Z` };
+    serve({ transactions: rows, total: rows.length });
+    const byKey = (pages: TransactionPage[]) =>
+      pages
+        .flatMap((p) => p.transactions)
+        .map((t) => JSON.stringify(t))
+        .sort();
+    const whole = byKey(await pagesOf({ spill: false }));
+    expect(whole).toHaveLength(rows.length);
+    expect(byKey(await pagesOf({ spill: { afterRows: rows.length, directory: tempDir() } }))).toEqual(whole);
+    expect(byKey(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } }))).toEqual(
+      whole,
+    );
+  });
+
+  it('a bad row fails a held answer too, naming the row', async () => {
+    const rows: unknown[] = history('2026-06-01', '2026-06-20');
+    rows[17] = { ...(rows[17] as WireRow), date: 'soon' };
+    serve({ transactions: rows, total: rows.length });
+    const error = await pagesOf({ spill: { afterRows: 1_000, directory: tempDir() } }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).issues[0]!.path).toBe('transactions[17].date');
+  });
+
   it('leaves no file behind when the caller stops early', async () => {
     const rows = history('2026-01-01', '2026-06-30');
     serve({ transactions: rows, total: rows.length });
