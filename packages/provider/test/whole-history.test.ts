@@ -127,7 +127,7 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
   });
 
   it('every row comes back as a body read whole would give it, held or spilled, unusual shapes too', async () => {
-    const rows: Array<Record<string, unknown>> = history('2026-01-01', '2026-03-31');
+    const rows = history('2026-01-01', '2026-03-31').map((row): Record<string, unknown> => ({ ...row }));
     // Shapes off the documented one: each sends its batch through the full schema.
     rows[5] = { ...rows[5], amount: '-12.30' };
     rows[77] = { ...rows[77], isPending: undefined, merchant: '  padded  ' };
