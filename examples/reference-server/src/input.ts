@@ -3,7 +3,7 @@
  * that fails is refused with a 422 naming the member, so a 200 always answers exactly what was
  * stored and a later GET returns the same.
  */
-import { currencyScale } from '@finsync/service';
+import { currencyScale } from '@finsync/provider';
 import { ApiProblem } from './problem.js';
 
 /** A lone UTF-16 surrogate: valid in JSON, but no database stores it (SQLite and PostgreSQL would answer U+FFFD or refuse). */

@@ -1,6 +1,5 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
-import { decimalToMinorUnits } from '@finsync/provider';
-import { currencyScale } from '@finsync/service';
+import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
 import { direction } from './sign-convention.js';
 import type { RelatedReads, TransactionRow } from './store/types.js';
 

@@ -93,3 +93,22 @@ export function minorUnitsToDecimal(units: bigint, scale: number): DecimalString
   const fracPart = scale === 0 ? '' : digits.slice(-scale);
   return canonical(negative ? '-' : '', intPart, fracPart);
 }
+
+/** Digits after the decimal point for a currency (2 for USD, 0 for JPY, 3 for KWD). */
+const scales = new Map<string, number>();
+
+export function currencyScale(currency: string): number {
+  let scale = scales.get(currency);
+  if (scale === undefined) {
+    try {
+      scale =
+        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+          .maximumFractionDigits ?? 2;
+    } catch {
+      scale = 2;
+    }
+    // Building a NumberFormat costs far more than the lookup, and there are only so many currencies.
+    if (scales.size < 512) scales.set(currency, scale);
+  }
+  return scale;
+}

@@ -40,6 +40,7 @@ export {
   negateDecimal,
   decimalToMinorUnits,
   minorUnitsToDecimal,
+  currencyScale,
   type DecimalString,
 } from '@finsync/internals/money';
 export {

@@ -58,9 +58,9 @@ export {
   TransactionCreateSchema,
   TransactionCreateRequestSchema,
   TransactionDeleteResultSchema,
-  currencyScale,
   isCalendarDate,
 } from './schemas.js';
+export { currencyScale } from '@finsync/internals/money';
 export type {
   Transaction,
   Pagination,

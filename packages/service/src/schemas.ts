@@ -3,6 +3,7 @@
  * handlers and the reference server. Responses are read leniently (real servers differ from the
  * published schema); request bodies are built strictly.
  */
+import { currencyScale } from '@finsync/internals/money';
 import { z } from 'zod';
 import { textMember } from './text.js';
 
@@ -71,25 +72,6 @@ export const TransferSchema = z
     other_account: AccountRefSchema.optional(),
   })
   .loose();
-
-/** Digits after the decimal point for a currency (2 for USD, 0 for JPY, 3 for KWD). */
-const scales = new Map<string, number>();
-
-export function currencyScale(currency: string): number {
-  let scale = scales.get(currency);
-  if (scale === undefined) {
-    try {
-      scale =
-        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-          .maximumFractionDigits ?? 2;
-    } catch {
-      scale = 2;
-    }
-    // Building a NumberFormat costs far more than the lookup, and there are only so many currencies.
-    if (scales.size < 512) scales.set(currency, scale);
-  }
-  return scale;
-}
 
 function centsToDecimal(cents: number, scale: number): string {
   const negative = cents < 0;

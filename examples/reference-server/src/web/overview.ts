@@ -3,8 +3,7 @@
  * freshness, the last run, the latest transactions and a balance chart. Money is formatted here with
  * the API's own formatter, so the browser only places text.
  */
-import { addDays, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
-import { currencyScale } from '@finsync/service';
+import { addDays, currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { ServerRuntime } from '../runtime.js';
 import { formatMoney, renderTransactions } from '../render.js';
 import { isMoneyIn, moneyInPositive } from '../sign-convention.js';

@@ -2,7 +2,7 @@
  * Money as the service stores and shows it: amounts are decimals with 4 places (`decimal(19,4)`),
  * positive = expense; `amount` strings are `Money#format` for a locale (Rails `number_to_currency`).
  */
-import { currencyScale } from '../schemas.js';
+import { currencyScale } from '@finsync/internals/money';
 
 /** Amounts are kept as bigint ten-thousandths, like the service's `decimal(19,4)` column. */
 const STORE_SCALE = 4;
