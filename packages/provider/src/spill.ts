@@ -3,8 +3,9 @@
  * history as one response, in no promised order; holding it all would make memory follow the
  * history's length. Rows are instead written, already validated and as the text they came in, to
  * a temporary file, grouped by week of date, and read back a few weeks at a time, oldest first, as
- * pages whose date windows tile the request's window. Each page is then exactly what a request for its window would have
- * answered, so the sync engine's windowed rules (what vanished, which hold posted) apply unchanged.
+ * pages whose date windows tile the request's window. Each page is then exactly what a request for
+ * its window would have answered, so the sync engine's windowed rules (what vanished, which hold
+ * posted) apply unchanged.
  */
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -106,8 +107,8 @@ export class TransactionSpill {
       this.#waitingChars += line.length;
       this.#rows += 1;
       if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
-      // Inside the loop: the first add hands over every row held so far, and their text would
-      // otherwise be alive all at once beside them.
+      // Inside the loop: the first add hands over every row held so far, and flushing as it goes
+      // keeps the joined text and the write buffer at FLUSH_CHARS, not at the size of all of them.
       if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
     }
   }
