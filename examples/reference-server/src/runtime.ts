@@ -46,9 +46,21 @@ export interface ReferenceServerOptions {
   logger?: ProviderLogger;
 }
 
+let todayCache = { minute: Number.NaN, day: '' };
+
+/**
+ * The local calendar day. Every PATCH asks for it, and the time-zone lookup is most of its cost, so
+ * the answer is kept for the rest of the minute: days and time-zone changes begin on a minute.
+ */
 function localToday(): string {
-  const now = new Date();
-  return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
+  const ms = Date.now();
+  const minute = Math.floor(ms / 60_000);
+  if (minute !== todayCache.minute) {
+    const now = new Date(ms);
+    const day = new Date(ms - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
+    todayCache = { minute, day };
+  }
+  return todayCache.day;
 }
 
 export class ServerRuntime {
@@ -117,7 +129,8 @@ export class ServerRuntime {
 
   /** The calendar's today, or the sandbox's when it has been moved past the calendar. */
   today(): string {
-    return this.sandbox && this.sandbox.today > localToday() ? this.sandbox.today : localToday();
+    const calendar = localToday();
+    return this.sandbox && this.sandbox.today > calendar ? this.sandbox.today : calendar;
   }
 
   async start(): Promise<void> {

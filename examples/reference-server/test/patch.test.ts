@@ -207,6 +207,23 @@ for (const backend of BACKENDS) {
         it('an empty `transaction` member → 400', () =>
           expectRejectedUnchanged({ transaction: {} }, 400, /transaction/));
         it('malformed JSON → 400', () => expectRejectedUnchanged('{"transaction": {', 400, /JSON/));
+        for (const contentType of ['text/plain', undefined]) {
+          it(`a body sent as ${contentType ?? 'no content type'} → 415`, async () => {
+            const before = await get();
+            const response = await fetch(`${t.server.url}/api/v1/transactions/${txId}`, {
+              method: 'PATCH',
+              headers: {
+                'X-Api-Key': t.keys.alice,
+                ...(contentType === undefined ? {} : { 'Content-Type': contentType }),
+              },
+              // A Blob without a type makes fetch send no Content-Type at all.
+              body: new Blob([JSON.stringify({ transaction: { name: 'Not JSON' } })]),
+            });
+            expect(response.status).toBe(415);
+            expect(((await response.json()) as { error: string }).error).toBe('unsupported_media_type');
+            expect(await get()).toEqual(before);
+          });
+        }
       });
     });
 

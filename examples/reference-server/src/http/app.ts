@@ -64,7 +64,13 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
       const status = error.status;
       if (status === 503) c.header('Retry-After', '5');
       const code =
-        status === 400 ? 'bad_request' : status === 413 ? 'payload_too_large' : 'service_unavailable';
+        status === 400
+          ? 'bad_request'
+          : status === 413
+            ? 'payload_too_large'
+            : status === 415
+              ? 'unsupported_media_type'
+              : 'service_unavailable';
       return problem(c, status, code, error.message || 'Bad request');
     }
     runtime.logger.error?.('request failed', {

@@ -54,4 +54,5 @@ export const WRITE_ERRORS = {
   ...AUTH_ERRORS,
   403: err('The key has read scope only'),
   413: err('The body is larger than the limit (1 MiB by default)'),
+  415: err('A body sent without a JSON Content-Type'),
 } as const;

@@ -21,6 +21,9 @@ function toSqlite(value: unknown): unknown {
   return value;
 }
 
+const READ_LIVE = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NULL`;
+const READ_DELETED = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`;
+
 /** The user's transaction: live ones, or with `deleted` only deleted ones. */
 export function readTransaction(
   db: Db,
@@ -28,10 +31,8 @@ export function readTransaction(
   id: string,
   deleted = false,
 ): StoredTransaction | undefined {
-  const row = prepareCached(
-    db,
-    `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS ${deleted ? 'NOT ' : ''}NULL`,
-  ).get(id, userId) as (TransactionRow & { locked: string }) | undefined;
+  const row = prepareCached(db, deleted ? READ_DELETED : READ_LIVE).get(id, userId) as
+    (TransactionRow & { locked: string }) | undefined;
   return row && { ...row, locked: parseLocked(row.locked) };
 }
 

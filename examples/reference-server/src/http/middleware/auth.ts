@@ -3,7 +3,7 @@
  * (429) → scope (403). They run per route, after routing, so an unknown route is a 404 whatever
  * the key.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
 import type { AppStore } from '../../store/types.js';
 import { authenticate } from '../../users.js';
@@ -49,33 +49,39 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
           },
         });
 
-  return function requireKey(scope: Scope): MiddlewareHandler<AppEnv> {
-    return async function authorize(c, next) {
+  /** Rate-limit headers, then the scope; set on `c.res` rather than returned, as the rate limiter returns nothing. */
+  async function checkScope(c: Context<AppEnv>, next: Next, scope: Scope): Promise<void> {
+    if (limiter) {
+      const info = c.get('rateLimit' as never) as { remaining: number; resetTime?: Date } | undefined;
+      if (info) {
+        c.header('X-RateLimit-Limit', String(rateLimit.limit));
+        c.header('X-RateLimit-Remaining', String(info.remaining));
+        c.header('X-RateLimit-Reset', String(resetSeconds(info.resetTime, windowMs)));
+      }
+    } else {
+      // What a self-hosted service answers: no limit.
+      c.header('X-RateLimit-Limit', 'Infinity');
+      c.header('X-RateLimit-Remaining', 'Infinity');
+      c.header('X-RateLimit-Reset', '0');
+    }
+    if (scope === 'write' && c.get('principal').scope !== 'read_write')
+      c.res = problem(c, 403, 'insufficient_scope', "This action requires the 'write' scope");
+    else await next();
+  }
+
+  // One middleware per scope, made once: without a rate limit, a request creates no closure here.
+  const middleware = {} as Record<Scope, MiddlewareHandler<AppEnv>>;
+  for (const scope of ['read', 'write'] as const) {
+    middleware[scope] = async function authorize(c, next) {
       const principal = await authenticate(store, c.req.header('x-api-key'));
       if (!principal)
         return problem(c, 401, 'unauthorized', 'Access token or API key is invalid, expired, or missing');
       c.set('principal', principal);
-      const checkScope = async () => {
-        const info = c.get('rateLimit' as never) as { remaining: number; resetTime?: Date } | undefined;
-        if (limiter && info) {
-          c.header('X-RateLimit-Limit', String(rateLimit.limit));
-          c.header('X-RateLimit-Remaining', String(info.remaining));
-          c.header('X-RateLimit-Reset', String(resetSeconds(info.resetTime, windowMs)));
-        } else if (!limiter) {
-          // What a self-hosted service answers: no limit.
-          c.header('X-RateLimit-Limit', 'Infinity');
-          c.header('X-RateLimit-Remaining', 'Infinity');
-          c.header('X-RateLimit-Reset', '0');
-        }
-        // Set rather than returned: this may run inside the rate limiter, which returns nothing.
-        if (scope === 'write' && principal.scope !== 'read_write')
-          c.res = problem(c, 403, 'insufficient_scope', "This action requires the 'write' scope");
-        else await next();
-      };
-      if (!limiter) return checkScope();
-      return limiter(c, checkScope);
+      if (!limiter) return checkScope(c, next, scope);
+      return limiter(c, () => checkScope(c, next, scope));
     };
-  };
+  }
+  return (scope: Scope): MiddlewareHandler<AppEnv> => middleware[scope];
 }
 
 function resetSeconds(resetTime: Date | undefined, windowMs: number): number {

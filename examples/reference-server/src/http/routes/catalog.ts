@@ -17,6 +17,7 @@ import {
   ok,
 } from '../responses.js';
 import { TagCreateBody } from '../schemas.js';
+import { mountRoute } from '../route.js';
 
 type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
 const security = [{ ApiKey: [] }];
@@ -34,7 +35,8 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       responses: { 200: ok(z.object({ [member]: z.array(item) }), summary), ...AUTH_ERRORS },
     });
 
-  app.openapi(
+  mountRoute(
+    app,
     get('/api/v1/accounts', 'Accounts', 'The accounts, by name', 'accounts', AccountSchema),
     async (c) =>
       c.json(
@@ -53,15 +55,17 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
         200,
       ),
   );
-  app.openapi(
+  mountRoute(
+    app,
     get('/api/v1/categories', 'Categories', 'The categories', 'categories', CategorySchema),
     async (c) => c.json({ categories: await store.listCategories(c.get('principal').userId) } as never, 200),
   );
-  app.openapi(
+  mountRoute(
+    app,
     get('/api/v1/merchants', 'Merchants', 'The merchants', 'merchants', MerchantSchema),
     async (c) => c.json({ merchants: await store.listMerchants(c.get('principal').userId) } as never, 200),
   );
-  app.openapi(get('/api/v1/tags', 'Tags', 'The tags', 'tags', TagSchema), async (c) =>
+  mountRoute(app, get('/api/v1/tags', 'Tags', 'The tags', 'tags', TagSchema), async (c) =>
     c.json({ tags: await store.listTags(c.get('principal').userId) } as never, 200),
   );
 
@@ -80,7 +84,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(createTag, async (c) => {
+  mountRoute(app, createTag, async (c) => {
     const { tag: input } = c.req.valid('json');
     const name = input.name.trim();
     if (name === '')

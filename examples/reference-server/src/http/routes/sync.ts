@@ -7,6 +7,7 @@ import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
 import { AUTH_ERRORS, WRITE_ERRORS, err, ok } from '../responses.js';
 import { ProviderKeyBody } from '../schemas.js';
+import { mountRoute } from '../route.js';
 
 type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
 const security = [{ ApiKey: [] }];
@@ -69,7 +70,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
     middleware: [requireKey('read')],
     responses: { 200: ok(SyncStatusSchema, 'Status'), ...AUTH_ERRORS },
   });
-  app.openapi(statusRoute, async (c) =>
+  mountRoute(app, statusRoute, async (c) =>
     c.json((await runtime.status(c.get('principal').userId)) as never, 200),
   );
 
@@ -94,7 +95,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(syncRoute, async (c) => {
+  mountRoute(app, syncRoute, async (c) => {
     const userId = c.get('principal').userId;
     if (c.req.valid('query').wait === 'true') return c.json((await runtime.syncUser(userId)) as never, 200);
     const run = await runtime.startSync(userId);
@@ -122,7 +123,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(providerRoute, async (c) => {
+  mountRoute(app, providerRoute, async (c) => {
     const body = c.req.valid('json');
     if (body.api_key.trim() === '')
       throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [

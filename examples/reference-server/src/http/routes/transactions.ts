@@ -27,6 +27,7 @@ import {
   TransactionListQuery,
   TransactionUpdateBody,
 } from '../schemas.js';
+import { mountRoute } from '../route.js';
 
 type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
 const TAGS = ['Transactions'];
@@ -57,7 +58,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     request: { query: TransactionListQuery },
     responses: { 200: ok(TransactionPageSchema, 'One page'), 400: err('A bad filter'), ...AUTH_ERRORS },
   });
-  app.openapi(listRoute, async (c) => {
+  mountRoute(app, listRoute, async (c) => {
     const q = c.req.valid('query') as Record<string, unknown> & { page?: number; per_page?: number };
     const text = (name: string) => (typeof q[name] === 'string' ? (q[name] as string) : undefined);
     return c.json(
@@ -100,7 +101,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(createRouteDef, async (c) => {
+  mountRoute(app, createRouteDef, async (c) => {
     const result = await createTransaction(
       store,
       c.get('principal').userId,
@@ -121,7 +122,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     request: { query: PageQuery },
     responses: { 200: ok(TransactionPageSchema, 'One page'), 400: err('A bad page'), ...AUTH_ERRORS },
   });
-  app.openapi(deletedRoute, async (c) => {
+  mountRoute(app, deletedRoute, async (c) => {
     const q = c.req.valid('query');
     return c.json((await listDeletedTransactions(store, c.get('principal').userId, q)) as never, 200);
   });
@@ -140,7 +141,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       ...AUTH_ERRORS,
     },
   });
-  app.openapi(getRoute, async (c) =>
+  mountRoute(app, getRoute, async (c) =>
     c.json((await getTransaction(store, c.get('principal').userId, c.req.valid('param').id)) as never, 200),
   );
 
@@ -163,7 +164,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
         ...WRITE_ERRORS,
       },
     });
-    app.openapi(route, async (c) =>
+    mountRoute(app, route, async (c) =>
       c.json(
         (await updateTransaction(
           store,
@@ -193,7 +194,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(deleteRoute, async (c) =>
+  mountRoute(app, deleteRoute, async (c) =>
     c.json(await deleteTransaction(store, c.get('principal').userId, c.req.valid('param').id), 200),
   );
 
@@ -213,7 +214,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       ...WRITE_ERRORS,
     },
   });
-  app.openapi(restoreRoute, async (c) =>
+  mountRoute(app, restoreRoute, async (c) =>
     c.json(
       (await restoreTransaction(store, c.get('principal').userId, c.req.valid('param').id)) as never,
       200,
