@@ -30,36 +30,45 @@ const asShipped: Plugin = {
   },
 };
 
-let bundled: Promise<string> | undefined;
+const bundles = new Map<string, Promise<string>>();
 
 /**
- * The bundle's path, built once per bench run and removed when the process exits. It is written
- * below the repository's node_modules so the dependencies left out of it resolve as they would
- * for an installed package.
+ * The bundle of `entry` (a bench script), built once per bench run and removed when the process
+ * exits. It is written below the repository's node_modules so the dependencies left out of it
+ * resolve as they would for an installed package.
  */
-export function childBundle(): Promise<string> {
-  bundled ??= (async () => {
-    const cache = new URL('../../node_modules/.cache/finsync-bench', import.meta.url).pathname;
-    mkdirSync(cache, { recursive: true });
-    const dir = mkdtempSync(join(cache, 'child-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const outfile = join(dir, 'child.mjs');
-    await build({
-      entryPoints: [new URL('./child.ts', import.meta.url).pathname],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['@finsync/source'],
-      plugins: [asShipped],
-      // Bundled CommonJS dependencies call `require`; an ES module has none of its own.
-      banner: {
-        js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
-    return outfile;
-  })();
+export function bundleScript(entry: URL): Promise<string> {
+  let bundled = bundles.get(entry.href);
+  if (!bundled) {
+    bundled = (async () => {
+      const cache = new URL('../../node_modules/.cache/finsync-bench', import.meta.url).pathname;
+      mkdirSync(cache, { recursive: true });
+      const dir = mkdtempSync(join(cache, 'child-'));
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      const outfile = join(dir, 'child.mjs');
+      await build({
+        entryPoints: [entry.pathname],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        conditions: ['@finsync/source'],
+        plugins: [asShipped],
+        // Bundled CommonJS dependencies call `require`; an ES module has none of its own.
+        banner: {
+          js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        },
+        logLevel: 'error',
+      });
+      return outfile;
+    })();
+    bundles.set(entry.href, bundled);
+  }
   return bundled;
+}
+
+/** The measurement child's bundle (child.ts). */
+export function childBundle(): Promise<string> {
+  return bundleScript(new URL('./child.ts', import.meta.url));
 }

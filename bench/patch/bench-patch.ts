@@ -1,6 +1,7 @@
 /**
  * Reference-server PATCH throughput and latency against a bare handler on the same framework doing
- * the same SQLite update, each in its own process (server.ts), loaded by autocannon from this one.
+ * the same SQLite update, each in its own process (server.ts, bundled as the sync children are),
+ * loaded by autocannon from this one.
  * Both `npm run bench` (measure.ts) and `npm run bench:patch` (run.ts) run it.
  */
 import { spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { bundleScript } from '../harness/child-bundle.js';
 
 /** One target under load: mean requests a second, latency percentiles in ms, requests sent. */
 export interface LoadFigures {
@@ -31,18 +33,9 @@ export interface PatchResult {
 export const PATCH_CONNECTIONS: readonly number[] = [1, 10, 50];
 
 async function startTarget(mode: 'reference' | 'bare', dataDir: string) {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--conditions=@finsync/source',
-      '--import',
-      'tsx',
-      new URL('./server.ts', import.meta.url).pathname,
-      mode,
-      dataDir,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  // Both targets run as shipped code (one bundle, as tsup builds the server), not through tsx.
+  const script = await bundleScript(new URL('./server.ts', import.meta.url));
+  const proc = spawn(process.execPath, [script, mode, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await createInterface({ input: proc.stdout })[Symbol.asyncIterator]().next();
   if (first.done) throw new Error(`the ${mode} PATCH target exited before it served`);
   const info = JSON.parse(first.value as string) as { url: string; key: string; id: string };
