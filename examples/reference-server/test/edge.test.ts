@@ -1,6 +1,6 @@
 /**
  * The HTTP edge: routing before auth, bounded bodies and members, request ids and the access log,
- * the per-key rate limit, and one-line start-up failures.
+ * the per-key rate limit, the request timeout, and one-line start-up failures.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +206,42 @@ describe('start-up failures', () => {
       await first.cleanup();
       await second.cleanup();
     }
+  });
+});
+
+describe.skipIf(BACKENDS[0]!.skip)('the request timeout', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(BACKENDS[0]!, {}, { http: { requestTimeoutMs: 300 } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('answers a request still running after it 503 with Retry-After, and the server goes on', async () => {
+    // A provider slow to list accounts holds a waiting sync past the timeout.
+    const slow = t.server.runtime.sandbox!.faults.add({
+      kind: 'latency',
+      ms: 1_500,
+      match: { endpoint: 'accounts' },
+    });
+    try {
+      const started = performance.now();
+      const response = await fetch(`${t.server.url}/api/v1/sync?wait=true`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': t.keys.alice },
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(await response.json()).toMatchObject({
+        error: 'service_unavailable',
+        message: expect.stringMatching(/took too long/),
+      });
+      expect(performance.now() - started).toBeLessThan(1_400);
+    } finally {
+      slow.remove();
+    }
+    expect((await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).status).toBe(200);
   });
 });
 
