@@ -1,7 +1,7 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
 import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
 import { direction } from './sign-convention.js';
-import type { Category, Merchant, RelatedReads, TransactionRow } from './store/types.js';
+import type { RelatedReads, TransactionRow } from './store/types.js';
 
 export type { TransactionRow } from './store/types.js';
 
@@ -30,86 +30,56 @@ function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
-/** The distinct non-null values, in first-seen order. */
-function distinct(values: Array<string | null>): string[] {
-  const seen = new Set<string>();
-  for (const value of values) if (value !== null) seen.add(value);
-  return [...seen];
-}
-
-function byId<T extends { id: string }>(list: T[]): Map<string, T> {
-  const map = new Map<string, T>();
-  for (const item of list) map.set(item.id, item);
-  return map;
-}
-
-// Module-level helpers rather than closures: a PATCH renders one row, and per-call closures (which
-// the TypeScript loader also names one by one) were a measurable part of it.
-const accountOf = (row: TransactionRow) => row.account_id;
-const categoryOf = (row: TransactionRow) => row.category_id;
-const merchantOf = (row: TransactionRow) => row.merchant_id;
-const idOf = (row: TransactionRow) => row.id;
-
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
 export async function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Promise<unknown[]> {
   if (rows.length === 0) return [];
+  const ids = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
+  const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
   const [accountList, categoryList, merchantList, tagRows] = await Promise.all([
-    reads.accountsByIds(distinct(rows.map(accountOf))),
-    reads.categoriesByIds(distinct(rows.map(categoryOf))),
-    reads.merchantsByIds(distinct(rows.map(merchantOf))),
-    reads.tagsOfTransactions(rows.map(idOf)),
+    reads.accountsByIds(ids(rows.map((r) => r.account_id))),
+    reads.categoriesByIds(ids(rows.map((r) => r.category_id))),
+    reads.merchantsByIds(ids(rows.map((r) => r.merchant_id))),
+    reads.tagsOfTransactions(rows.map((r) => r.id)),
   ]);
   const accounts = byId(accountList);
   const categories = byId(categoryList);
   const merchants = byId(merchantList);
   const tags = new Map<string, Array<{ id: string; name: string; color: string }>>();
   for (const t of tagRows) {
-    let list = tags.get(t.transaction_id);
-    if (!list) tags.set(t.transaction_id, (list = []));
+    const list = tags.get(t.transaction_id) ?? [];
     list.push({ id: t.id, name: t.name, color: t.color });
+    tags.set(t.transaction_id, list);
   }
 
-  const related: Related = { accounts, categories, merchants, tags };
-  const rendered: unknown[] = [];
-  for (const row of rows) rendered.push(renderRow(row, related));
-  return rendered;
-}
-
-interface Related {
-  accounts: Map<string, { id: string; name: string; account_type: string }>;
-  categories: Map<string, Category>;
-  merchants: Map<string, Merchant>;
-  tags: Map<string, Array<{ id: string; name: string; color: string }>>;
-}
-
-function renderRow(row: TransactionRow, { accounts, categories, merchants, tags }: Related) {
-  const { classification, amount_cents, signed_amount_cents } = direction(
-    decimalToMinorUnits(row.amount, currencyScale(row.currency)),
-  );
-  const account = accounts.get(row.account_id)!;
-  const category = row.category_id ? categories.get(row.category_id) : undefined;
-  const merchant = row.merchant_id ? merchants.get(row.merchant_id) : undefined;
-  return {
-    id: row.id,
-    date: row.date,
-    amount: formatMoney(row.amount, row.currency),
-    amount_cents,
-    signed_amount_cents,
-    currency: row.currency,
-    name: row.name,
-    notes: row.notes,
-    // A transaction created without an idempotency key has neither: stored as '', shown as null.
-    external_id: row.external_id || null,
-    source: row.source || null,
-    classification,
-    account: { id: account.id, name: account.name, account_type: account.account_type },
-    category: category
-      ? { id: category.id, name: category.name, color: category.color, icon: category.icon }
-      : null,
-    merchant: merchant ? { id: merchant.id, name: merchant.name } : null,
-    tags: tags.get(row.id) ?? [],
-    transfer: null,
-    created_at: isoSeconds(row.created_at),
-    updated_at: isoSeconds(row.updated_at),
-  };
+  return rows.map((row) => {
+    const { classification, amount_cents, signed_amount_cents } = direction(
+      decimalToMinorUnits(row.amount, currencyScale(row.currency)),
+    );
+    const account = accounts.get(row.account_id)!;
+    const category = row.category_id ? categories.get(row.category_id) : undefined;
+    const merchant = row.merchant_id ? merchants.get(row.merchant_id) : undefined;
+    return {
+      id: row.id,
+      date: row.date,
+      amount: formatMoney(row.amount, row.currency),
+      amount_cents,
+      signed_amount_cents,
+      currency: row.currency,
+      name: row.name,
+      notes: row.notes,
+      // A transaction created without an idempotency key has neither: stored as '', shown as null.
+      external_id: row.external_id || null,
+      source: row.source || null,
+      classification,
+      account: { id: account.id, name: account.name, account_type: account.account_type },
+      category: category
+        ? { id: category.id, name: category.name, color: category.color, icon: category.icon }
+        : null,
+      merchant: merchant ? { id: merchant.id, name: merchant.name } : null,
+      tags: tags.get(row.id) ?? [],
+      transfer: null,
+      created_at: isoSeconds(row.created_at),
+      updated_at: isoSeconds(row.updated_at),
+    };
+  });
 }

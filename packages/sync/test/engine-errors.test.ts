@@ -188,10 +188,6 @@ describe('cancellation', () => {
     const states = await h.storage.listAccountStates('c1');
     // Within a month of startDate: the resumed run's overlap re-read reaches back before it.
     expect(states.some((s) => s.watermark !== null && s.watermark < '2026-02-01')).toBe(true);
-    console.log(
-      states.map((s) => [s.accountId, s.watermark]),
-      pages,
-    );
 
     expect((await h.engine.sync('c1')).ok).toBe(true);
     for (const account of await h.storage.listAccounts('c1')) {
