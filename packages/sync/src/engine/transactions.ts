@@ -52,8 +52,8 @@ export async function syncTransactions(
       signal: ctx.signal,
     })
     .pages();
-  // Windows smaller than half a batch are joined: fewer reads and commits, and one group still
-  // commits in one or two batches (a full batch joined larger groups, and peaked ~15 MiB higher).
+  // Windows are joined while the group is under half a batch: fewer reads and commits, and a group
+  // holds at most half a batch plus one window (joining up to a full batch peaked ~15 MiB higher).
   for await (const page of coalescePages(pages, Math.ceil(tuning.batchSize / 2))) {
     report.fetched += page.transactions.length;
     report.shortfall += page.shortfall;
