@@ -22,31 +22,33 @@ function iso(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** The three bulk statements of one mirror table; each returns the identities it touched. */
+/** The three bulk statements of one mirror table. */
 export interface MirrorStatements {
+  /** Each returns the identities it touched, so a short count can name the change that missed. */
   insert: string;
   update: string;
   remove: string;
+  /** The same statements without `RETURNING`, written first: their row count is enough until one falls short. */
+  counted: { insert: string; update: string; remove: string };
 }
 
 function mirrorStatements(schema: string, spec: (typeof mirror)[Change['entity']]): MirrorStatements {
   const table = `${schema}.${spec.table}`;
   const ids = names(spec.idColumns);
   const all = [...spec.idColumns, ...spec.fieldColumns];
+  // The conflict target is the primary key: a duplicate there is what `added` must not hit, while
+  // any other violation (NOT NULL, CHECK) still throws.
+  const insert = `INSERT INTO ${table} (${names(all)}) SELECT * FROM ${unnest(all)} ON CONFLICT (${ids}) DO NOTHING`;
+  const update =
+    `UPDATE ${table} AS t SET ${spec.fieldColumns.map((c) => `${c.name} = u.${c.name}`).join(', ')} ` +
+    `FROM ${unnest(all)} AS u(${names(all)}) ` +
+    `WHERE ${spec.idColumns.map((c) => `t.${c.name} = u.${c.name}`).join(' AND ')}`;
+  const remove = `DELETE FROM ${table} WHERE (${ids}) IN (SELECT * FROM ${unnest(spec.idColumns)})`;
   return {
-    // The conflict target is the primary key: a duplicate there is what `added` must not hit, while
-    // any other violation (NOT NULL, CHECK) still throws.
-    insert:
-      `INSERT INTO ${table} (${names(all)}) SELECT * FROM ${unnest(all)} ` +
-      `ON CONFLICT (${ids}) DO NOTHING RETURNING ${ids}`,
-    update:
-      `UPDATE ${table} AS t SET ${spec.fieldColumns.map((c) => `${c.name} = u.${c.name}`).join(', ')} ` +
-      `FROM ${unnest(all)} AS u(${names(all)}) ` +
-      `WHERE ${spec.idColumns.map((c) => `t.${c.name} = u.${c.name}`).join(' AND ')} ` +
-      `RETURNING ${names(spec.idColumns, 't.')}`,
-    remove:
-      `DELETE FROM ${table} WHERE (${ids}) IN (SELECT * FROM ${unnest(spec.idColumns)}) ` +
-      `RETURNING ${ids}`,
+    insert: `${insert} RETURNING ${ids}`,
+    update: `${update} RETURNING ${names(spec.idColumns, 't.')}`,
+    remove: `${remove} RETURNING ${ids}`,
+    counted: { insert, update, remove },
   };
 }
 

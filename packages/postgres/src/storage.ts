@@ -20,7 +20,7 @@ import { assertSchemaCurrent, migrate } from './migrations.js';
 import { codec, type Row } from './rows.js';
 import { DEFAULT_SCHEMA, quoteSchema, schemaLockKey } from './schema.js';
 import { buildStatements, type Statements } from './sql.js';
-import { groupChanges, hasWork, writeBatch } from './write.js';
+import { CountFellShort, groupChanges, hasWork, writeBatch } from './write.js';
 
 export interface PostgresStorageOptions {
   /**
@@ -135,13 +135,20 @@ export class PostgresStorage implements Storage, WorkQueue {
     if (!hasWork(batch)) return;
     // Checked before any round trip: a malformed batch costs nothing and writes nothing.
     const groups = groupChanges(batch.changes);
+    // Written by row counts first; a batch whose count falls short left no trace and is written
+    // again with RETURNING, which names the change that collided (or succeeds, if it no longer does).
+    let counted = true;
     for (let attempt = 1; ; attempt += 1) {
       try {
         await inTransaction(this.#pool, (client) =>
-          writeBatch(client, this.#sql, this.#schemaKey, batch, groups),
+          writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
         );
         return;
       } catch (error) {
+        if (error instanceof CountFellShort && counted) {
+          counted = false;
+          continue;
+        }
         // Concurrent batches touching the same rows in different orders can deadlock; Postgres
         // aborts one, which then left no trace and can simply run again.
         if (attempt >= APPLY_ATTEMPTS || !isRetryable(error)) throw error;

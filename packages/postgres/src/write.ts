@@ -68,30 +68,43 @@ export function groupChanges(changes: readonly Change[]): Group[] {
   return groups;
 }
 
+const statementOf = { added: 'insert', modified: 'update', removed: 'remove' } as const;
+
 /**
- * Writes one group with one statement. Each statement returns the identities it touched, so a
- * count short of the group's size means some row existed (`added`) or did not (`modified`,
- * `removed`): the first such change, in batch order, is the one reported.
+ * A group's row count fell short: some change collided. Thrown by a counted write, so that the
+ * batch is rolled back and written again with `RETURNING`, which names the change.
  */
-async function writeGroup(client: ClientBase, sql: Statements, group: Group): Promise<void> {
+export class CountFellShort extends Error {}
+
+/**
+ * Writes one group with one statement. A count short of the group's size means some row existed
+ * (`added`) or did not (`modified`, `removed`): the first such change, in batch order, is the one
+ * reported. `counted` writes without `RETURNING` and throws `CountFellShort` instead: sending back
+ * and parsing every identity was about a fifth of the storage's time on a first sync (`apply`
+ * 0.68–0.84× the raw unnest loop with it, 0.90–1.08× without), and a batch that collides is rare.
+ */
+async function writeGroup(
+  client: ClientBase,
+  sql: Statements,
+  group: Group,
+  counted: boolean,
+): Promise<void> {
   const spec = codec.mirror[group.entity];
   const statements = sql.mirror[group.entity];
   const ids = group.changes.map((change) => spec.identity(change));
-  let text: string;
-  let rows: (string | boolean | number | null)[][];
-  if (group.op === 'removed') {
-    text = statements.remove;
-    rows = ids;
-  } else {
-    text = group.op === 'added' ? statements.insert : statements.update;
-    rows = group.changes.map((change, i) => [...ids[i]!, ...spec.fields(change.record!)]);
-  }
+  const rows =
+    group.op === 'removed'
+      ? ids
+      : group.changes.map((change, i) => [...ids[i]!, ...spec.fields(change.record!)]);
   const width = spec.idColumns.length + (group.op === 'removed' ? 0 : spec.fieldColumns.length);
-  const result = await client.query<string[]>({
-    text,
-    values: toColumns(rows, width),
-    rowMode: 'array',
-  });
+  const values = toColumns(rows, width);
+  const statement = statementOf[group.op];
+  if (counted) {
+    const result = await client.query({ text: statements.counted[statement], values });
+    if (result.rowCount !== group.changes.length) throw new CountFellShort();
+    return;
+  }
+  const result = await client.query<string[]>({ text: statements[statement], values, rowMode: 'array' });
   if (result.rows.length === group.changes.length) return;
   const touched = new Set(result.rows.map((row) => row.join('\u0000')));
   const missed = group.changes.find((_, i) => !touched.has(ids[i]!.join('\u0000'))) ?? group.changes[0]!;
@@ -126,6 +139,7 @@ export async function writeBatch(
   schemaKey: number,
   batch: WriteBatch,
   groups: readonly Group[],
+  counted: boolean,
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId } = batch.fence;
@@ -133,7 +147,7 @@ export async function writeBatch(
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }
 
-  for (const group of groups) await writeGroup(client, sql, group);
+  for (const group of groups) await writeGroup(client, sql, group, counted);
 
   const connections = lastById<ConnectionState>(batch.connections ?? [], (c) => c.id);
   if (connections.length > 0) {
