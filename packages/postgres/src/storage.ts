@@ -138,7 +138,7 @@ export class PostgresStorage implements Storage, WorkQueue {
     // Written by row counts first; a batch whose count falls short left no trace and is written
     // again with RETURNING, which names the change that collided (or succeeds, if it no longer does).
     let counted = true;
-    for (let attempt = 1; ; attempt += 1) {
+    for (let attempt = 1; ;) {
       try {
         await inTransaction(this.#pool, (client) =>
           writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
@@ -152,6 +152,7 @@ export class PostgresStorage implements Storage, WorkQueue {
         // Concurrent batches touching the same rows in different orders can deadlock; Postgres
         // aborts one, which then left no trace and can simply run again.
         if (attempt >= APPLY_ATTEMPTS || !isRetryable(error)) throw error;
+        attempt += 1;
       }
     }
   }
