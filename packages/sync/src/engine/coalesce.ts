@@ -20,16 +20,23 @@ export async function* coalescePages(
   minRows: number,
 ): AsyncGenerator<TransactionPage> {
   let group: TransactionPage | undefined;
+  /** Whether `group` is our own copy: a page passed on unjoined is not copied. */
+  let owned = false;
   for await (const page of pages) {
     if (group && joinable(group, page, minRows)) {
+      // The provider's page is not ours to change: the first join makes the group a copy.
+      if (!owned) {
+        group = { ...group, transactions: [...group.transactions] };
+        owned = true;
+      }
       for (const row of page.transactions) group.transactions.push(row);
       group.to = page.to;
       group.total = group.total !== null && page.total !== null ? group.total + page.total : null;
       continue;
     }
     if (group) yield group;
-    // A copy: the group grows, and the provider's page is not ours to change.
-    group = { ...page, transactions: [...page.transactions] };
+    group = page;
+    owned = false;
   }
   if (group) yield group;
 }
