@@ -36,6 +36,26 @@ function expandExponent(text: string): DecimalString | undefined {
 }
 
 /**
+ * The canonical decimal of a whole number of cents, by integer arithmetic: about twice as fast as
+ * formatting the double, and most amounts are whole cents. It is the same text `String(value)`
+ * gives when `cents / 100 === value` and the value is under 1e13: that equality makes the value the
+ * double nearest the two-place decimal, and doubles there are closer together than 0.01, so no
+ * shorter decimal reads back as the same double.
+ */
+function formatCents(cents: number): DecimalString {
+  const magnitude = cents < 0 ? -cents : cents;
+  const fraction = magnitude % 100;
+  const whole = (magnitude - fraction) / 100;
+  const digits =
+    fraction === 0
+      ? `${whole}`
+      : fraction % 10 === 0
+        ? `${whole}.${fraction / 10}`
+        : `${whole}.${fraction < 10 ? '0' : ''}${fraction}`;
+  return cents < 0 ? `-${digits}` : digits;
+}
+
+/**
  * Parses a number or a decimal string (`"-23.40"`, `"+5"`, `".5"`, `"1e3"`) into a canonical decimal
  * string, or returns `undefined` when the input is not an unambiguous decimal (`"1,234.56"`, `"abc"`,
  * `NaN`, `Infinity`). Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one
@@ -48,6 +68,10 @@ export function toDecimalString(value: unknown): DecimalString | undefined {
     // canonical form (no leading or trailing zeros, no "+", -0 as "0"): the hot path of every
     // transaction list, where amounts arrive as JSON numbers.
     const magnitude = Math.abs(value);
+    if (magnitude < 1e13) {
+      const cents = Math.round(value * 100);
+      if (cents / 100 === value) return formatCents(cents);
+    }
     if (magnitude === 0 || (magnitude >= 1e-6 && magnitude < 1e21)) return String(value);
     return toDecimalString(String(value));
   }

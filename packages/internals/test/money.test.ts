@@ -54,4 +54,34 @@ describe('toDecimalString of a JSON number', () => {
     expect(toDecimalString(-23.4)).toBe('-23.4');
     expect(toDecimalString(1e-7)).toBe('0.0000001');
   });
+
+  it('reads amounts of whole cents, the common case, as their shortest round-trip digits too', () => {
+    const viaText = (n: number) => toDecimalString(n.toString());
+    const wholeCents = fc.oneof(
+      fc.integer({ min: -100_000_00, max: 100_000_00 }),
+      fc.integer({ min: -(10 ** 15), max: 10 ** 15 }),
+    );
+    fc.assert(
+      fc.property(wholeCents, (cents) => {
+        expect(toDecimalString(cents / 100)).toBe(viaText(cents / 100));
+      }),
+      { numRuns: 50_000 },
+    );
+    // Around the edge of the integer path (1e13), and values that are not whole cents.
+    for (const n of [
+      9_999_999_999_999.99,
+      1e13,
+      1e13 + 0.01,
+      -9_999_999_999_999.99,
+      0.01,
+      -0.07,
+      1.005,
+      0.125,
+      100.1,
+    ])
+      expect(toDecimalString(n)).toBe(viaText(n));
+    expect(toDecimalString(-412.07)).toBe('-412.07');
+    expect(toDecimalString(0.5)).toBe('0.5');
+    expect(toDecimalString(12)).toBe('12');
+  });
 });
