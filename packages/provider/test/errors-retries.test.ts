@@ -111,6 +111,20 @@ describe('retries', () => {
     expect(calls.calls).toBe(4);
   });
 
+  it('counts a retry after a lost connection and one after a 5xx against the same maxRetries', async () => {
+    const calls = sequence('/accounts', [() => HttpResponse.error(), status(503), status(502), ok]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client({ maxRetries: 2 })
+      .listAccounts()
+      .catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(30_000);
+    const error = (await result) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.status).toBe(502);
+    expect(error.retries).toBe(2);
+    expect(calls.calls).toBe(3);
+  });
+
   it('waits out a Retry-After within the cap before retrying', async () => {
     const calls = sequence('/accounts', [
       status(429, { error: 'Too Many Requests' }, { 'Retry-After': '20' }),

@@ -1,6 +1,6 @@
 /**
  * The request pipeline shared by every call of one client: ky for timeouts and retries, typed errors
- * from an afterResponse hook, the retry policy of retry.ts, and the rate-limit headers.
+ * from each attempt's answer (#fetchAttempt), the retry policy of retry.ts, and the rate-limit headers.
  */
 import {
   delayBeforeRetry,
@@ -11,7 +11,12 @@ import {
   redact,
   relativePath,
 } from '@finsync/internals/http';
-import ky, { TimeoutError as KyTimeoutError, isForceRetryError, type Options as KyOptions } from 'ky';
+import ky, {
+  ForceRetryError,
+  TimeoutError as KyTimeoutError,
+  isForceRetryError,
+  type Options as KyOptions,
+} from 'ky';
 import {
   AuthenticationError,
   ConnectionError,
@@ -150,10 +155,10 @@ export class HttpClient {
       // Redirects are followed by hand, within the service's origin only (redirect.ts): fetch's
       // own following would send X-Api-Key to any origin a Location names.
       redirect: 'manual',
-      fetch: (input, init) => fetchWithinOrigin(this.#redirects, input as Request, init),
+      fetch: (input, init) => this.#fetchAttempt(input as Request, init, method, retryClass, state.retries),
       retry: {
         limit: this.#settings.maxRetries,
-        // Retries without a response (network errors, timeouts); statuses are judged in afterResponse.
+        // Retries without a response (network errors, timeouts); statuses are judged by #fetchAttempt.
         methods: retriesWithoutResponse(retryClass) ? [method.toLowerCase()] : [],
         statusCodes: [],
         retryOnTimeout: true,
@@ -177,27 +182,38 @@ export class HttpClient {
             });
           },
         ],
-        afterResponse: [
-          async (request, _options, response, kyState) => {
-            const snapshot = readRateLimit(response.headers);
-            if (snapshot) this.#settings.onRateLimit(snapshot);
-            if (response.ok) return;
-            const error = await this.#errorFor(request, response, kyState.retryCount, snapshot);
-            const retryDelay = this.#retryDelayFor(error, response, retryClass, kyState.retryCount);
-            if (retryDelay === undefined) throw error;
-            logTo(this.#settings.logger, 'warn', 'service request failed; retrying', {
-              method,
-              path: error.path,
-              status: response.status,
-              code: error.code,
-              retry: kyState.retryCount + 1,
-              delayMs: retryDelay,
-            });
-            return ky.retry({ delay: retryDelay, code: error.name });
-          },
-        ],
       },
     };
+  }
+
+  /**
+   * One attempt of a request: a 2xx answer is handed back; any other is judged here, as a typed
+   * error or as a retry for ky to wait for. Judged in ky's `fetch` rather than in an `afterResponse`
+   * hook because ky clones every answer for such a hook, which costs a stream tee per request.
+   */
+  async #fetchAttempt(
+    request: Request,
+    init: RequestInit | undefined,
+    method: string,
+    retryClass: RetryClass,
+    retryCount: number,
+  ): Promise<Response> {
+    const response = await fetchWithinOrigin(this.#redirects, request, init);
+    const snapshot = readRateLimit(response.headers);
+    if (snapshot) this.#settings.onRateLimit(snapshot);
+    if (response.ok) return response;
+    const error = await this.#errorFor(request, response, retryCount, snapshot);
+    const retryDelay = this.#retryDelayFor(error, response, retryClass, retryCount);
+    if (retryDelay === undefined) throw error;
+    logTo(this.#settings.logger, 'warn', 'service request failed; retrying', {
+      method,
+      path: error.path,
+      status: response.status,
+      code: error.code,
+      retry: retryCount + 1,
+      delayMs: retryDelay,
+    });
+    throw new ForceRetryError({ delay: retryDelay, code: error.name });
   }
 
   #relativePath(url: string): string {

@@ -104,6 +104,15 @@ describe('GET', () => {
     expect(calls.calls).toBe(3);
   });
 
+  it('counts a retry after a lost connection and one after a 5xx against the same maxRetries', async () => {
+    const calls = sequence('get', [networkError, status(503), status(502), ok]);
+    const error = (await run(() => client({ maxRetries: 2 }).transactions.get(TX_ID))) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.status).toBe(502);
+    expect(error.retries).toBe(2);
+    expect(calls.calls).toBe(3);
+  });
+
   it('retries a timeout', async () => {
     const calls = sequence('get', [hang, ok]);
     const result = await run(() => client({ timeoutMs: 1_000 }).transactions.get(TX_ID));

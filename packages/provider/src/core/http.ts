@@ -1,8 +1,8 @@
 /**
  * The request pipeline shared by every call of one client: ky for timeouts and retries, p-throttle
- * at the request seam for the client-side rate limit, same-host-family redirects (redirect.ts), typed
- * errors from an afterResponse hook. Reading the body and mapping failures without an answer is shared
- * with the service client (packages/internals/src/http).
+ * at the request seam for the client-side rate limit, same-host-family redirects (redirect.ts), and
+ * typed errors judged from each attempt's answer (#fetchAttempt). Reading the body and mapping
+ * failures without an answer is shared with the service client (packages/internals/src/http).
  */
 import {
   backoffDelay,
@@ -17,7 +17,7 @@ import {
   redact,
   relativePath,
 } from '@finsync/internals/http';
-import ky, { type KyInstance } from 'ky';
+import ky, { ForceRetryError, type KyInstance } from 'ky';
 import pThrottle from 'p-throttle';
 import {
   AuthenticationError,
@@ -118,14 +118,13 @@ export class HttpClient {
       throwHttpErrors: false,
       redirect: 'manual',
       headers: { accept: 'application/json' },
-      fetch: (input, init) => fetchWithinHostFamily(this.#redirects, input as Request, init),
       retry: {
         limit: settings.maxRetries,
         methods: ['get'],
         statusCodes: [],
         retryOnTimeout: true,
         delay: (attempt) => backoffDelay(attempt),
-        // Our own errors were already judged in afterResponse; aborts are never retried.
+        // Our own errors were already judged by #fetchAttempt; aborts are never retried.
         shouldRetry: ({ error }) =>
           error instanceof ProviderError || (error as { name?: string }).name === 'AbortError'
             ? false
@@ -137,22 +136,6 @@ export class HttpClient {
             // Waiting for a slot happens before ky starts the timeout clock, and every retry waits too.
             if (waitForSlot) await raceAbort(waitForSlot(), request.signal);
             request.headers.set('x-api-key', this.#settings.apiKey);
-          },
-        ],
-        afterResponse: [
-          async (request, _options, response, state) => {
-            if (response.ok) return;
-            const error = await this.#errorFor(request, response, state.retryCount);
-            const retryDelay = this.#retryDelayFor(error, state.retryCount);
-            if (retryDelay === undefined) throw error;
-            logTo(this.#settings.logger, 'warn', 'provider request failed; retrying', {
-              method: request.method,
-              path: error.path,
-              status: response.status,
-              retry: state.retryCount + 1,
-              delayMs: retryDelay,
-            });
-            return ky.retry({ delay: retryDelay, code: error.name });
           },
         ],
       },
@@ -199,9 +182,42 @@ export class HttpClient {
       logger: this.#settings.logger,
       errors: PROVIDER_ERRORS,
       requestIdHeaders: REQUEST_ID_HEADERS,
-      send: () => this.#ky.get(path, { searchParams, signal: options.signal }),
+      send: () => {
+        let attempts = 0;
+        return this.#ky.get(path, {
+          searchParams,
+          signal: options.signal,
+          fetch: (input, init) => this.#fetchAttempt(input as Request, init, attempts++),
+        });
+      },
     };
     return { exchange, requestPath };
+  }
+
+  /**
+   * One attempt of a request: a 2xx answer is handed back; any other is judged here, as a typed
+   * error or as a retry for ky to wait for. Judged in ky's `fetch` rather than in an `afterResponse`
+   * hook because ky clones every answer for such a hook, and the clone's tee costs ~80 µs a request
+   * and more on every chunk of a streamed body (docs/benchmarks.md, "Provider client").
+   */
+  async #fetchAttempt(
+    request: Request,
+    init: RequestInit | undefined,
+    retryCount: number,
+  ): Promise<Response> {
+    const response = await fetchWithinHostFamily(this.#redirects, request, init);
+    if (response.ok) return response;
+    const error = await this.#errorFor(request, response, retryCount);
+    const retryDelay = this.#retryDelayFor(error, retryCount);
+    if (retryDelay === undefined) throw error;
+    logTo(this.#settings.logger, 'warn', 'provider request failed; retrying', {
+      method: request.method,
+      path: error.path,
+      status: response.status,
+      retry: retryCount + 1,
+      delayMs: retryDelay,
+    });
+    throw new ForceRetryError({ delay: retryDelay, code: error.name });
   }
 
   #relativePath(url: string): string {
