@@ -132,11 +132,13 @@ export class HttpClient {
       },
       hooks: {
         beforeRequest: [
-          async (request) => {
-            // Waiting for a slot happens before ky starts the timeout clock, and every retry waits too.
-            if (waitForSlot) await raceAbort(waitForSlot(), request.signal);
-            request.headers.set('x-api-key', this.#settings.apiKey);
-          },
+          // Waiting for a slot happens before ky starts the timeout clock, and every retry waits too.
+          waitForSlot
+            ? async (request) => {
+                await raceAbort(waitForSlot(), request.signal);
+                request.headers.set('x-api-key', this.#settings.apiKey);
+              }
+            : (request) => request.headers.set('x-api-key', this.#settings.apiKey),
         ],
       },
     });
@@ -184,8 +186,8 @@ export class HttpClient {
       requestIdHeaders: REQUEST_ID_HEADERS,
       send: () => {
         let attempts = 0;
-        return this.#ky.get(path, {
-          searchParams,
+        // The query goes in the path: given `searchParams`, ky builds the request twice.
+        return this.#ky.get(requestPath.slice(1), {
           signal: options.signal,
           fetch: (input, init) => this.#fetchAttempt(input as Request, init, attempts++),
         });
