@@ -209,6 +209,26 @@ describe('retries', () => {
     expect(error.timeoutMs).toBe(30);
     expect(calls).toBe(2);
   });
+
+  it('an error answer whose body never ends is a TimeoutError too, not a call that hangs', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, () => {
+        calls += 1;
+        // Headers and the first bytes of a 503, then nothing more.
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode('{"error":"Service')),
+        });
+        return new HttpResponse(body, { status: 503, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    const error = (await client({ timeoutMs: 50, maxRetries: 1 })
+      .listAccounts()
+      .catch((e: unknown) => e)) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.timeoutMs).toBe(50);
+    expect(calls).toBe(2);
+  });
 });
 
 describe('cancellation', () => {

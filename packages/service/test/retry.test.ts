@@ -113,6 +113,22 @@ describe('GET', () => {
     expect(calls.calls).toBe(3);
   });
 
+  it('an error answer whose body never ends is a TimeoutError after the retries, not a call that hangs', async () => {
+    const stalled503: Step = () =>
+      new HttpResponse(
+        new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode('{"error":"Service')),
+        }),
+        { status: 503, headers: { 'content-type': 'application/json' } },
+      );
+    const calls = sequence('get', [stalled503]);
+    const error = (await run(() =>
+      client({ timeoutMs: 1_000, maxRetries: 1 }).transactions.get(TX_ID),
+    )) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(calls.calls).toBe(2);
+  });
+
   it('retries a timeout', async () => {
     const calls = sequence('get', [hang, ok]);
     const result = await run(() => client({ timeoutMs: 1_000 }).transactions.get(TX_ID));
