@@ -67,7 +67,7 @@ describe('toDecimalString of a JSON number', () => {
       }),
       { numRuns: 50_000 },
     );
-    // Around the edge of the integer path (1e13), and values that are not whole cents.
+    // Around the edge of the integer path (1e13); 1.005 and 0.125 are not whole cents and take the other path.
     for (const n of [
       9_999_999_999_999.99,
       1e13,

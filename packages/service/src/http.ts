@@ -203,6 +203,9 @@ export class HttpClient {
     if (snapshot) this.#settings.onRateLimit(snapshot);
     if (response.ok) return response;
     const error = await this.#errorFor(request, response, retryCount, snapshot);
+    // Timed out (or aborted) while the body was read: ky has given up on this attempt already, and
+    // judging it would log a retry that is not the one ky makes.
+    if (request.signal.aborted) throw request.signal.reason;
     const retryDelay = this.#retryDelayFor(error, response, retryClass, retryCount);
     if (retryDelay === undefined) throw error;
     logTo(this.#settings.logger, 'warn', 'service request failed; retrying', {

@@ -1,7 +1,8 @@
 /**
  * The JSON request path both clients share once ky has been set up: send, read the body, turn a
  * failure without an answer into the client's error, log the outcome, parse the JSON. What counts
- * as an error status and what is retried stays with each client (its ky hooks, inside `send`).
+ * as an error status and what is retried stays with each client (the `fetch` it hands ky, inside
+ * `send`).
  */
 import type { RequestErrorContext } from './error-base.js';
 import { logTo, type ClientLogger } from './logger.js';

@@ -210,6 +210,9 @@ export class HttpClient {
     const response = await fetchWithinHostFamily(this.#redirects, request, init);
     if (response.ok) return response;
     const error = await this.#errorFor(request, response, retryCount);
+    // Timed out (or aborted) while the body was read: ky has given up on this attempt already, and
+    // judging it would log a retry that is not the one ky makes.
+    if (request.signal.aborted) throw request.signal.reason;
     const retryDelay = this.#retryDelayFor(error, retryCount);
     if (retryDelay === undefined) throw error;
     logTo(this.#settings.logger, 'warn', 'provider request failed; retrying', {
