@@ -1,6 +1,6 @@
 import { delay, http, HttpResponse } from 'msw';
 import { inspect } from 'node:util';
-import { useMswServer } from '@finsync/test-utils';
+import { stalledAnswerFetch, useMswServer } from '@finsync/test-utils';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
@@ -211,30 +211,15 @@ describe('retries', () => {
   });
 
   it('an error answer whose body never ends is a TimeoutError too, not a call that hangs', async () => {
-    // A fetch as a real connection behaves: the headers and first bytes of a 503, then nothing, and the
-    // body fails once the request is aborted (MSW's bodies do not).
-    let calls = 0;
-    const stalled503 = (input: RequestInfo | URL) => {
-      calls += 1;
-      const signal = (input as Request).signal;
-      const body = new ReadableStream<Uint8Array>({
-        start: (controller) => {
-          controller.enqueue(new TextEncoder().encode('{"error":"Service'));
-          signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
-        },
-      });
-      return Promise.resolve(
-        new Response(body, { status: 503, headers: { 'content-type': 'application/json' } }),
-      );
-    };
+    const stalled503 = stalledAnswerFetch(503);
     const warnings: string[] = [];
     const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => warnings.push(m) };
-    const error = (await client({ timeoutMs: 50, maxRetries: 1, logger, fetch: stalled503 })
+    const error = (await client({ timeoutMs: 50, maxRetries: 1, logger, fetch: stalled503.fetch })
       .listAccounts()
       .catch((e: unknown) => e)) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.timeoutMs).toBe(50);
-    expect(calls).toBe(2);
+    expect(stalled503.calls()).toBe(2);
     // The retry is the timeout's, not one judged from a 503 whose body never came.
     expect(warnings).not.toContain('provider request failed; retrying');
   });

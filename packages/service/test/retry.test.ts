@@ -1,5 +1,5 @@
 import { delay, http, HttpResponse } from 'msw';
-import { useMswServer } from '@finsync/test-utils';
+import { stalledAnswerFetch, useMswServer } from '@finsync/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionError,
@@ -114,29 +114,14 @@ describe('GET', () => {
   });
 
   it('an error answer whose body never ends is a TimeoutError after the retries, not a call that hangs', async () => {
-    // A fetch as a real connection behaves: the headers and first bytes of a 503, then nothing, and the
-    // body fails once the request is aborted (MSW's bodies do not).
-    let calls = 0;
-    const stalled503 = (input: RequestInfo | URL) => {
-      calls += 1;
-      const signal = (input as Request).signal;
-      const body = new ReadableStream<Uint8Array>({
-        start: (controller) => {
-          controller.enqueue(new TextEncoder().encode('{"error":"Service'));
-          signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
-        },
-      });
-      return Promise.resolve(
-        new Response(body, { status: 503, headers: { 'content-type': 'application/json' } }),
-      );
-    };
+    const stalled503 = stalledAnswerFetch(503);
     const warnings: string[] = [];
     const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => warnings.push(m) };
     const error = (await run(() =>
-      client({ timeoutMs: 1_000, maxRetries: 1, logger, fetch: stalled503 }).transactions.get(TX_ID),
+      client({ timeoutMs: 1_000, maxRetries: 1, logger, fetch: stalled503.fetch }).transactions.get(TX_ID),
     )) as TimeoutError;
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(calls).toBe(2);
+    expect(stalled503.calls()).toBe(2);
     // The retry is the timeout's, not one judged from a 503 whose body never came.
     expect(warnings).toEqual(['service request failed without a response; retrying']);
   });

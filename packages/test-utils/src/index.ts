@@ -20,4 +20,5 @@ export {
   type PackageReadme,
   type ReadmeExample,
 } from './readme-example.js';
+export { stalledAnswerFetch } from './stalled-answer.js';
 export { makeTempDir, removeTempDir, useTempDirs } from './temp-dir.js';
