@@ -1,2 +1,2 @@
 /** The HTTP surface lives in `http/`; this is its front door. */
-export { createApp, type HttpOptions } from './http/app.js';
+export { createApp, REQUEST_TIMEOUT_MS, type HttpOptions } from './http/app.js';

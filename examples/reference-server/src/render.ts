@@ -30,22 +30,38 @@ function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
+/** What rendering rows needs besides the rows: their accounts, categories, merchants and tags. */
+export interface RelatedRows {
+  accounts: Array<{ id: string; name: string; account_type: string }>;
+  categories: Array<{ id: string; name: string; color: string; icon: string }>;
+  merchants: Array<{ id: string; name: string }>;
+  tags: Array<{ transaction_id: string; id: string; name: string; color: string }>;
+}
+
+const distinct = (values: Array<string | null>) => [
+  ...new Set(values.filter((v): v is string => v !== null)),
+];
+
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
 export async function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Promise<unknown[]> {
   if (rows.length === 0) return [];
-  const ids = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null))];
-  const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
-  const [accountList, categoryList, merchantList, tagRows] = await Promise.all([
-    reads.accountsByIds(ids(rows.map((r) => r.account_id))),
-    reads.categoriesByIds(ids(rows.map((r) => r.category_id))),
-    reads.merchantsByIds(ids(rows.map((r) => r.merchant_id))),
+  const [accounts, categories, merchants, tags] = await Promise.all([
+    reads.accountsByIds(distinct(rows.map((r) => r.account_id))),
+    reads.categoriesByIds(distinct(rows.map((r) => r.category_id))),
+    reads.merchantsByIds(distinct(rows.map((r) => r.merchant_id))),
     reads.tagsOfTransactions(rows.map((r) => r.id)),
   ]);
-  const accounts = byId(accountList);
-  const categories = byId(categoryList);
-  const merchants = byId(merchantList);
+  return renderRows(rows, { accounts, categories, merchants, tags } as RelatedRows);
+}
+
+/** The rows as the service's Transaction JSON, given what they refer to. */
+export function renderRows(rows: TransactionRow[], related: RelatedRows): unknown[] {
+  const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
+  const accounts = byId(related.accounts);
+  const categories = byId(related.categories);
+  const merchants = byId(related.merchants);
   const tags = new Map<string, Array<{ id: string; name: string; color: string }>>();
-  for (const t of tagRows) {
+  for (const t of related.tags) {
     const list = tags.get(t.transaction_id) ?? [];
     list.push({ id: t.id, name: t.name, color: t.color });
     tags.set(t.transaction_id, list);

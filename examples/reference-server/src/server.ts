@@ -1,6 +1,9 @@
 import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type RequestListener, type ServerOptions } from 'node:http';
+import { directTransactionUpdate } from './http/direct-update.js';
+import { LIMITS } from './http/limits.js';
 import type { AddressInfo } from 'node:net';
-import { createApp, type HttpOptions } from './app.js';
+import { createApp, REQUEST_TIMEOUT_MS, type HttpOptions } from './app.js';
 import { ServerRuntime, type ReferenceServerOptions } from './runtime.js';
 
 export interface RunningServer {
@@ -33,12 +36,23 @@ export async function startReferenceServer(options: StartOptions): Promise<Runni
     throw error;
   }
   const app = createApp(runtime, options.http);
+  // The app's listener, with the ordinary PATCH answered before it (http/direct-update.ts).
+  const direct = {
+    maxBodyBytes: options.http?.maxBodyBytes ?? LIMITS.bodyBytes,
+    requestTimeoutMs: options.http?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    rateLimited: options.http?.rateLimit?.limit !== undefined,
+  };
+  const withDirectUpdate = ((serverOptions: ServerOptions, listener: RequestListener) =>
+    createServer(
+      serverOptions,
+      directTransactionUpdate(runtime, direct, listener) as RequestListener,
+    )) as typeof createServer;
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 3000;
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port, hostname: host }, () => {
+      const s = serve({ fetch: app.fetch, port, hostname: host, createServer: withDirectUpdate }, () => {
         s.off('error', reject);
         resolve(s);
       });

@@ -5,14 +5,15 @@
  * route is a 404 whatever the key.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { timeout } from 'hono/timeout';
 import type { ServerRuntime } from '../runtime.js';
-import { ApiProblem } from '../problem.js';
 import type { AppEnv } from './env.js';
 import { LIMITS } from './limits.js';
 import { createAuth, type RateLimitOptions } from './middleware/auth.js';
 import { accessLog, bodySizeLimit, requestIds } from './middleware/edge.js';
+import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { problem } from './problem-response.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { docsRoutes } from './routes/docs.js';
@@ -30,11 +31,8 @@ export interface HttpOptions {
   requestTimeoutMs?: number | undefined;
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  // SQLite's lock timeout; PostgreSQL's lock and connection-loss classes.
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '55P03' || code === '57P01';
-}
+/** How long a request may run before it is answered 503, unless `requestTimeoutMs` says otherwise. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
@@ -45,24 +43,18 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
   app.use(
     '/api/*',
     timeout(
-      options.requestTimeoutMs ?? 30_000,
-      () => new HTTPException(503, { message: 'The request took too long; try again' }),
+      options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      () => new HTTPException(503, { message: TIMED_OUT.message }),
     ),
   );
 
   app.onError((error, c) => {
-    if (error instanceof ApiProblem) {
-      if (error.status === 503 || error.status === 429) c.header('Retry-After', '5');
-      return problem(c, error.status, error.code, error.message, error.errors);
-    }
-    if (isBusy(error)) {
-      // Another process holds the database's write lock (SQLite), or the database is going away.
-      c.header('Retry-After', '1');
-      return problem(c, 503, 'database_busy', 'The database is busy; try again in a moment');
-    }
+    const known = errorAnswer(error);
+    if (known) return answerError(c, known);
     if (error instanceof HTTPException) {
       const status = error.status;
-      if (status === 503) c.header('Retry-After', '5');
+      if (status === 503)
+        return answerError(c, { ...TIMED_OUT, message: error.message || TIMED_OUT.message });
       const code =
         status === 400
           ? 'bad_request'
@@ -78,7 +70,7 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
       path: c.req.path,
       error: error instanceof Error ? error.message : String(error),
     });
-    return problem(c, 500, 'internal_server_error', 'An unexpected error occurred');
+    return answerError(c, INTERNAL_ERROR);
   });
   app.notFound((c) => problem(c, 404, 'not_found', 'Route not found'));
 
@@ -90,4 +82,9 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
   syncRoutes(app, runtime, requireKey);
   docsRoutes(app, { version: '0.1.0' });
   return app;
+}
+
+function answerError(c: Context<AppEnv>, answer: ErrorAnswer): Response {
+  if (answer.retryAfter !== undefined) c.header('Retry-After', String(answer.retryAfter));
+  return problem(c, answer.status, answer.code, answer.message, answer.errors);
 }

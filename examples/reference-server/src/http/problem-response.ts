@@ -11,9 +11,22 @@ export function problem(
   errors?: string[],
   headers?: Record<string, string>,
 ): Response {
+  return c.json(
+    problemBody(code, message, errors, c.get('requestId')),
+    status as ContentfulStatusCode,
+    headers,
+  );
+}
+
+/** The error body itself, for an answer written without a Hono context (see direct-update.ts). */
+export function problemBody(
+  code: string,
+  message: string,
+  errors: string[] | undefined,
+  requestId: string | undefined,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { error: code, message };
   if (errors) body.errors = errors;
-  const requestId = c.get('requestId');
   if (requestId) body.request_id = requestId;
-  return c.json(body, status as ContentfulStatusCode, headers);
+  return body;
 }

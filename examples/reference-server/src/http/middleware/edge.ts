@@ -5,12 +5,49 @@
  */
 import type { ProviderLogger } from '@finsync/provider';
 import type { MiddlewareHandler } from 'hono';
+import { randomUUID } from 'node:crypto';
 import { bodyLimit } from 'hono/body-limit';
-import { requestId } from 'hono/request-id';
 import type { AppEnv } from '../env.js';
 import { problem } from '../problem-response.js';
 
-export const requestIds = (): MiddlewareHandler<AppEnv> => requestId({ headerName: 'X-Request-Id' });
+const UNSAFE_ID = /[^\w\-=]/;
+
+/** The caller's `X-Request-Id` when it is short and plain (letters, digits, `_`, `-`, `=`), else a new UUID. */
+export function requestIdFor(presented: string | undefined): string {
+  return presented && presented.length <= 255 && !UNSAFE_ID.test(presented) ? presented : randomUUID();
+}
+
+export function requestIds(): MiddlewareHandler<AppEnv> {
+  return async function requestIdHeader(c, next) {
+    const id = requestIdFor(c.req.header('x-request-id'));
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+  };
+}
+
+/** What the access-log line of a request says (and nothing else: no key, body or query string). */
+export interface AccessLogEntry {
+  requestId: string | undefined;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status: number;
+  /** `performance.now()` when the request arrived. */
+  started: number;
+  userId: string | undefined;
+}
+
+export function logAccess(logger: ProviderLogger, entry: AccessLogEntry): void {
+  logger.info?.('request', {
+    request_id: entry.requestId,
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    duration_ms: Math.round((performance.now() - entry.started) * 10) / 10,
+    user_id: entry.userId,
+  });
+}
 
 export function accessLog(logger: ProviderLogger): MiddlewareHandler<AppEnv> {
   return async function accessLogLine(c, next) {
@@ -18,13 +55,13 @@ export function accessLog(logger: ProviderLogger): MiddlewareHandler<AppEnv> {
     try {
       await next();
     } finally {
-      logger.info?.('request', {
-        request_id: c.get('requestId'),
+      logAccess(logger, {
+        requestId: c.get('requestId'),
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        user_id: c.get('principal')?.userId,
+        started,
+        userId: c.get('principal')?.userId,
       });
     }
   };

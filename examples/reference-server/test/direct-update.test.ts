@@ -1,0 +1,282 @@
+/**
+ * The PATCH answered outside Hono (src/http/direct-update.ts) answers every request exactly as the
+ * app does — status, headers, body and access-log line — and takes the ordinary ones itself.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { directTransactionUpdate } from '../src/http/direct-update.js';
+import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
+
+interface Sent {
+  method?: string;
+  path?: string;
+  key?: string | null;
+  contentType?: string;
+  body?: unknown;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Headers a user can see, without the ones the HTTP layer adds (date, framing). */
+function visibleHeaders(headers: Headers): Record<string, string> {
+  const seen: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name))
+      seen[name] = value;
+  });
+  return seen;
+}
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`PATCH answered outside the app ${backend.title}`, () => {
+    let t: TestServer;
+    let direct: Server;
+    let directUrl: string;
+    let app: ReturnType<typeof createApp>;
+    /** Requests the direct path handed to the app. */
+    let handedOver = 0;
+    const lines: Array<Record<string, unknown>> = [];
+    let txId: string;
+    let bobTxId: string;
+    let categoryId: string;
+    let tagId: string;
+    let requestNumber = 0;
+
+    beforeAll(async () => {
+      t = await startTestServer(
+        backend,
+        {},
+        { logger: { info: (msg, fields) => lines.push({ msg, ...fields }) } },
+      );
+      const { runtime } = t.server;
+      app = createApp(runtime, { maxBodyBytes: 4096, requestTimeoutMs: 150 });
+      const appListener = getRequestListener(app.fetch);
+      direct = createServer(
+        directTransactionUpdate(
+          runtime,
+          { maxBodyBytes: 4096, requestTimeoutMs: 150, rateLimited: false },
+          (req, res) => {
+            handedOver++;
+            return appListener(req, res);
+          },
+        ),
+      );
+      await new Promise<void>((resolve) => direct.listen(0, '127.0.0.1', resolve));
+      directUrl = `http://127.0.0.1:${(direct.address() as AddressInfo).port}`;
+      const list = async (key: string) =>
+        (await t.request(key, 'GET', '/api/v1/transactions?per_page=50')).body.transactions as Array<{
+          id: string;
+          currency: string;
+        }>;
+      txId = (await list(t.keys.alice)).find((x) => x.currency === 'GBP')!.id;
+      bobTxId = (await list(t.keys.bob))[0]!.id;
+      categoryId = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories[0].id;
+      tagId = (await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name: 'Direct' } })).body.id;
+    });
+
+    afterAll(async () => {
+      await new Promise((resolve) => direct?.close(resolve));
+      await t?.close();
+    });
+
+    function requestInit(sent: Sent, requestId: string): RequestInit {
+      const headers: Record<string, string> = { 'X-Request-Id': requestId };
+      if (sent.key !== null) headers['X-Api-Key'] = sent.key ?? t.keys.alice;
+      if (sent.contentType !== undefined || sent.body !== undefined)
+        headers['content-type'] = sent.contentType ?? 'application/json';
+      return {
+        method: sent.method ?? 'PATCH',
+        headers,
+        ...(sent.body === undefined
+          ? {}
+          : { body: typeof sent.body === 'string' ? sent.body : JSON.stringify(sent.body) }),
+      };
+    }
+
+    async function read(response: Response): Promise<Answer> {
+      const text = await response.text();
+      return {
+        status: response.status,
+        headers: visibleHeaders(response.headers),
+        body: text && JSON.parse(text),
+      };
+    }
+
+    /** The same request through the direct path and through the app alone, with their log lines. */
+    async function both(sent: Sent) {
+      const path = sent.path ?? `/api/v1/transactions/${txId}`;
+      const id = `compare-${++requestNumber}`;
+      const handedBefore = handedOver;
+      const viaDirect = await read(await fetch(`${directUrl}${path}`, requestInit(sent, id)));
+      const handed = handedOver > handedBefore;
+      // As on the wire, where the app's body limit reads the length from the header.
+      const init = requestInit(sent, `${id}-app`);
+      if (typeof init.body === 'string')
+        (init.headers as Record<string, string>)['content-length'] = String(Buffer.byteLength(init.body));
+      const viaApp = await read(await app.fetch(new Request(`http://localhost${path}`, init)));
+      const line = (requestId: string) => {
+        const found = lines.find((l) => l.request_id === requestId);
+        if (!found) return undefined;
+        const { duration_ms, request_id, ...rest } = found;
+        expect(duration_ms).toEqual(expect.any(Number));
+        return rest;
+      };
+      // The two carry their own request ids; everything else must be the same.
+      const withoutId = (answer: Answer) => {
+        const { 'x-request-id': requestId, ...headers } = answer.headers;
+        const body =
+          answer.body && typeof answer.body === 'object' && 'request_id' in answer.body
+            ? { ...(answer.body as object), request_id: requestId }
+            : answer.body;
+        return { status: answer.status, headers, body };
+      };
+      expect(viaDirect.headers['x-request-id']).toBe(id);
+      expect(withoutId(viaDirect)).toEqual({
+        ...withoutId(viaApp),
+        body:
+          viaApp.body && typeof viaApp.body === 'object' && 'request_id' in viaApp.body
+            ? { ...(viaApp.body as object), request_id: id }
+            : viaApp.body,
+      });
+      expect(line(id)).toEqual(line(`${id}-app`));
+      expect(line(id)).toBeDefined();
+      return { answer: viaDirect, handed };
+    }
+
+    const answeredDirectly: Array<[string, Sent]> = [
+      ['a new note', { body: { transaction: { notes: 'first' } } }],
+      ['the same note again (nothing changes)', { body: { transaction: { notes: 'first' } } }],
+      ['an amount with a nature', { body: { transaction: { amount: '7.5', nature: 'income' } } }],
+      ['a name through description', { body: { transaction: { description: '  Renamed  ' } } }],
+      ['a date, a category and tags', { body: { transaction: { date: '2026-01-02', tag_ids: [] } } }],
+      ['a PUT', { method: 'PUT', body: { transaction: { notes: 'put' } } }],
+      [
+        'a charset parameter',
+        { contentType: 'application/json; charset=UTF-8', body: { transaction: { notes: 'cs' } } },
+      ],
+      ['unknown members, ignored', { body: { transaction: { notes: 'n', colour: 'red' }, extra: 1 } }],
+      [
+        'an unknown transaction',
+        {
+          path: '/api/v1/transactions/00000000-0000-4000-8000-000000000000',
+          body: { transaction: { notes: 'x' } },
+        },
+      ],
+      ["another user's transaction", { path: '', body: { transaction: { notes: 'x' } } }],
+      [
+        'an unknown category',
+        { body: { transaction: { category_id: '00000000-0000-4000-8000-000000000001' } } },
+      ],
+      [
+        'a date too old and an amount too precise',
+        { body: { transaction: { date: '1990-01-01', amount: '1.234' } } },
+      ],
+    ];
+
+    it.each(answeredDirectly)('%s: answered directly, as the app answers it', async (_, sent) => {
+      const request = sent.path === '' ? { ...sent, path: `/api/v1/transactions/${bobTxId}` } : sent;
+      const { handed } = await both(request);
+      expect(handed).toBe(false);
+    });
+
+    it('a category and a tag: answered directly, and a GET shows what the PATCH answered', async () => {
+      const { answer, handed } = await both({
+        body: { transaction: { category_id: categoryId, tag_ids: [tagId] } },
+      });
+      expect(handed).toBe(false);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ category: { id: categoryId }, tags: [{ id: tagId }] });
+      expect((await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body).toEqual(
+        answer.body,
+      );
+    });
+
+    const answeredByTheApp: Array<[string, Sent, number]> = [
+      ['malformed JSON', { body: '{"transaction": ' }, 400],
+      ['no transaction member', { body: { notes: 'x' } }, 400],
+      ['a member of the wrong type', { body: { transaction: { notes: 5 } } }, 422],
+      ['text that is not valid Unicode', { body: '{"transaction":{"notes":"\\ud800"}}' }, 422],
+      ['no key', { key: null, body: { transaction: { notes: 'x' } } }, 401],
+      ['a wrong key', { key: 'not-a-key', body: { transaction: { notes: 'x' } } }, 401],
+      ['a read-only key', { key: 'READ_ONLY', body: { transaction: { notes: 'x' } } }, 403],
+      ['a query string', { path: 'QUERY', body: { transaction: { notes: 'q' } } }, 200],
+      ['a body that is not JSON', { contentType: 'text/plain', body: 'notes' }, 415],
+      [
+        'an id that is not a UUID',
+        { path: '/api/v1/transactions/42', body: { transaction: { notes: 'x' } } },
+        404,
+      ],
+      ['a body over the limit', { body: { transaction: { notes: 'x'.repeat(5000) } } }, 413],
+    ];
+
+    it.each(answeredByTheApp)('%s: answered by the app', async (_, sent, status) => {
+      const request = {
+        ...sent,
+        key: sent.key === 'READ_ONLY' ? t.keys.aliceReadOnly : sent.key,
+        path: sent.path === 'QUERY' ? `/api/v1/transactions/${txId}?x=1` : sent.path,
+      };
+      const before = handedOver;
+      const { answer } = await both(request);
+      expect(answer.status).toBe(status);
+      // Refused on its headers (the app's own listener) or handed over with its body: either way the app's answer.
+      if (
+        ![
+          'no key',
+          'a query string',
+          'a body that is not JSON',
+          'an id that is not a UUID',
+          'a body over the limit',
+        ].includes(_)
+      )
+        expect(handedOver).toBe(before + 1);
+    });
+
+    it('a PATCH waiting longer than the request timeout is answered 503, as by the app', async () => {
+      const { store } = t.server.runtime;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const holding = store.atomically(async (unit) => {
+        await unit.lockTransaction(t.users.alice, txId);
+        await held;
+      });
+      try {
+        const response = await fetch(
+          `${directUrl}/api/v1/transactions/${txId}`,
+          requestInit({ body: { transaction: { notes: 'late' } } }, 'late-1'),
+        );
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('5');
+        expect(await response.json()).toEqual({
+          error: 'service_unavailable',
+          message: 'The request took too long; try again',
+          request_id: 'late-1',
+        });
+      } finally {
+        release();
+        await holding;
+      }
+    });
+
+    it('a client that leaves halfway through its body leaves the server answering', async () => {
+      await new Promise<void>((resolve) => {
+        const request = httpRequest(`${directUrl}/api/v1/transactions/${txId}`, {
+          method: 'PATCH',
+          headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json', 'content-length': 100 },
+        });
+        request.on('error', () => resolve());
+        request.write('{"transaction":', () => setTimeout(() => request.destroy(), 20));
+        request.on('close', () => resolve());
+      });
+      const { answer, handed } = await both({ body: { transaction: { notes: 'after' } } });
+      expect(handed).toBe(false);
+      expect(answer.status).toBe(200);
+    });
+  });
+}
