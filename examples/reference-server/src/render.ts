@@ -1,6 +1,7 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
 import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
 import { direction } from './sign-convention.js';
+import { runSteps, steps, type Awaitable, type Steps } from './store/steps.js';
 import type { RelatedReads, TransactionRow } from './store/types.js';
 
 export type { TransactionRow } from './store/types.js';
@@ -43,15 +44,22 @@ const distinct = (values: Array<string | null>) => [
 ];
 
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
-export async function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Promise<unknown[]> {
+export function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Awaitable<unknown[]> {
+  return runSteps(renderSteps(reads, rows));
+}
+
+/** `renderTransactions` as steps, for a caller that is itself written as steps (a PATCH). */
+export function* renderSteps(reads: RelatedReads, rows: TransactionRow[]): Steps<unknown[]> {
   if (rows.length === 0) return [];
-  const [accounts, categories, merchants, tags] = await Promise.all([
+  const [accounts, categories, merchants, tags] = yield* steps<
+    [RelatedRows['accounts'], RelatedRows['categories'], RelatedRows['merchants'], RelatedRows['tags']]
+  >([
     reads.accountsByIds(distinct(rows.map((r) => r.account_id))),
     reads.categoriesByIds(distinct(rows.map((r) => r.category_id))),
     reads.merchantsByIds(distinct(rows.map((r) => r.merchant_id))),
     reads.tagsOfTransactions(rows.map((r) => r.id)),
   ]);
-  return renderRows(rows, { accounts, categories, merchants, tags } as RelatedRows);
+  return renderRows(rows, { accounts, categories, merchants, tags });
 }
 
 /** The rows as the service's Transaction JSON, given what they refer to. */

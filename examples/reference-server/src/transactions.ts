@@ -7,9 +7,10 @@ import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
 import { amountProblem, isCalendarDate } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
-import { renderTransactions } from './render.js';
+import { renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
-import type { AppStore, RelatedReads, TransactionRow, TransactionUpdate } from './store/types.js';
+import { runSteps, step, type Awaitable, type Steps } from './store/steps.js';
+import type { AppStore, RelatedReads, TransactionRow, TransactionUpdate, UnitOfWork } from './store/types.js';
 
 export { ApiProblem, notFound } from './problem.js';
 
@@ -139,50 +140,59 @@ type EditableField = 'date' | 'amount' | 'name' | 'notes' | 'category_id' | 'mer
 /**
  * Applies a PATCH. Every check runs before anything is written; then one unit of work re-reads the row
  * under a lock, writes the fields that changed, locks them against the feed, and replaces the tags.
+ * On SQLite it answers at once (no promise) when no other unit of work is open (store/steps.ts).
  */
-export async function updateTransaction(
+export function updateTransaction(
   store: AppStore,
   userId: string,
   id: string,
   body: unknown,
   today: string,
-): Promise<unknown> {
+): Awaitable<unknown> {
   if (!UUID.test(id)) throw notFound();
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
-  return store.atomically(async (unit) => {
-    const row = await unit.lockTransaction(userId, id);
-    if (!row) throw notFound();
-    const { changes, tagIds } = await checkUpdate(unit, userId, row.currency, readUpdate(body), today);
-    const locked = new Set(row.locked);
-    const write: TransactionUpdate = {};
-    for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
-      if (row[field] === value) continue;
-      write[field] = value;
-      locked.add(field);
-    }
-    if (tagIds) {
-      await unit.replaceTransactionTags(id, tagIds);
-      locked.add('tag_ids');
-    }
-    let updated: TransactionRow = row;
-    if (Object.keys(write).length > 0 || tagIds) {
-      const updatedAt = new Date().toISOString();
-      await unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt });
-      updated = { ...row, ...write, updated_at: updatedAt };
-    }
-    return (await renderTransactions(unit, [updated]))[0];
-  });
+  return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today)));
+}
+
+function* updateSteps(
+  unit: UnitOfWork,
+  userId: string,
+  id: string,
+  body: unknown,
+  today: string,
+): Steps<unknown> {
+  const row = yield* step(unit.lockTransaction(userId, id));
+  if (!row) throw notFound();
+  const { changes, tagIds } = yield* checkUpdate(unit, userId, row.currency, readUpdate(body), today);
+  const locked = new Set(row.locked);
+  const write: TransactionUpdate = {};
+  for (const [field, value] of Object.entries(changes) as Array<[EditableField, string]>) {
+    if (row[field] === value) continue;
+    write[field] = value;
+    locked.add(field);
+  }
+  if (tagIds) {
+    yield* step(unit.replaceTransactionTags(id, tagIds));
+    locked.add('tag_ids');
+  }
+  let updated: TransactionRow = row;
+  if (Object.keys(write).length > 0 || tagIds) {
+    const updatedAt = new Date().toISOString();
+    yield* step(unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt }));
+    updated = { ...row, ...write, updated_at: updatedAt };
+  }
+  return (yield* renderSteps(unit, [updated]))[0];
 }
 
 /** The update's values as stored, or a 422 listing every problem; references must be the user's. */
-async function checkUpdate(
+function* checkUpdate(
   reads: RelatedReads,
   userId: string,
   currency: string,
   update: ReturnType<typeof readUpdate>,
   today: string,
-): Promise<{ changes: Partial<Record<EditableField, string>>; tagIds: string[] | undefined }> {
+): Steps<{ changes: Partial<Record<EditableField, string>>; tagIds: string[] | undefined }> {
   const errors: string[] = [];
   const changes: Partial<Record<EditableField, string>> = {};
   if (update.date !== undefined) {
@@ -202,18 +212,18 @@ async function checkUpdate(
   if (name !== undefined) changes.name = name.trim();
   if (update.notes !== undefined) changes.notes = update.notes;
   if (update.category_id !== undefined) {
-    if (!(await reads.ownedIds('category', userId, [update.category_id])).size)
+    if (!(yield* step(reads.ownedIds('category', userId, [update.category_id]))).size)
       errors.push(`Category ${update.category_id} not found`);
     else changes.category_id = update.category_id;
   }
   if (update.merchant_id !== undefined) {
-    if (!(await reads.ownedIds('merchant', userId, [update.merchant_id])).size)
+    if (!(yield* step(reads.ownedIds('merchant', userId, [update.merchant_id]))).size)
       errors.push(`Merchant ${update.merchant_id} not found`);
     else changes.merchant_id = update.merchant_id;
   }
   const tagIds = update.tag_ids === undefined ? undefined : [...new Set(update.tag_ids)];
   if (tagIds) {
-    const owned = await reads.ownedIds('tag', userId, tagIds);
+    const owned = yield* step(reads.ownedIds('tag', userId, tagIds));
     for (const tag of tagIds) if (!owned.has(tag)) errors.push(`Tag ${tag} not found`);
   }
   if (errors.length > 0)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, hashesMatch } from './crypto.js';
+import { thenApply, type Awaitable } from './store/steps.js';
 import type { AppStore, Scope, User } from './store/types.js';
 
 export type { Scope, User } from './store/types.js';
@@ -74,23 +75,27 @@ export function revokeApiKeys(
 const TOUCH_EVERY_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
-/** Resolves a presented key to its user, or `undefined`. Unknown, malformed and revoked keys look alike. */
-export async function authenticate(
+/**
+ * Resolves a presented key to its user, or `undefined`. Unknown, malformed and revoked keys look alike.
+ * At once (no promise) when the store answers at once (SQLite with no unit of work open).
+ */
+export function authenticate(
   store: AppStore,
   presented: string | undefined,
-): Promise<Principal | undefined> {
+): Awaitable<Principal | undefined> {
   if (!presented || presented.length > 256) return undefined;
   const hash = hashApiKey(presented);
-  const row = await store.findActiveApiKey(hash);
-  if (!row || !hashesMatch(hash, row.key_hash)) return undefined;
-  // Recording every use would make each request a write; once a minute tells the same story.
-  const now = Date.now();
-  const lastUsed = lastTouched.get(row.id) ?? 0;
-  if (now - lastUsed >= TOUCH_EVERY_MS) {
-    lastTouched.set(row.id, now);
-    if (lastTouched.size > 10_000) lastTouched.clear();
-    // Not awaited: the request does not wait for bookkeeping, and a failure only loses one timestamp.
-    void store.touchApiKey(row.id, new Date(now).toISOString()).catch(() => lastTouched.delete(row.id));
-  }
-  return { userId: row.user_id, keyId: row.id, scope: row.scope };
+  return thenApply(store.findActiveApiKey(hash), (row) => {
+    if (!row || !hashesMatch(hash, row.key_hash)) return undefined;
+    // Recording every use would make each request a write; once a minute tells the same story.
+    const now = Date.now();
+    const lastUsed = lastTouched.get(row.id) ?? 0;
+    if (now - lastUsed >= TOUCH_EVERY_MS) {
+      lastTouched.set(row.id, now);
+      if (lastTouched.size > 10_000) lastTouched.clear();
+      // Not awaited: the request does not wait for bookkeeping, and a failure only loses one timestamp.
+      void store.touchApiKey(row.id, new Date(now).toISOString()).catch(() => lastTouched.delete(row.id));
+    }
+    return { userId: row.user_id, keyId: row.id, scope: row.scope };
+  });
 }

@@ -242,10 +242,14 @@ for (const backend of BACKENDS) {
       const { store } = t.server.runtime;
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
       const holding = store.atomically(async (unit) => {
         await unit.lockTransaction(t.users.alice, txId);
+        locked();
         await held;
       });
+      await isLocked;
       try {
         const response = await fetch(
           `${directUrl}/api/v1/transactions/${txId}`,

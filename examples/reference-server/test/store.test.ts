@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores, type OpenedStores } from '../src/store/open.js';
+import { thenApply } from '../src/store/steps.js';
 import type { AppStore, NewTransaction } from '../src/store/types.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
 
@@ -101,6 +102,50 @@ for (const backend of BACKENDS) {
       ).rejects.toThrow('boom');
       await applying;
       expect(await storage.getConnection(state.id)).toMatchObject({ id: state.id });
+    });
+
+    it('a unit of work that answers at once commits at once, and one that throws at once rolls back', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, `at-once-${backend.kind}`);
+      const written = transaction(user.id, account.id, {});
+      await store.atomically((unit) => unit.insertTransaction(written));
+      const done = store.atomically((unit) => unit.updateTransaction(written.id, { notes: 'kept' }));
+      // On SQLite, with no other unit open, the statements have run and committed by now.
+      if (backend.kind === 'sqlite') expect(done).toBeUndefined();
+      await done;
+      let failed: unknown;
+      try {
+        await store.atomically((unit) => {
+          unit.updateTransaction(written.id, { notes: 'lost' });
+          throw new Error('boom');
+        });
+      } catch (error) {
+        failed = error;
+      }
+      expect(failed).toEqual(new Error('boom'));
+      expect(await store.getTransaction(user.id, written.id)).toMatchObject({ notes: 'kept' });
+    });
+
+    it('a unit of work that could answer at once waits for one already open, then sees its commit', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, `queued-${backend.kind}`);
+      const written = transaction(user.id, account.id, { notes: 'before' });
+      await store.atomically((unit) => unit.insertTransaction(written));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = store.atomically(async (unit) => {
+        await unit.lockTransaction(user.id, written.id);
+        await unit.updateTransaction(written.id, { notes: 'first' });
+        await held;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = store.atomically((unit) =>
+        thenApply(unit.lockTransaction(user.id, written.id), (row) => row?.notes),
+      );
+      expect(second).toBeInstanceOf(Promise);
+      release();
+      await first;
+      expect(await second).toBe('first');
     });
 
     it('money, dates and timestamps come back as the exact text written', async () => {

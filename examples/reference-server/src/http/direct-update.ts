@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { malformedTextMembers } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
 import { updateTransaction } from '../transactions.js';
+import type { Awaitable } from '../store/steps.js';
 import { authenticate, type Principal } from '../users.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { logAccess, requestIdFor } from './middleware/edge.js';
@@ -68,12 +69,6 @@ export function directTransactionUpdate(
   if (options.rateLimited) return app;
   const { store, logger } = runtime;
 
-  /** The principal allowed to write, or undefined when the app must answer (401, 403). */
-  async function writer(key: string): Promise<Principal | undefined> {
-    const principal = await authenticate(store, key);
-    return principal?.scope === 'read_write' ? principal : undefined;
-  }
-
   /** One request, from its arrival to its answer: by this path, by the request timeout, or by the app. */
   function exchange(request: IncomingMessage, response: ServerResponse, started: number) {
     const requestId = requestIdFor(request.headers['x-request-id'] as string | undefined);
@@ -82,7 +77,7 @@ export function directTransactionUpdate(
     const settle = () => {
       if (settled) return false;
       settled = true;
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       return true;
     };
     const reply = (status: number, body: unknown, extra?: Record<string, string>) => {
@@ -96,9 +91,18 @@ export function directTransactionUpdate(
         problemBody(known.code, known.message, known.errors, requestId),
         known.retryAfter === undefined ? undefined : { 'retry-after': String(known.retryAfter) },
       );
-    // As the app's request timeout: a 503, while the work already begun runs on.
-    const timer = setTimeout(() => replyError(TIMED_OUT), options.requestTimeoutMs);
+    let timer: NodeJS.Timeout | undefined;
     return {
+      /**
+       * The work goes on past this turn of the event loop (PostgreSQL, or SQLite behind another unit of
+       * work): as the app's request timeout, a 503 once it has run too long, while the work runs on.
+       */
+      waiting() {
+        timer ??= setTimeout(
+          () => replyError(TIMED_OUT),
+          Math.max(0, options.requestTimeoutMs - (performance.now() - started)),
+        );
+      },
       set userId(id: string) {
         userId = id;
       },
@@ -122,13 +126,13 @@ export function directTransactionUpdate(
     };
   }
 
-  async function answer(
+  function answer(
     request: IncomingMessage,
     response: ServerResponse,
     target: { id: string; key: string },
     raw: Buffer,
     started: number,
-  ): Promise<void> {
+  ): void {
     const exchanged = exchange(request, response, started);
     let parsed: unknown;
     try {
@@ -138,22 +142,30 @@ export function directTransactionUpdate(
     }
     const checked = malformedTextMembers(parsed).length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
-    let principal: Principal | undefined;
+
+    // A key that cannot be looked up (a busy database) is the app's to answer, as a refused one.
+    const update = (principal: Principal | undefined) => {
+      if (principal?.scope !== 'read_write') return exchanged.handOver(raw);
+      exchanged.userId = principal.userId;
+      let result: Awaitable<unknown>;
+      try {
+        result = updateTransaction(store, principal.userId, target.id, checked.data, runtime.today());
+      } catch (error) {
+        return exchanged.fail(error);
+      }
+      if (!(result instanceof Promise)) return exchanged.reply(200, result);
+      exchanged.waiting();
+      result.then((value) => exchanged.reply(200, value), exchanged.fail);
+    };
+    let principal: Awaitable<Principal | undefined>;
     try {
-      principal = await writer(target.key);
+      principal = authenticate(store, target.key);
     } catch {
-      principal = undefined; // the key could not be looked up (a busy database): the app says so
+      return exchanged.handOver(raw);
     }
-    if (!principal) return exchanged.handOver(raw);
-    exchanged.userId = principal.userId;
-    try {
-      exchanged.reply(
-        200,
-        await updateTransaction(store, principal.userId, target.id, checked.data, runtime.today()),
-      );
-    } catch (error) {
-      exchanged.fail(error);
-    }
+    if (!(principal instanceof Promise)) return update(principal);
+    exchanged.waiting();
+    principal.then(update, () => exchanged.handOver(raw));
   }
 
   return function directOrApp(request, response) {
@@ -164,7 +176,9 @@ export function directTransactionUpdate(
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      answer(request, response, target, raw, started).catch((error: unknown) => {
+      try {
+        answer(request, response, target, raw, started);
+      } catch (error) {
         // Not reached by any known request: `answer` catches what the store and the checks throw.
         logger.error?.('request failed', {
           path: request.url,
@@ -177,7 +191,7 @@ export function directTransactionUpdate(
             {},
             problemBody(INTERNAL_ERROR.code, INTERNAL_ERROR.message, undefined, undefined),
           );
-      });
+      }
     });
   };
 }

@@ -179,7 +179,7 @@ export class PostgresAppStore implements AppStore {
     return inserted === 1;
   }
 
-  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]) {
     return this.#reads.ownedIds(kind, userId, ids);
   }
 
@@ -187,11 +187,11 @@ export class PostgresAppStore implements AppStore {
     return this.#reads.accountsByIds(ids);
   }
 
-  categoriesByIds(ids: string[]): Promise<Category[]> {
+  categoriesByIds(ids: string[]) {
     return this.#reads.categoriesByIds(ids);
   }
 
-  merchantsByIds(ids: string[]): Promise<Merchant[]> {
+  merchantsByIds(ids: string[]) {
     return this.#reads.merchantsByIds(ids);
   }
 

@@ -4,6 +4,7 @@
  * instead of each taking and releasing its own — most of a point read's cost in WAL mode).
  */
 import { prepareCached, type Db } from './sqlite-schema.js';
+import { thenApply, type Awaitable } from './steps.js';
 import type { Category, Merchant, OwnedKind, RelatedReads, Tag } from './types.js';
 
 const OWNED_TABLES: Record<OwnedKind, string> = {
@@ -14,18 +15,21 @@ const OWNED_TABLES: Record<OwnedKind, string> = {
 
 export const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
-export function sqliteRelatedReads(db: Db, wrap: <T>(read: () => T) => Promise<T>): RelatedReads {
+/** `wrap` runs each read: at once inside a unit of work, behind the store's gate outside one. */
+export function sqliteRelatedReads(db: Db, wrap: <T>(read: () => T) => Awaitable<T>): RelatedReads {
   const all = <T>(sql: string, params: unknown[]) => wrap(() => prepareCached(db, sql).all(...params) as T[]);
-  const none = Promise.resolve([]);
+  const none = wrap(() => []);
   return {
-    ownedIds: async (kind, userId, ids) => {
-      if (ids.length === 0) return new Set();
-      const rows = await all<{ id: string }>(
-        `SELECT id FROM ${OWNED_TABLES[kind]} WHERE user_id = ? AND id IN (${marks(ids)})`,
-        [userId, ...ids],
-      );
-      return new Set(rows.map((r) => r.id));
-    },
+    ownedIds: (kind, userId, ids) =>
+      ids.length === 0
+        ? wrap(() => new Set<string>())
+        : thenApply(
+            all<{ id: string }>(
+              `SELECT id FROM ${OWNED_TABLES[kind]} WHERE user_id = ? AND id IN (${marks(ids)})`,
+              [userId, ...ids],
+            ),
+            (rows) => new Set(rows.map((r) => r.id)),
+          ),
     accountsByIds: (ids) =>
       ids.length === 0
         ? none

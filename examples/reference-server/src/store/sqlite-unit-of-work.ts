@@ -1,4 +1,7 @@
-/** `UnitOfWork` on SQLite: plain statements, run while `SqliteAppStore.atomically` holds the connection. */
+/**
+ * `UnitOfWork` on SQLite: plain statements, run while `SqliteAppStore.atomically` holds the connection.
+ * What a PATCH calls answers at once (no promise), so a PATCH runs synchronously (steps.ts).
+ */
 import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
@@ -44,7 +47,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     prepareCached(db, sql).get(...params) as T | undefined;
   return {
     // Inside the open database transaction: no gate to pass, and no lock of their own to take.
-    ...sqliteRelatedReads(db, async (read) => read()),
+    ...sqliteRelatedReads(db, (read) => read()),
     insertUser: async (user) => {
       run(
         'INSERT INTO app_users (id, name, created_at) VALUES (?, ?, ?)',
@@ -63,7 +66,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         c.icon,
       );
     },
-    lockTransaction: async (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
+    lockTransaction: (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
     setDeleted: async (id, at) => {
       run('UPDATE app_transactions SET deleted_at = ? WHERE id = ?', at, id);
     },
@@ -87,7 +90,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
       return row && { ...row, locked: parseLocked(row.locked) };
     },
-    updateTransaction: async (id, update) => {
+    updateTransaction: (id, update) => {
       const entries = Object.entries(update).filter(([, value]) => value !== undefined);
       if (entries.length === 0) return;
       for (const [column] of entries)
@@ -98,7 +101,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         id,
       );
     },
-    replaceTransactionTags: async (transactionId, tagIds) => {
+    replaceTransactionTags: (transactionId, tagIds) => {
       run('DELETE FROM app_transaction_tags WHERE transaction_id = ?', transactionId);
       const insert = prepareCached(
         db,

@@ -11,6 +11,7 @@ import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { TX_COLUMNS } from './columns.js';
 import { readTransaction, sqliteUnitOfWork } from './sqlite-unit-of-work.js';
+import type { Awaitable } from './steps.js';
 import type {
   AccountRecord,
   ActiveApiKey,
@@ -39,15 +40,28 @@ class Gate {
     return await work();
   }
 
-  /** Holds the gate across async work; calls arriving meanwhile wait. */
-  async hold<T>(work: () => Promise<T>): Promise<T> {
-    while (this.#open) await this.#open;
+  /** Whether a unit of work holds the connection now. */
+  get busy(): boolean {
+    return this.#open !== undefined;
+  }
+
+  /** Closes the gate at once; calls arriving until `release()` wait. */
+  close(): () => void {
     let release!: () => void;
     this.#open = new Promise((resolve) => (release = resolve));
+    return () => {
+      this.#open = undefined;
+      release();
+    };
+  }
+
+  /** Holds the gate across async work; calls arriving meanwhile wait. */
+  async hold<T>(work: () => Awaitable<T>): Promise<T> {
+    while (this.#open) await this.#open;
+    const release = this.close();
     try {
       return await work();
     } finally {
-      this.#open = undefined;
       release();
     }
   }
@@ -136,11 +150,14 @@ export class SqliteAppStore implements AppStore {
     );
   }
 
-  findActiveApiKey(keyHash: Buffer): Promise<ActiveApiKey | undefined> {
-    return this.#get(
-      'SELECT id, user_id, key_hash, scope FROM app_api_keys WHERE key_hash = ? AND revoked_at IS NULL',
-      keyHash,
-    );
+  /** At once when no unit of work is open: every API request starts with it. */
+  findActiveApiKey(keyHash: Buffer): Awaitable<ActiveApiKey | undefined> {
+    const read = () =>
+      prepareCached(
+        this.database,
+        'SELECT id, user_id, key_hash, scope FROM app_api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+      ).get(keyHash) as ActiveApiKey | undefined;
+    return this.#gate.busy ? this.#gate.run(read) : read();
   }
 
   /**
@@ -218,7 +235,7 @@ export class SqliteAppStore implements AppStore {
     return changes === 1;
   }
 
-  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>> {
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]) {
     return this.#reads.ownedIds(kind, userId, ids);
   }
 
@@ -226,11 +243,11 @@ export class SqliteAppStore implements AppStore {
     return this.#reads.accountsByIds(ids);
   }
 
-  categoriesByIds(ids: string[]): Promise<Category[]> {
+  categoriesByIds(ids: string[]) {
     return this.#reads.categoriesByIds(ids);
   }
 
-  merchantsByIds(ids: string[]): Promise<Merchant[]> {
+  merchantsByIds(ids: string[]) {
     return this.#reads.merchantsByIds(ids);
   }
 
@@ -333,19 +350,45 @@ export class SqliteAppStore implements AppStore {
     )?.summary;
   }
 
-  atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
-    return this.#gate.hold(async () => {
-      // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
-      prepareCached(this.database, 'BEGIN IMMEDIATE').run();
-      try {
-        const result = await work(this.#unit);
-        prepareCached(this.database, 'COMMIT').run();
-        return result;
-      } catch (error) {
-        if (this.database.inTransaction) prepareCached(this.database, 'ROLLBACK').run();
-        throw error;
-      }
-    });
+  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T> {
+    if (this.#gate.busy) return this.#gate.hold(() => this.#commitWhenDone(work));
+    // Nothing else holds the connection: begin now, and answer at once if `work` does.
+    const release = this.#gate.close();
+    let result: Awaitable<T>;
+    try {
+      result = this.#commitWhenDone(work);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      release();
+      return result;
+    }
+    return result.finally(release);
+  }
+
+  #commitWhenDone<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T> {
+    const db = this.database;
+    const rollBack = (error: unknown): never => {
+      if (db.inTransaction) prepareCached(db, 'ROLLBACK').run();
+      throw error;
+    };
+    // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
+    prepareCached(db, 'BEGIN IMMEDIATE').run();
+    const commit = (result: T) => {
+      prepareCached(db, 'COMMIT').run();
+      return result;
+    };
+    let pending: Promise<T>;
+    try {
+      const result = work(this.#unit);
+      if (!(result instanceof Promise)) return commit(result);
+      pending = result;
+    } catch (error) {
+      return rollBack(error);
+    }
+    return pending.then(commit).catch(rollBack);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
  * Both stores keep money as TEXT decimal strings, timestamps as ISO TEXT and dates as `YYYY-MM-DD`
  * TEXT, and order and compare text by code point, so the two answer byte for byte alike.
  */
+import type { Awaitable } from './steps.js';
 
 export type Scope = 'read' | 'read_write';
 
@@ -189,12 +190,12 @@ export type OwnedKind = 'category' | 'merchant' | 'tag';
  */
 export interface RelatedReads {
   /** Which of `ids` are the user's categories / merchants / tags. */
-  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Promise<Set<string>>;
-  accountsByIds(ids: string[]): Promise<Array<{ id: string; name: string; account_type: string }>>;
-  categoriesByIds(ids: string[]): Promise<Category[]>;
-  merchantsByIds(ids: string[]): Promise<Merchant[]>;
+  ownedIds(kind: OwnedKind, userId: string, ids: string[]): Awaitable<Set<string>>;
+  accountsByIds(ids: string[]): Awaitable<Array<{ id: string; name: string; account_type: string }>>;
+  categoriesByIds(ids: string[]): Awaitable<Category[]>;
+  merchantsByIds(ids: string[]): Awaitable<Merchant[]>;
   /** The tags of each transaction, in their assigned order. */
-  tagsOfTransactions(transactionIds: string[]): Promise<Array<Tag & { transaction_id: string }>>;
+  tagsOfTransactions(transactionIds: string[]): Awaitable<Array<Tag & { transaction_id: string }>>;
 }
 
 /**
@@ -215,7 +216,7 @@ export interface UnitOfWork extends RelatedReads {
     userId: string,
     id: string,
     options?: { deleted?: boolean },
-  ): Promise<StoredTransaction | undefined>;
+  ): Awaitable<StoredTransaction | undefined>;
   /** Marks a transaction deleted (`at`) or restores it (`null`). */
   setDeleted(id: string, at: string | null): Promise<void>;
   /** Removes a transaction and its tags for good. */
@@ -228,9 +229,9 @@ export interface UnitOfWork extends RelatedReads {
     source: string,
     externalId: string,
   ): Promise<StoredTransaction | undefined>;
-  updateTransaction(id: string, update: TransactionUpdate): Promise<void>;
+  updateTransaction(id: string, update: TransactionUpdate): Awaitable<void>;
   /** Replaces the tags exactly, in this order. */
-  replaceTransactionTags(transactionId: string, tagIds: string[]): Promise<void>;
+  replaceTransactionTags(transactionId: string, tagIds: string[]): Awaitable<void>;
 
   /** The feed cursor of a connection (0 when none), locked: feed batches of one connection run one at a time. */
   lockFeedCursor(connectionId: string): Promise<number>;
@@ -260,7 +261,7 @@ export interface AppStore extends RelatedReads {
   insertApiKey(key: NewApiKey): Promise<void>;
   /** Revokes the user's live keys whose name starts with `namePrefix`; returns how many. */
   revokeApiKeys(userId: string, namePrefix: string, at: string): Promise<number>;
-  findActiveApiKey(keyHash: Buffer): Promise<ActiveApiKey | undefined>;
+  findActiveApiKey(keyHash: Buffer): Awaitable<ActiveApiKey | undefined>;
   touchApiKey(id: string, at: string): Promise<void>;
 
   upsertProviderCredential(credential: ProviderCredential): Promise<void>;
@@ -293,7 +294,10 @@ export interface AppStore extends RelatedReads {
   saveLastSync(userId: string, summary: string): Promise<void>;
   lastSync(userId: string): Promise<string | undefined>;
 
-  /** Runs `work` in one database transaction: it commits when `work` resolves, rolls back when it throws. */
-  atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one database transaction: it commits when `work` returns or resolves, rolls back
+   * when it throws. SQLite answers at once (no promise) when `work` does and no other unit is open.
+   */
+  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T>;
   close(): Promise<void>;
 }
