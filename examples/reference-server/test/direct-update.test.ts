@@ -238,6 +238,9 @@ for (const backend of BACKENDS) {
         expect(handedOver).toBe(before + 1);
     });
 
+    const notesNow = async () =>
+      (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body.notes as string | null;
+
     it('a PATCH waiting longer than the request timeout is answered 503, as by the app', async () => {
       const { store } = t.server.runtime;
       let release!: () => void;
@@ -251,21 +254,120 @@ for (const backend of BACKENDS) {
       });
       await isLocked;
       try {
-        const response = await fetch(
-          `${directUrl}/api/v1/transactions/${txId}`,
-          requestInit({ body: { transaction: { notes: 'late' } } }, 'late-1'),
+        const sent = { body: { transaction: { notes: 'late' } } };
+        const path = `/api/v1/transactions/${txId}`;
+        const init = requestInit(sent, 'late-1-app');
+        (init.headers as Record<string, string>)['content-length'] = String(
+          Buffer.byteLength(init.body as string),
         );
-        expect(response.status).toBe(503);
-        expect(response.headers.get('retry-after')).toBe('5');
-        expect(await response.json()).toEqual({
+        const [viaDirect, viaApp] = await Promise.all([
+          fetch(`${directUrl}${path}`, requestInit(sent, 'late-1')).then(read),
+          Promise.resolve(app.fetch(new Request(`http://localhost${path}`, init))).then(read),
+        ]);
+        expect(viaDirect.status).toBe(503);
+        expect(viaDirect.headers['retry-after']).toBe('5');
+        expect(viaDirect.body).toEqual({
           error: 'service_unavailable',
           message: 'The request took too long; try again',
           request_id: 'late-1',
+        });
+        // The same headers as the app's 503: on SQLite the key lookup waits too, so no rate-limit headers.
+        expect({ ...viaDirect.headers, 'x-request-id': '' }).toEqual({
+          ...viaApp.headers,
+          'x-request-id': '',
         });
       } finally {
         release();
         await holding;
       }
+      // The app's PATCH, begun before its 503, runs on and writes; wait for it, so later tests start settled.
+      for (let i = 0; i < 100 && (await notesNow()) !== 'late'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+
+    /** A request written by hand: headers as given, then the body in `parts`, `gapMs` apart. */
+    function handWritten(
+      headers: Array<[string, string]>,
+      parts: string[],
+      gapMs = 0,
+    ): Promise<{ status: number; body: string }> {
+      return new Promise((resolve, reject) => {
+        // A connection of its own: one left with an unread body cannot carry another request.
+        const request = httpRequest(`${directUrl}/api/v1/transactions/${txId}`, {
+          method: 'PATCH',
+          agent: false,
+        });
+        for (const [name, value] of headers) {
+          const before = name === 'host' ? undefined : request.getHeader(name);
+          request.setHeader(name, before === undefined ? value : [String(before), value]);
+        }
+        request.on('response', (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on('error', reject);
+        request.flushHeaders();
+        let next = 0;
+        const writeNext = () => {
+          if (request.destroyed) return;
+          if (next === parts.length) return void request.end();
+          request.write(parts[next++]!);
+          setTimeout(writeNext, gapMs);
+        };
+        writeNext();
+      });
+    }
+
+    it('a Host or a Content-Type the app refuses is refused, and nothing changes', async () => {
+      const before = await notesNow();
+      const body = JSON.stringify({ transaction: { notes: 'should not be written' } });
+      const common: Array<[string, string]> = [
+        ['x-api-key', t.keys.alice],
+        ['content-length', String(Buffer.byteLength(body))],
+      ];
+      const badHost = await handWritten(
+        [...common, ['host', 'example.com:99999'], ['content-type', 'application/json']],
+        [body],
+      );
+      expect(badHost.status).toBe(400);
+      const twoTypes = await handWritten(
+        [...common, ['content-type', 'application/json'], ['content-type', 'text/plain']],
+        [body],
+      );
+      expect(twoTypes.status).toBe(415);
+      expect(await notesNow()).toBe(before);
+    });
+
+    it('a wrong key is answered 401 from the headers, without waiting for the body', async () => {
+      const answer = await handWritten(
+        [
+          ['x-api-key', 'wrong'],
+          ['content-type', 'application/json'],
+          ['content-length', '1000'],
+        ],
+        [],
+      );
+      expect(answer.status).toBe(401);
+    });
+
+    it('a body that arrives slower than the request timeout is answered 503, and nothing changes', async () => {
+      const before = await notesNow();
+      const body = JSON.stringify({ transaction: { notes: 'too slow' } });
+      const answer = await handWritten(
+        [
+          ['x-api-key', t.keys.alice],
+          ['content-type', 'application/json'],
+          ['content-length', String(Buffer.byteLength(body))],
+        ],
+        [body.slice(0, 10), body.slice(10, 20), body.slice(20)],
+        120,
+      );
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: 'service_unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await notesNow()).toBe(before);
     });
 
     it('a client that leaves halfway through its body leaves the server answering', async () => {

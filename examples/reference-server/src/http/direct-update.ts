@@ -5,12 +5,13 @@
  * own work (docs/benchmarks.md, "Reference-server PATCH").
  *
  * The app stays the one definition of the API. This path takes a request only when its headers are
- * the ordinary ones (a JSON body framed by `Content-Length` within the limit, a key, no query, no
- * rate limit configured), and hands it to the app — with the body it read, as `rawBody` — whenever
- * the body or the key would be refused: every such refusal is the app's to word, and nothing has
- * been read from the store or written when it does. What it answers itself (the updated row, or an
- * error thrown by `updateTransaction`) is built by the functions the app uses: the same body, the
- * same headers, the same access-log line.
+ * the ordinary ones (a plain Host, one JSON `Content-Type`, a body framed by `Content-Length` within
+ * the limit, a key, no query, no rate limit configured). It checks the key before it reads the body,
+ * and hands the request to the app whenever the key or the body would be refused — before reading
+ * the body, or with the body it read as `rawBody` — so every refusal is the app's to word, and
+ * nothing has been written when it does. What it answers itself (the updated row, an error thrown by
+ * `updateTransaction`, the request timeout's 503) is built by the functions the app uses: the same
+ * body, the same headers, the same access-log line.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { malformedTextMembers } from '../input.js';
@@ -32,6 +33,8 @@ export interface DirectUpdateOptions {
   rateLimited: boolean;
 }
 
+/** A Host @hono/node-server takes as it is; any other it checks (and may refuse), so the app gets it. */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 const ROUTE = /^\/api\/v1\/transactions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 /** Only plain JSON: anything else the app parses or refuses (415) by its own rules. */
 const PLAIN_JSON = /^application\/json(;\s*charset=utf-8)?$/i;
@@ -54,10 +57,20 @@ function ordinary(request: IncomingMessage, maxBodyBytes: number): { id: string;
     typeof key !== 'string' ||
     headers['transfer-encoding'] !== undefined ||
     !(length > 0 && length <= maxBodyBytes) ||
-    !PLAIN_JSON.test(headers['content-type'] ?? '')
+    !PLAIN_HOST.test(headers.host ?? '') ||
+    !PLAIN_JSON.test(headers['content-type'] ?? '') ||
+    // Node keeps the first of two Content-Types, the app reads both (a 415).
+    contentTypes(request.rawHeaders) !== 1
   )
     return undefined;
   return { id: match[1]!, key };
+}
+
+function contentTypes(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.length === 12 && rawHeaders[i]!.toLowerCase() === 'content-type') count++;
+  return count;
 }
 
 /** Wraps the app's listener: ordinary PATCHes are answered here, everything else by `app`. */
@@ -70,19 +83,22 @@ export function directTransactionUpdate(
   const { store, logger } = runtime;
 
   /** One request, from its arrival to its answer: by this path, by the request timeout, or by the app. */
-  function exchange(request: IncomingMessage, response: ServerResponse, started: number) {
+  function exchange(request: IncomingMessage, response: ServerResponse) {
+    const started = performance.now();
     const requestId = requestIdFor(request.headers['x-request-id'] as string | undefined);
     let userId: string | undefined;
     let settled = false;
     const settle = () => {
       if (settled) return false;
       settled = true;
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
       return true;
     };
     const reply = (status: number, body: unknown, extra?: Record<string, string>) => {
       if (!settle()) return;
-      send(response, status, { ...extra, ...UNLIMITED, 'x-request-id': requestId }, body);
+      // As the app: the rate-limit headers once the key has been accepted.
+      const headers = userId === undefined ? { ...extra } : { ...extra, ...UNLIMITED };
+      send(response, status, { ...headers, 'x-request-id': requestId }, body);
       logAccess(logger, { requestId, method: request.method!, path: request.url!, status, started, userId });
     };
     const replyError = (known: ErrorAnswer) =>
@@ -91,20 +107,15 @@ export function directTransactionUpdate(
         problemBody(known.code, known.message, known.errors, requestId),
         known.retryAfter === undefined ? undefined : { 'retry-after': String(known.retryAfter) },
       );
-    let timer: NodeJS.Timeout | undefined;
+    // As the app's request timeout, from arrival: a 503, while work already begun runs on.
+    const timer = setTimeout(() => replyError(TIMED_OUT), options.requestTimeoutMs);
     return {
-      /**
-       * The work goes on past this turn of the event loop (PostgreSQL, or SQLite behind another unit of
-       * work): as the app's request timeout, a 503 once it has run too long, while the work runs on.
-       */
-      waiting() {
-        timer ??= setTimeout(
-          () => replyError(TIMED_OUT),
-          Math.max(0, options.requestTimeoutMs - (performance.now() - started)),
-        );
+      /** Whether the request has been answered (the timeout): then nothing more is done for it. */
+      get answered() {
+        return settled;
       },
-      set userId(id: string) {
-        userId = id;
+      accepted(principal: Principal) {
+        userId = principal.userId;
       },
       reply,
       fail(error: unknown) {
@@ -117,23 +128,22 @@ export function directTransactionUpdate(
           });
         replyError(known ?? INTERNAL_ERROR);
       },
-      handOver(body: Buffer) {
+      /** The app answers instead; `body` is what this path has read of the request already. */
+      handOver(body?: Buffer) {
         if (!settle()) return;
         // @hono/node-server reads a body already taken from the stream from `rawBody`.
-        (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+        if (body) (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
         void app(request, response);
       },
     };
   }
 
-  function answer(
-    request: IncomingMessage,
-    response: ServerResponse,
-    target: { id: string; key: string },
-    raw: Buffer,
-    started: number,
-  ): void {
-    const exchanged = exchange(request, response, started);
+  type Exchange = ReturnType<typeof exchange>;
+
+  /** With the key accepted and the body read: the checks the app would make, then the update. */
+  function update(exchanged: Exchange, principal: Principal, id: string, raw: Buffer): void {
+    // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
+    if (exchanged.answered) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -142,57 +152,42 @@ export function directTransactionUpdate(
     }
     const checked = malformedTextMembers(parsed).length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
-
-    // A key that cannot be looked up (a busy database) is the app's to answer, as a refused one.
-    const update = (principal: Principal | undefined) => {
-      if (principal?.scope !== 'read_write') return exchanged.handOver(raw);
-      exchanged.userId = principal.userId;
-      let result: Awaitable<unknown>;
-      try {
-        result = updateTransaction(store, principal.userId, target.id, checked.data, runtime.today());
-      } catch (error) {
-        return exchanged.fail(error);
-      }
-      if (!(result instanceof Promise)) return exchanged.reply(200, result);
-      exchanged.waiting();
-      result.then((value) => exchanged.reply(200, value), exchanged.fail);
-    };
-    let principal: Awaitable<Principal | undefined>;
+    let result: Awaitable<unknown>;
     try {
-      principal = authenticate(store, target.key);
-    } catch {
-      return exchanged.handOver(raw);
+      result = updateTransaction(store, principal.userId, id, checked.data, runtime.today());
+    } catch (error) {
+      return exchanged.fail(error);
     }
-    if (!(principal instanceof Promise)) return update(principal);
-    exchanged.waiting();
-    principal.then(update, () => exchanged.handOver(raw));
+    if (!(result instanceof Promise)) return exchanged.reply(200, result);
+    result.then((value) => exchanged.reply(200, value)).catch(exchanged.fail);
   }
 
   return function directOrApp(request, response) {
     const target = ordinary(request, options.maxBodyBytes);
     if (!target) return app(request, response);
-    const started = performance.now();
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      try {
-        answer(request, response, target, raw, started);
-      } catch (error) {
-        // Not reached by any known request: `answer` catches what the store and the checks throw.
-        logger.error?.('request failed', {
-          path: request.url,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        if (!response.headersSent)
-          send(
-            response,
-            500,
-            {},
-            problemBody(INTERNAL_ERROR.code, INTERNAL_ERROR.message, undefined, undefined),
-          );
-      }
-    });
+    const exchanged = exchange(request, response);
+    // The key first, from the headers: a refused one is the app's to answer, before any body is read.
+    const withKey = (principal: Principal | undefined) => {
+      if (principal?.scope !== 'read_write') return exchanged.handOver();
+      exchanged.accepted(principal);
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        try {
+          update(exchanged, principal, target.id, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+        } catch (error) {
+          exchanged.fail(error); // not reached by any known request: `update` catches what it calls
+        }
+      });
+    };
+    let principal: Awaitable<Principal | undefined>;
+    try {
+      principal = authenticate(store, target.key);
+    } catch {
+      return exchanged.handOver(); // the key could not be looked up (a busy database): the app says so
+    }
+    if (!(principal instanceof Promise)) return withKey(principal);
+    principal.then(withKey, () => exchanged.handOver()).catch(exchanged.fail);
   };
 }
 
