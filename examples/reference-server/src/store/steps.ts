@@ -3,7 +3,8 @@
  * that answers later (PostgreSQL). A function written as a generator `yield*`s each store call
  * through `step`; `runSteps` runs it to the end synchronously while every call answers at once, and
  * continues asynchronously from the first call that returns a promise (the idea of Babel's gensync).
- * On SQLite a PATCH then runs without a promise, a microtask or a gate: about a fifth of its time.
+ * On SQLite a PATCH then runs without a promise, a microtask or the store's gate (docs/benchmarks.md:
+ * about 5 % more PATCHes a second).
  */
 export type Awaitable<T> = T | Promise<T>;
 export type Steps<T> = Generator<unknown, T, unknown>;
@@ -32,26 +33,20 @@ export function runSteps<T>(work: Steps<T>): Awaitable<T> {
 }
 
 async function continueLater<T>(work: Steps<T>, pending: Promise<unknown>): Promise<T> {
-  let next: IteratorResult<unknown, T>;
-  try {
-    next = work.next(await pending);
-  } catch (error) {
-    next = work.throw(error);
-  }
+  let next: IteratorResult<unknown, T> = { done: false, value: pending };
   while (!next.done) {
-    if (next.value instanceof Promise) {
-      try {
-        next = work.next(await next.value);
-      } catch (error) {
-        next = work.throw(error);
-      }
-    } else next = work.next(next.value);
+    let value: unknown;
+    try {
+      value = await next.value;
+    } catch (error) {
+      // The failure goes to the step that made the call, where the logic may catch it.
+      next = work.throw(error);
+      continue;
+    }
+    next = work.next(value);
   }
   return next.value;
 }
-
-/** Whether `value` is still to come. */
-export const isPending = <T>(value: Awaitable<T>): value is Promise<T> => value instanceof Promise;
 
 /** `f` of the value, at once when the value is there, else when it comes. */
 export function thenApply<T, U>(value: Awaitable<T>, f: (value: T) => U): Awaitable<U> {
