@@ -4,7 +4,7 @@
  * they are sealed with AES-256-GCM under a master key that never enters the database, by the sealing
  * helper of `@finsync/sync/credentials` (the one implementation the engine's own key store uses).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   POSIX_MODES,
   SealedSecretError,
@@ -20,7 +20,8 @@ export function generateApiKey(): string {
 }
 
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // The one-shot form: every API request hashes its key, and a Hash object costs more than the hash.
+  return hash('sha256', key, 'buffer');
 }
 
 /** Constant-time comparison of a presented key's hash against a stored one. */

@@ -1,31 +1,11 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
 import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
+import { formatMoney } from './money-format.js';
 import { direction } from './sign-convention.js';
 import { runSteps, steps, type Awaitable, type Steps } from './store/steps.js';
 import type { RelatedReads, TransactionRow } from './store/types.js';
 
 export type { TransactionRow } from './store/types.js';
-
-const formatters = new Map<string, Intl.NumberFormat>();
-
-/** Money as the service formats it for the `en` locale: `"$42.10"`, `"-$1,000.00"`, `"¥1,235"`. */
-export function formatMoney(amount: string, currency: string): string {
-  let formatter = formatters.get(currency);
-  if (!formatter) {
-    try {
-      formatter = new Intl.NumberFormat('en-US', { style: 'currency', currency, signDisplay: 'negative' });
-    } catch {
-      formatter = new Intl.NumberFormat('en-US', {
-        minimumFractionDigits: 2,
-        maximumFractionDigits: 2,
-        signDisplay: 'negative',
-      });
-    }
-    formatters.set(currency, formatter);
-  }
-  // A string keeps the exact decimal: Intl formats it without passing through a double.
-  return formatter.format(amount as unknown as number);
-}
 
 function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;

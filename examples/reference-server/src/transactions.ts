@@ -138,9 +138,27 @@ function readUpdate(body: unknown) {
 type EditableField = 'date' | 'amount' | 'name' | 'notes' | 'category_id' | 'merchant_id';
 
 /**
+ * Thrown by `updateTransaction` when the key named by `keyId` is no longer live or may not write.
+ * Nothing has been written; the caller answers as for any refused key.
+ */
+export class KeyNoLongerLive extends Error {
+  constructor() {
+    super('the API key is no longer live');
+    this.name = 'KeyNoLongerLive';
+  }
+}
+
+/**
  * Applies a PATCH. Every check runs before anything is written; then one unit of work re-reads the row
  * under a lock, writes the fields that changed, locks them against the feed, and replaces the tags.
- * On SQLite it answers at once (no promise) when no other unit of work is open (store/steps.ts).
+ * It asks for a grouped unit of work: on SQLite the PATCHes of one turn of the event loop share one
+ * commit, each still all-or-nothing on its own (store/sqlite-group-commit.ts), and the answer comes
+ * after that commit.
+ *
+ * With `keyId`, the unit of work first checks that this key is still live with the write scope, and
+ * throws `KeyNoLongerLive` when it is not: for a caller that accepted the key earlier, this is the
+ * key lookup done inside the write's own database transaction, where it costs least and sees a
+ * revocation committed by any process before the write.
  */
 export function updateTransaction(
   store: AppStore,
@@ -148,11 +166,14 @@ export function updateTransaction(
   id: string,
   body: unknown,
   today: string,
+  options: { keyId?: string } = {},
 ): Awaitable<unknown> {
   if (!UUID.test(id)) throw notFound();
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
-  return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today)));
+  return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today, options.keyId)), {
+    group: true,
+  });
 }
 
 function* updateSteps(
@@ -161,7 +182,10 @@ function* updateSteps(
   id: string,
   body: unknown,
   today: string,
+  keyId: string | undefined,
 ): Steps<unknown> {
+  if (keyId !== undefined && (yield* step(unit.liveKeyScope(keyId))) !== 'read_write')
+    throw new KeyNoLongerLive();
   const row = yield* step(unit.lockTransaction(userId, id));
   if (!row) throw notFound();
   const { changes, tagIds } = yield* checkUpdate(unit, userId, row.currency, readUpdate(body), today);

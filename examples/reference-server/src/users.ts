@@ -75,6 +75,12 @@ export function revokeApiKeys(
 const TOUCH_EVERY_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
+/** The hash a presented key is looked up by, or `undefined` for one no key can be (empty, too long). */
+export function presentedKeyHash(presented: string | undefined): Buffer | undefined {
+  if (!presented || presented.length > 256) return undefined;
+  return hashApiKey(presented);
+}
+
 /**
  * Resolves a presented key to its user, or `undefined`. Unknown, malformed and revoked keys look alike.
  * At once (no promise) when the store answers at once (SQLite with no unit of work open).
@@ -83,19 +89,29 @@ export function authenticate(
   store: AppStore,
   presented: string | undefined,
 ): Awaitable<Principal | undefined> {
-  if (!presented || presented.length > 256) return undefined;
-  const hash = hashApiKey(presented);
+  const hash = presentedKeyHash(presented);
+  return hash && authenticateHash(store, hash);
+}
+
+/** `authenticate`, from the presented key's hash (`presentedKeyHash`). */
+export function authenticateHash(store: AppStore, hash: Buffer): Awaitable<Principal | undefined> {
   return thenApply(store.findActiveApiKey(hash), (row) => {
     if (!row || !hashesMatch(hash, row.key_hash)) return undefined;
-    // Recording every use would make each request a write; once a minute tells the same story.
-    const now = Date.now();
-    const lastUsed = lastTouched.get(row.id) ?? 0;
-    if (now - lastUsed >= TOUCH_EVERY_MS) {
-      lastTouched.set(row.id, now);
-      if (lastTouched.size > 10_000) lastTouched.clear();
-      // Not awaited: the request does not wait for bookkeeping, and a failure only loses one timestamp.
-      void store.touchApiKey(row.id, new Date(now).toISOString()).catch(() => lastTouched.delete(row.id));
-    }
+    recordKeyUse(store, row.id);
     return { userId: row.user_id, keyId: row.id, scope: row.scope };
   });
+}
+
+/**
+ * Notes that a key was used. Recording every use would make each request a write; once a minute
+ * tells the same story.
+ */
+export function recordKeyUse(store: AppStore, keyId: string): void {
+  const now = Date.now();
+  const lastUsed = lastTouched.get(keyId) ?? 0;
+  if (now - lastUsed < TOUCH_EVERY_MS) return;
+  lastTouched.set(keyId, now);
+  if (lastTouched.size > 10_000) lastTouched.clear();
+  // Not awaited: the request does not wait for bookkeeping, and a failure only loses one timestamp.
+  void store.touchApiKey(keyId, new Date(now).toISOString()).catch(() => lastTouched.delete(keyId));
 }

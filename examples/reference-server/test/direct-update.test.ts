@@ -8,6 +8,7 @@ import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { directTransactionUpdate } from '../src/http/direct-update.js';
+import { createApiKey, revokeApiKeys } from '../src/users.js';
 import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
 interface Sent {
@@ -240,6 +241,31 @@ for (const backend of BACKENDS) {
 
     const notesNow = async () =>
       (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body.notes as string | null;
+
+    it('a key revoked after it was used is refused on its next PATCH, by the app, and nothing is written', async () => {
+      const { store } = t.server.runtime;
+      const { key } = await createApiKey(store, t.users.alice, { name: 'revoked-later' });
+      const patch = async (notes: string) => {
+        const before = handedOver;
+        const answer = await read(
+          await fetch(
+            `${directUrl}/api/v1/transactions/${txId}`,
+            requestInit({ key, body: { transaction: { notes } } }, `revoke-${notes}`),
+          ),
+        );
+        return { answer, handed: handedOver > before };
+      };
+      expect(await patch('by-new-key')).toMatchObject({ answer: { status: 200 }, handed: false });
+      // As the CLI revokes it (from any process): the server is not told.
+      expect(await revokeApiKeys(store, t.users.alice, { namePrefix: 'revoked-later' })).toBe(1);
+      for (const notes of ['after-revoke', 'again']) {
+        const { answer, handed } = await patch(notes);
+        expect(handed).toBe(true);
+        expect(answer).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+        expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      expect(await notesNow()).toBe('by-new-key');
+    });
 
     it('a PATCH waiting longer than the request timeout is answered 503, as by the app', async () => {
       const { store } = t.server.runtime;

@@ -13,7 +13,7 @@ import { currencyScale } from '@finsync/service';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { formatMoney } from '../src/render.js';
+import { formatMoney } from '../src/money-format.js';
 import { revokeApiKeys } from '../src/users.js';
 import { mountWebUi } from '../src/web/index.js';
 import { balanceSeries, chartPaths } from '../src/web/overview.js';

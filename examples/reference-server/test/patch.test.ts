@@ -123,7 +123,7 @@ for (const backend of BACKENDS) {
       });
 
       it('formats amounts as the service does for USD, JPY and other currencies', async () => {
-        const { formatMoney } = await import('../src/render.js');
+        const { formatMoney } = await import('../src/money-format.js');
         expect(formatMoney('42.1', 'USD')).toBe('$42.10');
         expect(formatMoney('-1000', 'USD')).toBe('-$1,000.00');
         expect(formatMoney('1234.5', 'JPY')).toBe('¥1,235');

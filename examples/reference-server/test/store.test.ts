@@ -1,7 +1,10 @@
 /** The two app stores answer alike: transactions, exact text, ordering and search. */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStores, type OpenedStores } from '../src/store/open.js';
+import { prepareCached } from '../src/store/sqlite-schema.js';
+import type { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
 import type { AppStore, NewTransaction } from '../src/store/types.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
@@ -46,6 +49,11 @@ function transaction(userId: string, accountId: string, fields: Partial<NewTrans
     updated_at: now(),
     ...fields,
   };
+}
+
+/** The statement every unit of work on SQLite commits with (statements are prepared once and kept). */
+function commitStatement(store: AppStore) {
+  return prepareCached((store as SqliteAppStore).database, 'COMMIT');
 }
 
 for (const backend of BACKENDS) {
@@ -147,6 +155,81 @@ for (const backend of BACKENDS) {
       await first;
       expect(await second).toBe('first');
     });
+
+    it('grouped units asked for together each commit or roll back on their own, in the order asked', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, `grouped-${backend.kind}`);
+      const one = transaction(user.id, account.id, { external_id: 'lunchflow_g1' });
+      const two = transaction(user.id, account.id, { external_id: 'lunchflow_g2' });
+      await store.atomically(async (unit) => {
+        await unit.insertTransaction(one);
+        await unit.insertTransaction(two);
+      });
+      const commit = backend.kind === 'sqlite' ? vi.spyOn(commitStatement(store), 'run') : undefined;
+      const settled = await Promise.allSettled([
+        store.atomically((unit) => unit.updateTransaction(one.id, { notes: 'first' }), { group: true }),
+        store.atomically(
+          (unit) => {
+            unit.updateTransaction(one.id, { notes: 'lost' });
+            unit.updateTransaction(two.id, { notes: 'lost' });
+            throw new Error('boom');
+          },
+          { group: true },
+        ),
+        store.atomically(
+          (unit) =>
+            thenApply(unit.lockTransaction(user.id, one.id), (row) => {
+              unit.updateTransaction(two.id, { notes: `after ${row?.notes}` });
+              return row?.notes;
+            }),
+          { group: true },
+        ),
+      ]);
+      expect(settled).toEqual([
+        { status: 'fulfilled', value: undefined },
+        { status: 'rejected', reason: new Error('boom') },
+        // The third saw the first's write, not the second's.
+        { status: 'fulfilled', value: 'first' },
+      ]);
+      expect(await store.getTransaction(user.id, one.id)).toMatchObject({ notes: 'first' });
+      expect(await store.getTransaction(user.id, two.id)).toMatchObject({ notes: 'after first' });
+      // On SQLite the three shared one commit.
+      if (commit) {
+        expect(commit).toHaveBeenCalledTimes(1);
+        commit.mockRestore();
+      }
+    });
+
+    it.runIf(backend.kind === 'sqlite')(
+      'a group that cannot begin (another process holds the write lock) fails every unit and writes nothing',
+      async () => {
+        const { store } = opened;
+        const { user, account } = await seedUser(store, `group-busy-${backend.kind}`);
+        const row = transaction(user.id, account.id, { notes: 'before' });
+        await store.atomically((unit) => unit.insertTransaction(row));
+        const database = (store as SqliteAppStore).database;
+        const other = new Database(database.name);
+        other.exec('BEGIN IMMEDIATE');
+        database.pragma('busy_timeout = 50');
+        try {
+          const settled = await Promise.allSettled(
+            ['a', 'b'].map((notes) =>
+              store.atomically((unit) => unit.updateTransaction(row.id, { notes }), { group: true }),
+            ),
+          );
+          expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+          expect(settled.map((s) => (s as PromiseRejectedResult).reason.code)).toEqual([
+            'SQLITE_BUSY',
+            'SQLITE_BUSY',
+          ]);
+        } finally {
+          database.pragma('busy_timeout = 5000');
+          other.exec('ROLLBACK');
+          other.close();
+        }
+        expect(await store.getTransaction(user.id, row.id)).toMatchObject({ notes: 'before' });
+      },
+    );
 
     it('money, dates and timestamps come back as the exact text written', async () => {
       const { store } = opened;

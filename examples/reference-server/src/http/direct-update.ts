@@ -9,16 +9,19 @@
  * the limit, a key, no query, no rate limit configured). It checks the key before it reads the body,
  * and hands the request to the app whenever the key or the body would be refused — before reading
  * the body, or with the body it read as `rawBody` — so every refusal is the app's to word, and
- * nothing has been written when it does. What it answers itself (the updated row, an error thrown by
+ * nothing has been written when it does. A key it has accepted before is checked again inside the
+ * update's own database transaction instead of by a lookup of its own (`updateTransaction`'s
+ * `keyId`): one statement and one database transaction fewer, and a revocation made by any process
+ * is still seen by the next request. What it answers itself (the updated row, an error thrown by
  * `updateTransaction`, the request timeout's 503) is built by the functions the app uses: the same
  * body, the same headers, the same access-log line.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { malformedTextMembers } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
-import { updateTransaction } from '../transactions.js';
+import { KeyNoLongerLive, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
-import { authenticate, type Principal } from '../users.js';
+import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { logAccess, requestIdFor } from './middleware/edge.js';
 import { problemBody } from './problem-response.js';
@@ -73,6 +76,9 @@ function contentTypes(rawHeaders: string[]): number {
   return count;
 }
 
+/** How many accepted keys are remembered; past this the memory starts again (a lookup each, once). */
+const MAX_ACCEPTED_KEYS = 10_000;
+
 /** Wraps the app's listener: ordinary PATCHes are answered here, everything else by `app`. */
 export function directTransactionUpdate(
   runtime: ServerRuntime,
@@ -81,6 +87,14 @@ export function directTransactionUpdate(
 ): Listener {
   if (options.rateLimited) return app;
   const { store, logger } = runtime;
+  /**
+   * Keys with the write scope this path has accepted, by their hash (never the key itself): each
+   * later request with one is checked inside its update's transaction (see the file's header).
+   */
+  const acceptedKeys = new Map<string, Principal>();
+  // On SQLite a lookup of its own costs a database transaction of its own. PostgreSQL's costs a round
+  // trip, as the check inside the update would: there it gains nothing, so each request looks up.
+  const remembersKeys = store.kind === 'sqlite';
 
   /** One request, from its arrival to its answer: by this path, by the request timeout, or by the app. */
   function exchange(request: IncomingMessage, response: ServerResponse) {
@@ -140,8 +154,17 @@ export function directTransactionUpdate(
 
   type Exchange = ReturnType<typeof exchange>;
 
-  /** With the key accepted and the body read: the checks the app would make, then the update. */
-  function update(exchanged: Exchange, principal: Principal, id: string, raw: Buffer): void {
+  /**
+   * With the key accepted and the body read: the checks the app would make, then the update. With
+   * `rememberedAs`, the key was accepted by an earlier request and is checked again by the update.
+   */
+  function update(
+    exchanged: Exchange,
+    principal: Principal,
+    id: string,
+    raw: Buffer,
+    rememberedAs: string | undefined,
+  ): void {
     // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
     if (exchanged.answered) return;
     let parsed: unknown;
@@ -152,14 +175,30 @@ export function directTransactionUpdate(
     }
     const checked = malformedTextMembers(parsed).length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
+    // A remembered key counts as accepted (rate-limit headers, the log's user) once the update has checked it.
+    const done = (value: unknown) => {
+      exchanged.accepted(principal);
+      exchanged.reply(200, value);
+    };
+    const failed = (error: unknown) => {
+      if (!(error instanceof KeyNoLongerLive)) {
+        exchanged.accepted(principal);
+        return exchanged.fail(error);
+      }
+      // Revoked since it was remembered: nothing was written, and the app answers as for any refused key.
+      acceptedKeys.delete(rememberedAs!);
+      exchanged.handOver(raw);
+    };
     let result: Awaitable<unknown>;
     try {
-      result = updateTransaction(store, principal.userId, id, checked.data, runtime.today());
+      result = updateTransaction(store, principal.userId, id, checked.data, runtime.today(), {
+        keyId: rememberedAs === undefined ? undefined : principal.keyId,
+      });
     } catch (error) {
-      return exchanged.fail(error);
+      return failed(error);
     }
-    if (!(result instanceof Promise)) return exchanged.reply(200, result);
-    result.then((value) => exchanged.reply(200, value)).catch(exchanged.fail);
+    if (!(result instanceof Promise)) return done(result);
+    result.then(done).catch(failed);
   }
 
   return function directOrApp(request, response) {
@@ -167,22 +206,37 @@ export function directTransactionUpdate(
     if (!target) return app(request, response);
     const exchanged = exchange(request, response);
     // The key first, from the headers: a refused one is the app's to answer, before any body is read.
+    const hash = presentedKeyHash(target.key);
+    if (!hash) return exchanged.handOver();
+    const hashText = hash.toString('latin1');
+    const remembered = acceptedKeys.get(hashText);
     const withKey = (principal: Principal | undefined) => {
       if (principal?.scope !== 'read_write') return exchanged.handOver();
-      exchanged.accepted(principal);
+      if (!remembered) {
+        if (remembersKeys) {
+          if (acceptedKeys.size >= MAX_ACCEPTED_KEYS) acceptedKeys.clear();
+          acceptedKeys.set(hashText, principal);
+        }
+        exchanged.accepted(principal);
+      }
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         try {
-          update(exchanged, principal, target.id, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+          const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          update(exchanged, principal, target.id, raw, remembered ? hashText : undefined);
         } catch (error) {
           exchanged.fail(error); // not reached by any known request: `update` catches what it calls
         }
       });
     };
+    if (remembered) {
+      recordKeyUse(store, remembered.keyId);
+      return withKey(remembered);
+    }
     let principal: Awaitable<Principal | undefined>;
     try {
-      principal = authenticate(store, target.key);
+      principal = authenticateHash(store, hash);
     } catch {
       return exchanged.handOver(); // the key could not be looked up (a busy database): the app says so
     }

@@ -5,6 +5,7 @@ import type {
   UnitOfWork,
   FeedTransaction,
   LockableField,
+  Scope,
   StoredTransaction,
   TransactionRow,
 } from './types.js';
@@ -52,6 +53,14 @@ export function postgresUnitOfWork(client: PoolClient, s: string): UnitOfWork {
       );
       return row && storedTransaction(row);
     },
+    liveKeyScope: async (keyId) =>
+      (
+        await rows<{ scope: Scope }>(
+          client,
+          `SELECT scope FROM ${s}.app_api_keys WHERE id = $1 AND revoked_at IS NULL`,
+          [keyId],
+        )
+      )[0]?.scope,
     setDeleted: (id, at) => run(`UPDATE ${s}.app_transactions SET deleted_at = $2 WHERE id = $1`, [id, at]),
     removeTransaction: (id) => run(`DELETE FROM ${s}.app_transactions WHERE id = $1`, [id]),
     transactionTagIds: async (transactionId) =>

@@ -11,6 +11,7 @@ import {
   type UnitOfWork,
   type FeedTransaction,
   type LockableField,
+  type Scope,
   type StoredTransaction,
   type TransactionRow,
 } from './types.js';
@@ -67,6 +68,9 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
     },
     lockTransaction: (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
+    liveKeyScope: (keyId) =>
+      get<{ scope: Scope }>('SELECT scope FROM app_api_keys WHERE id = ? AND revoked_at IS NULL', keyId)
+        ?.scope,
     setDeleted: async (id, at) => {
       run('UPDATE app_transactions SET deleted_at = ? WHERE id = ?', at, id);
     },

@@ -10,12 +10,14 @@ import type { Storage } from '@finsync/sync';
 import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { TX_COLUMNS } from './columns.js';
+import { CommitGroups } from './sqlite-group-commit.js';
 import { readTransaction, sqliteUnitOfWork } from './sqlite-unit-of-work.js';
 import type { Awaitable } from './steps.js';
 import type {
   AccountRecord,
   ActiveApiKey,
   AppStore,
+  AtomicallyOptions,
   UnitOfWork,
   Category,
   Merchant,
@@ -74,10 +76,12 @@ export class SqliteAppStore implements AppStore {
   readonly #gate = new Gate();
   readonly #unit: UnitOfWork;
   readonly #reads: RelatedReads;
+  readonly #groups: CommitGroups;
 
   constructor(filename: string) {
     this.database = openDatabase(filename);
     this.#unit = sqliteUnitOfWork(this.database);
+    this.#groups = new CommitGroups(this.database, (work) => this.atomically(work));
     this.#reads = sqliteRelatedReads(this.database, (read) => this.#gate.run(read));
   }
 
@@ -350,7 +354,8 @@ export class SqliteAppStore implements AppStore {
     )?.summary;
   }
 
-  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T> {
+  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>, options?: AtomicallyOptions): Awaitable<T> {
+    if (options?.group) return this.#groups.join(work);
     if (this.#gate.busy) return this.#gate.hold(() => this.#commitWhenDone(work));
     // Nothing else holds the connection: begin now, and answer at once if `work` does.
     const release = this.#gate.close();

@@ -217,6 +217,8 @@ export interface UnitOfWork extends RelatedReads {
     id: string,
     options?: { deleted?: boolean },
   ): Awaitable<StoredTransaction | undefined>;
+  /** The scope of the API key if it is still live (not revoked), else `undefined`. */
+  liveKeyScope(keyId: string): Awaitable<Scope | undefined>;
   /** Marks a transaction deleted (`at`) or restores it (`null`). */
   setDeleted(id: string, at: string | null): Promise<void>;
   /** Removes a transaction and its tags for good. */
@@ -250,6 +252,16 @@ export interface UnitOfWork extends RelatedReads {
   /** The id of the user's merchant with this name, created with `newId` when there is none. */
   ensureMerchant(userId: string, name: string, newId: string): Promise<string>;
   insertTransaction(transaction: NewTransaction): Promise<void>;
+}
+
+export interface AtomicallyOptions {
+  /**
+   * Lets the store commit `work` together with other grouped units asked for in the same turn of
+   * the event loop, each still all-or-nothing on its own and answered after the shared commit
+   * (SQLite: store/sqlite-group-commit.ts). For short units that many requests run at once. A
+   * store without group commit (PostgreSQL) runs `work` alone, as without it.
+   */
+  group?: boolean;
 }
 
 export interface AppStore extends RelatedReads {
@@ -298,6 +310,6 @@ export interface AppStore extends RelatedReads {
    * Runs `work` in one database transaction: it commits when `work` returns or resolves, rolls back
    * when it throws. SQLite answers at once (no promise) when `work` does and no other unit is open.
    */
-  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T>;
+  atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>, options?: AtomicallyOptions): Awaitable<T>;
   close(): Promise<void>;
 }

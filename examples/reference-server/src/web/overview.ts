@@ -5,7 +5,8 @@
  */
 import { addDays, currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { ServerRuntime } from '../runtime.js';
-import { formatMoney, renderTransactions } from '../render.js';
+import { formatMoney } from '../money-format.js';
+import { renderTransactions } from '../render.js';
 import { isMoneyIn, moneyInPositive } from '../sign-convention.js';
 import type { AccountRecord, Scope, TransactionRow } from '../store/types.js';
 
