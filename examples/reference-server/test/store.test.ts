@@ -198,6 +198,17 @@ for (const backend of BACKENDS) {
         expect(commit).toHaveBeenCalledTimes(1);
         commit.mockRestore();
       }
+      // Alone in its group, a unit that throws after writing leaves nothing behind either.
+      await expect(
+        store.atomically(
+          (unit) => {
+            unit.updateTransaction(one.id, { notes: 'alone' });
+            throw new Error('alone');
+          },
+          { group: true },
+        ),
+      ).rejects.toThrow('alone');
+      expect(await store.getTransaction(user.id, one.id)).toMatchObject({ notes: 'first' });
     });
 
     it.runIf(backend.kind === 'sqlite')(

@@ -12,7 +12,7 @@
  * transactions taken in turn.
  */
 import { prepareCached, type Db } from './sqlite-schema.js';
-import { runSteps, step, type Awaitable, type Steps } from './steps.js';
+import { runSteps, step, thenApply, type Awaitable, type Steps } from './steps.js';
 import type { UnitOfWork } from './types.js';
 
 interface Member {
@@ -54,7 +54,11 @@ export class CommitGroups {
     if (this.#forming === group) this.#forming = undefined;
     let outcomes: Awaitable<Outcome[]>;
     try {
-      outcomes = this.#atomically((unit) => runSteps(this.#members(unit, group)));
+      outcomes =
+        group.length === 1
+          ? // Alone in its group: its own transaction is its savepoint (two statements fewer).
+            this.#atomically((unit) => thenApply(group[0]!.work(unit), (value) => [{ ok: true, value }]))
+          : this.#atomically((unit) => runSteps(this.#members(unit, group)));
     } catch (error) {
       for (const member of group) member.reject(error);
       return;
