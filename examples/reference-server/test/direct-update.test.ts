@@ -5,9 +5,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { directTransactionUpdate } from '../src/http/direct-update.js';
+import type { SqliteAppStore } from '../src/store/sqlite.js';
 import { createApiKey, revokeApiKeys } from '../src/users.js';
 import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
@@ -242,6 +244,26 @@ for (const backend of BACKENDS) {
     const notesNow = async () =>
       (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body.notes as string | null;
 
+    it.runIf(backend.kind === 'sqlite')(
+      'a remembered key whose update fails before checking it (a busy database) is answered by the app',
+      async () => {
+        const database = (t.server.runtime.store as SqliteAppStore).database;
+        // Another process holds the write lock: the update cannot begin, so the key goes unchecked.
+        const other = new Database(database.name);
+        other.exec('BEGIN IMMEDIATE');
+        database.pragma('busy_timeout = 20');
+        try {
+          const { answer, handed } = await both({ body: { transaction: { notes: 'busy' } } });
+          expect(handed).toBe(true);
+          expect(answer).toMatchObject({ status: 503, body: { error: 'database_busy' } });
+        } finally {
+          database.pragma('busy_timeout = 5000');
+          other.exec('ROLLBACK');
+          other.close();
+        }
+      },
+    );
+
     it('a key revoked after it was used is refused on its next PATCH, by the app, and nothing is written', async () => {
       const { store } = t.server.runtime;
       const { key } = await createApiKey(store, t.users.alice, { name: 'revoked-later' });
@@ -269,6 +291,9 @@ for (const backend of BACKENDS) {
 
     it('a PATCH waiting longer than the request timeout is answered 503, as by the app', async () => {
       const { store } = t.server.runtime;
+      // A key this path has not accepted before: it is looked up, as by the app (a remembered key
+      // counts as accepted from arrival, so its 503 would also carry the rate-limit headers).
+      const { key } = await createApiKey(store, t.users.alice, { name: 'late' });
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       let locked!: () => void;
@@ -280,7 +305,7 @@ for (const backend of BACKENDS) {
       });
       await isLocked;
       try {
-        const sent = { body: { transaction: { notes: 'late' } } };
+        const sent = { key, body: { transaction: { notes: 'late' } } };
         const path = `/api/v1/transactions/${txId}`;
         const init = requestInit(sent, 'late-1-app');
         (init.headers as Record<string, string>)['content-length'] = String(
@@ -316,7 +341,7 @@ for (const backend of BACKENDS) {
       headers: Array<[string, string]>,
       parts: string[],
       gapMs = 0,
-    ): Promise<{ status: number; body: string }> {
+    ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
       return new Promise((resolve, reject) => {
         // A connection of its own: one left with an unread body cannot carry another request.
         const request = httpRequest(`${directUrl}/api/v1/transactions/${txId}`, {
@@ -331,7 +356,9 @@ for (const backend of BACKENDS) {
           let body = '';
           response.setEncoding('utf8');
           response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+          );
         });
         request.on('error', reject);
         request.flushHeaders();
@@ -384,6 +411,7 @@ for (const backend of BACKENDS) {
       const answer = await handWritten(
         [
           ['x-api-key', t.keys.alice],
+          ['x-request-id', 'slow-body'],
           ['content-type', 'application/json'],
           ['content-length', String(Buffer.byteLength(body))],
         ],
@@ -392,6 +420,13 @@ for (const backend of BACKENDS) {
       );
       expect(answer.status).toBe(503);
       expect(JSON.parse(answer.body)).toMatchObject({ error: 'service_unavailable' });
+      // As the app, whose key lookup has long answered: the key counts as accepted (on SQLite this
+      // key is one the path remembers, and is checked again only by the update).
+      expect(answer.headers['x-ratelimit-limit']).toBe('Infinity');
+      expect(lines.find((l) => l.request_id === 'slow-body')).toMatchObject({
+        status: 503,
+        user_id: t.users.alice,
+      });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await notesNow()).toBe(before);
     });

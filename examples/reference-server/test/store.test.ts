@@ -1,10 +1,11 @@
 /** The two app stores answer alike: transactions, exact text, ordering and search. */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStores, type OpenedStores } from '../src/store/open.js';
 import { prepareCached } from '../src/store/sqlite-schema.js';
-import type { SqliteAppStore } from '../src/store/sqlite.js';
+import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
 import type { AppStore, NewTransaction } from '../src/store/types.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
@@ -210,6 +211,25 @@ for (const backend of BACKENDS) {
       ).rejects.toThrow('alone');
       expect(await store.getTransaction(user.id, one.id)).toMatchObject({ notes: 'first' });
     });
+
+    it.runIf(backend.kind === 'sqlite')(
+      'a grouped unit asked for just before close() still commits before the database closes',
+      async () => {
+        const file = join(db.dataDir, 'closing.db');
+        const closing = new SqliteAppStore(file);
+        const { user, account } = await seedUser(closing, 'closing');
+        const row = transaction(user.id, account.id, { notes: 'before' });
+        await closing.atomically((unit) => unit.insertTransaction(row));
+        const update = closing.atomically((unit) => unit.updateTransaction(row.id, { notes: 'kept' }), {
+          group: true,
+        });
+        await closing.close();
+        await expect(update).resolves.toBeUndefined();
+        const reopened = new SqliteAppStore(file);
+        expect(await reopened.getTransaction(user.id, row.id)).toMatchObject({ notes: 'kept' });
+        await reopened.close();
+      },
+    );
 
     it.runIf(backend.kind === 'sqlite')(
       'a group that cannot begin (another process holds the write lock) fails every unit and writes nothing',

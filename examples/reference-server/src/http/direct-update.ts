@@ -9,17 +9,17 @@
  * the limit, a key, no query, no rate limit configured). It checks the key before it reads the body,
  * and hands the request to the app whenever the key or the body would be refused — before reading
  * the body, or with the body it read as `rawBody` — so every refusal is the app's to word, and
- * nothing has been written when it does. A key it has accepted before is checked again inside the
- * update's own database transaction instead of by a lookup of its own (`updateTransaction`'s
- * `keyId`): one statement and one database transaction fewer, and a revocation made by any process
- * is still seen by the next request. What it answers itself (the updated row, an error thrown by
+ * nothing has been written when it does. On SQLite a key it has accepted before is checked again
+ * inside the update's own database transaction instead of by a lookup of its own (`updateTransaction`'s
+ * `keyId`): one read transaction fewer, and a revocation made by any process is still seen by the
+ * next request, which the app then refuses. What it answers itself (the updated row, an error thrown by
  * `updateTransaction`, the request timeout's 503) is built by the functions the app uses: the same
  * body, the same headers, the same access-log line.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { malformedTextMembers } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
-import { KeyNoLongerLive, updateTransaction } from '../transactions.js';
+import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
@@ -175,19 +175,20 @@ export function directTransactionUpdate(
     }
     const checked = malformedTextMembers(parsed).length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
-    // A remembered key counts as accepted (rate-limit headers, the log's user) once the update has checked it.
     const done = (value: unknown) => {
-      exchanged.accepted(principal);
+      if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);
       exchanged.reply(200, value);
     };
     const failed = (error: unknown) => {
-      if (!(error instanceof KeyNoLongerLive)) {
-        exchanged.accepted(principal);
-        return exchanged.fail(error);
+      // A remembered key is confirmed only by the update. Revoked meanwhile (`KeyNoLongerLive`), or not
+      // checked because the update failed before it could (a busy or full database): nothing was
+      // written, and the app, which looks the key up itself, answers — a 401, or the update's own answer.
+      if (rememberedAs !== undefined && !(error instanceof ApiProblem)) {
+        acceptedKeys.delete(rememberedAs);
+        return exchanged.handOver(raw);
       }
-      // Revoked since it was remembered: nothing was written, and the app answers as for any refused key.
-      acceptedKeys.delete(rememberedAs!);
-      exchanged.handOver(raw);
+      if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);
+      exchanged.fail(error);
     };
     let result: Awaitable<unknown>;
     try {
@@ -212,13 +213,12 @@ export function directTransactionUpdate(
     const remembered = acceptedKeys.get(hashText);
     const withKey = (principal: Principal | undefined) => {
       if (principal?.scope !== 'read_write') return exchanged.handOver();
-      if (!remembered) {
-        if (remembersKeys) {
-          if (acceptedKeys.size >= MAX_ACCEPTED_KEYS) acceptedKeys.clear();
-          acceptedKeys.set(hashText, principal);
-        }
-        exchanged.accepted(principal);
+      if (!remembered && remembersKeys) {
+        if (acceptedKeys.size >= MAX_ACCEPTED_KEYS) acceptedKeys.clear();
+        acceptedKeys.set(hashText, principal);
       }
+      // As the app once its lookup has accepted the key: the rate-limit headers, the log line's user.
+      exchanged.accepted(principal);
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -230,10 +230,7 @@ export function directTransactionUpdate(
         }
       });
     };
-    if (remembered) {
-      recordKeyUse(store, remembered.keyId);
-      return withKey(remembered);
-    }
+    if (remembered) return withKey(remembered);
     let principal: Awaitable<Principal | undefined>;
     try {
       principal = authenticateHash(store, hash);

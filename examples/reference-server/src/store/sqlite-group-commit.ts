@@ -1,15 +1,17 @@
 /**
  * Group commit on SQLite: the units of work asked for with `{ group: true }` in one turn of the event
- * loop run in one database transaction, each inside its own savepoint, so they pay for one
- * `BEGIN IMMEDIATE` and one `COMMIT` between them — about a ninth of a PATCH's time each
- * (docs/benchmarks.md, "Reference-server PATCH").
+ * loop (up to 64) run in one database transaction, each inside its own savepoint, so they pay for one
+ * `BEGIN IMMEDIATE` and one `COMMIT` between them, and the server handles several requests per turn
+ * (docs/benchmarks.md, "Reference-server PATCH"). A unit alone in its turn runs as its own transaction.
  *
  * Each unit keeps its own outcome: one that throws is rolled back to its savepoint and its caller
  * gets the error, while the others commit. Each answer is given only after the group has committed,
- * so no caller hears of a write that could still be lost; when the commit itself fails, every caller
- * of the group gets that failure and nothing of the group is kept. Units run one after the other in
- * the order they were asked for, each seeing the writes of those before it, as they would in separate
- * transactions taken in turn.
+ * so no caller is told of a write before it has committed. When the group cannot begin or commit, or
+ * a unit meets an error after which SQLite abandons the whole transaction (a full disk), every caller
+ * of the group gets that error and nothing of the group is kept. Units run one after the other in the
+ * order they were asked for, each seeing the writes of those before it, as they would in separate
+ * transactions taken in turn (a unit asked for without `group` in the same turn may run first: the
+ * group starts on the next turn).
  */
 import { prepareCached, type Db } from './sqlite-schema.js';
 import { runSteps, step, thenApply, type Awaitable, type Steps } from './steps.js';
@@ -31,6 +33,8 @@ export class CommitGroups {
   /** Runs a whole group as one unit of work (`SqliteAppStore.atomically`). */
   readonly #atomically: <T>(work: (unit: UnitOfWork) => Awaitable<T>) => Awaitable<T>;
   #forming: Member[] | undefined;
+  /** Groups asked for and not yet settled: `drained()` waits for them. */
+  readonly #unsettled = new Set<Promise<void>>();
 
   constructor(db: Db, atomically: <T>(work: (unit: UnitOfWork) => Awaitable<T>) => Awaitable<T>) {
     this.#db = db;
@@ -44,13 +48,21 @@ export class CommitGroups {
         const group: Member[] = [];
         this.#forming = group;
         // After the I/O callbacks of this turn: the units their requests asked for are all in.
-        setImmediate(() => this.#run(group));
+        const settled = new Promise<void>((done) =>
+          setImmediate(() => void Promise.resolve(this.#run(group)).finally(done)),
+        ).finally(() => this.#unsettled.delete(settled));
+        this.#unsettled.add(settled);
       }
       this.#forming.push({ work, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  #run(group: Member[]): void {
+  /** Resolves once every group asked for so far has committed or failed (the store waits before it closes). */
+  async drained(): Promise<void> {
+    while (this.#unsettled.size > 0) await Promise.all(this.#unsettled);
+  }
+
+  #run(group: Member[]): Promise<void> | void {
     if (this.#forming === group) this.#forming = undefined;
     let outcomes: Awaitable<Outcome[]>;
     try {
@@ -68,7 +80,7 @@ export class CommitGroups {
         outcome.ok ? group[i]!.resolve(outcome.value) : group[i]!.reject(outcome.error),
       );
     if (!(outcomes instanceof Promise)) return settle(outcomes);
-    outcomes.then(settle, (error: unknown) => {
+    return outcomes.then(settle, (error: unknown) => {
       for (const member of group) member.reject(error);
     });
   }

@@ -397,6 +397,8 @@ export class SqliteAppStore implements AppStore {
   }
 
   async close(): Promise<void> {
+    // A grouped unit asked for before close() still runs (its group starts on the next turn).
+    await this.#groups.drained();
     await this.#gate.run(() => this.database.close());
   }
 }

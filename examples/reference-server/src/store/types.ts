@@ -308,7 +308,8 @@ export interface AppStore extends RelatedReads {
 
   /**
    * Runs `work` in one database transaction: it commits when `work` returns or resolves, rolls back
-   * when it throws. SQLite answers at once (no promise) when `work` does and no other unit is open.
+   * when it throws. Without `group`, SQLite answers at once (no promise) when `work` does and no
+   * other unit is open; with it, always later (after the group's commit).
    */
   atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>, options?: AtomicallyOptions): Awaitable<T>;
   close(): Promise<void>;
