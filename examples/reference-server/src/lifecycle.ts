@@ -11,7 +11,7 @@ import { amountProblem, isCalendarDate } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
-import { API_KEY_PREFIX, type AppStore, type LockableField } from './store/types.js';
+import { API_KEY_PREFIX, type AppStore, type CommitDeadline, type LockableField } from './store/types.js';
 import { findRow } from './transactions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,12 +41,18 @@ export interface CreateResult {
   transaction: unknown;
 }
 
+/** How a request's write may run: past `deadline` (the request timeout's), it rolls back. */
+export interface WriteOptions {
+  deadline?: CommitDeadline | undefined;
+}
+
 /** `POST /api/v1/transactions`: 201 with the new row, or 200 with the row an idempotency key names. */
 export async function createTransaction(
   store: AppStore,
   userId: string,
   body: unknown,
   today: string,
+  options: WriteOptions = {},
 ): Promise<CreateResult> {
   const raw = members(body);
   const typeErrors: string[] = [];
@@ -125,7 +131,7 @@ export async function createTransaction(
         updated_at: now,
       });
       if (tags.length > 0) await unit.replaceTransactionTags(id, tags);
-    });
+    }, options);
   } catch (error) {
     if (!(error instanceof Repeat) && !isUniqueViolation(error)) throw error;
     const winner = await findByKey(store, account.id, source!, externalId!);
@@ -178,7 +184,12 @@ async function render(store: AppStore, userId: string, id: string): Promise<unkn
 }
 
 /** `DELETE /api/v1/transactions/{id}`. */
-export async function deleteTransaction(store: AppStore, userId: string, id: string) {
+export async function deleteTransaction(
+  store: AppStore,
+  userId: string,
+  id: string,
+  options: WriteOptions = {},
+) {
   if (!(await findRow(store, userId, id))) throw notFound();
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id);
@@ -187,19 +198,24 @@ export async function deleteTransaction(store: AppStore, userId: string, id: str
     const createdHere = await unit.findFeedTransaction(row.account_id, `${API_KEY_PREFIX}${row.id}`);
     if (createdHere) await unit.removeTransaction(row.id);
     else await unit.setDeleted(row.id, new Date().toISOString());
-  });
+  }, options);
   return { message: 'Transaction deleted successfully' };
 }
 
 /** `POST /api/v1/transactions/{id}/restore` (a finsync extension): a deleted transaction comes back. */
-export async function restoreTransaction(store: AppStore, userId: string, id: string) {
+export async function restoreTransaction(
+  store: AppStore,
+  userId: string,
+  id: string,
+  options: WriteOptions = {},
+) {
   if (!UUID.test(id)) throw notFound();
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id, { deleted: true });
     if (!row) throw notFound();
     await unit.setDeleted(row.id, null);
     await unit.updateTransaction(row.id, { updated_at: new Date().toISOString() });
-  });
+  }, options);
   return render(store, userId, id);
 }
 

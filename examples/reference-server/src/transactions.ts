@@ -10,7 +10,14 @@ import { ApiProblem, notFound } from './problem.js';
 import { renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
 import { runSteps, step, type Awaitable, type Steps } from './store/steps.js';
-import type { AppStore, RelatedReads, TransactionRow, TransactionUpdate, UnitOfWork } from './store/types.js';
+import type {
+  AppStore,
+  CommitDeadline,
+  RelatedReads,
+  TransactionRow,
+  TransactionUpdate,
+  UnitOfWork,
+} from './store/types.js';
 
 export { ApiProblem, notFound } from './problem.js';
 
@@ -166,13 +173,14 @@ export function updateTransaction(
   id: string,
   body: unknown,
   today: string,
-  options: { keyId?: string } = {},
+  options: { keyId?: string | undefined; deadline?: CommitDeadline | undefined } = {},
 ): Awaitable<unknown> {
   if (!UUID.test(id)) throw notFound();
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
   return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today, options.keyId)), {
     group: true,
+    deadline: options.deadline,
   });
 }
 

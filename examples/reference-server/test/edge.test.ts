@@ -8,6 +8,12 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { SANDBOX, StartupError, startReferenceServer } from '../src/server.js';
 import { createUser } from '../src/users.js';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { createApp } from '../src/app.js';
+import { AnsweredAsTimedOut } from '../src/http/deadline.js';
+import type { AppEnv } from '../src/http/env.js';
+import { requestTimeout } from '../src/http/middleware/edge.js';
 import { BACKENDS, startTestServer, testDatabase, type TestServer } from './helpers.js';
 
 const MiB = 1024 * 1024;
@@ -244,6 +250,123 @@ describe.skipIf(BACKENDS[0]!.skip)('the request timeout', () => {
     expect((await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).status).toBe(200);
   });
 });
+
+describe('the request timeout and a write', () => {
+  /** An app with the server's request timeout and a write route that takes `ms`, committing when told. */
+  function appWithSlowWrite(ms: number, commitAt: 'start' | 'end') {
+    const app = new Hono<AppEnv>();
+    const committed: string[] = [];
+    app.use(
+      '*',
+      requestTimeout(50, () => new HTTPException(503, { message: 'too long' })),
+    );
+    app.post('/write', async (c) => {
+      const deadline = c.get('deadline');
+      if (commitAt === 'start') deadline.beginCommit();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      try {
+        if (commitAt === 'end') deadline.beginCommit();
+      } catch (error) {
+        expect(error).toBeInstanceOf(AnsweredAsTimedOut);
+        return c.text('rolled back', 500);
+      }
+      committed.push('written');
+      return c.text('written', 200);
+    });
+    app.onError((error, c) => c.text(error.message, error instanceof HTTPException ? error.status : 500));
+    return { app, committed };
+  }
+
+  it('a write still waiting when the time is up is answered 503 and does not commit', async () => {
+    const { app, committed } = appWithSlowWrite(150, 'end');
+    const response = await app.request('/write', { method: 'POST' });
+    expect(response.status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(committed).toEqual([]);
+  });
+
+  it('a write that began to commit before the time was up is answered with its result, not 503', async () => {
+    const { app, committed } = appWithSlowWrite(150, 'start');
+    const response = await app.request('/write', { method: 'POST' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('written');
+    expect(committed).toEqual(['written']);
+  });
+});
+
+// On SQLite, where a unit of work holding the connection makes the create wait. (PostgreSQL's units
+// take the same deadline: direct-update.test.ts holds a row lock there past a PATCH's timeout.)
+{
+  const backend = BACKENDS[0]!;
+  describe.skipIf(backend.skip)(`a create answered 503 by the request timeout ${backend.title}`, () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(backend);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('creates nothing (no transaction, no tag) once it is let through', async () => {
+      const { store } = t.server.runtime;
+      const list = async () =>
+        (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body.pagination.total_count;
+      const accounts = (await t.request(t.keys.alice, 'GET', '/api/v1/accounts')).body.accounts;
+      // Through the app itself: over HTTP a request answered before its body was read never reads it,
+      // so this is the case of a body read in time and a write that then waits.
+      const app = createApp(t.server.runtime, { requestTimeoutMs: 200 });
+      const create = (name: string) =>
+        app.fetch(
+          new Request('http://localhost/api/v1/transactions', {
+            method: 'POST',
+            headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              transaction: { account_id: accounts[0].id, date: '2026-01-05', amount: '3.50', name },
+            }),
+          }),
+        );
+      const createTag = (name: string) =>
+        app.fetch(
+          new Request('http://localhost/api/v1/tags', {
+            method: 'POST',
+            headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
+            body: JSON.stringify({ tag: { name } }),
+          }),
+        );
+      const tagNames = async () =>
+        ((await t.request(t.keys.alice, 'GET', '/api/v1/tags')).body.tags as Array<{ name: string }>).map(
+          (tag) => tag.name,
+        );
+      // The same creates, let through at once, create a row and a tag.
+      expect((await create('On time')).status).toBe(201);
+      expect((await createTag('On time')).status).toBe(201);
+      const before = await list();
+      // A unit of work that holds the connection, as a long feed batch would.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const isHolding = new Promise<void>((resolve) => (holding = resolve));
+      const holder = store.atomically(async () => {
+        holding();
+        await held;
+      });
+      await isHolding;
+      try {
+        const [response, tagResponse] = await Promise.all([create('Late'), createTag('Late')]);
+        expect(response.status).toBe(503);
+        expect(tagResponse.status).toBe(503);
+      } finally {
+        release();
+        await holder;
+      }
+      for (let i = 0; i < 10; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await list()).toBe(before);
+        expect(await tagNames()).not.toContain('Late');
+      }
+    });
+  });
+}
 
 describe.skipIf(BACKENDS[0]!.skip)('SQLite under another process’s write lock', () => {
   let t: TestServer;

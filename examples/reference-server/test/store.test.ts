@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStores, type OpenedStores } from '../src/store/open.js';
+import { AnsweredAsTimedOut, RequestDeadline } from '../src/http/deadline.js';
 import { prepareCached } from '../src/store/sqlite-schema.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
@@ -210,6 +211,44 @@ for (const backend of BACKENDS) {
         ),
       ).rejects.toThrow('alone');
       expect(await store.getTransaction(user.id, one.id)).toMatchObject({ notes: 'first' });
+    });
+
+    it('a unit whose request was answered as timed out rolls back at its commit; its group-mates commit', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, `deadline-${backend.kind}`);
+      const one = transaction(user.id, account.id, { external_id: 'lunchflow_d1', notes: 'before' });
+      const two = transaction(user.id, account.id, { external_id: 'lunchflow_d2', notes: 'before' });
+      await store.atomically(async (unit) => {
+        await unit.insertTransaction(one);
+        await unit.insertTransaction(two);
+      });
+      const late = new RequestDeadline();
+      expect(late.expire()).toBe(true);
+      const inTime = new RequestDeadline();
+      const settled = await Promise.allSettled([
+        store.atomically((unit) => unit.updateTransaction(one.id, { notes: 'late' }), {
+          group: true,
+          deadline: late,
+        }),
+        store.atomically((unit) => unit.updateTransaction(two.id, { notes: 'in time' }), {
+          group: true,
+          deadline: inTime,
+        }),
+      ]);
+      expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled']);
+      expect((settled[0] as PromiseRejectedResult).reason).toBeInstanceOf(AnsweredAsTimedOut);
+      expect(await store.getTransaction(user.id, one.id)).toMatchObject({ notes: 'before' });
+      expect(await store.getTransaction(user.id, two.id)).toMatchObject({ notes: 'in time' });
+      // Once its write has begun to commit, the request is no longer answered as timed out.
+      expect(inTime.expire()).toBe(false);
+      // Alone, and without grouping, the same.
+      await expect(
+        (async () =>
+          store.atomically((unit) => unit.updateTransaction(two.id, { notes: 'late' }), {
+            deadline: late,
+          }))(),
+      ).rejects.toBeInstanceOf(AnsweredAsTimedOut);
+      expect(await store.getTransaction(user.id, two.id)).toMatchObject({ notes: 'in time' });
     });
 
     it.runIf(backend.kind === 'sqlite')(

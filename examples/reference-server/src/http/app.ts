@@ -7,12 +7,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { timeout } from 'hono/timeout';
 import type { ServerRuntime } from '../runtime.js';
 import type { AppEnv } from './env.js';
 import { LIMITS } from './limits.js';
 import { createAuth, type RateLimitOptions } from './middleware/auth.js';
-import { accessLog, bodySizeLimit, requestIds } from './middleware/edge.js';
+import { accessLog, bodySizeLimit, requestIds, requestTimeout } from './middleware/edge.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { problem } from './problem-response.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -42,7 +41,7 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
   app.use('/api/*', bodySizeLimit(options.maxBodyBytes ?? LIMITS.bodyBytes));
   app.use(
     '/api/*',
-    timeout(
+    requestTimeout(
       options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
       () => new HTTPException(503, { message: TIMED_OUT.message }),
     ),

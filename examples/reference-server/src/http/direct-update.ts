@@ -22,6 +22,7 @@ import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
+import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { logAccess, requestIdFor } from './middleware/edge.js';
 import { problemBody } from './problem-response.js';
@@ -121,9 +122,14 @@ export function directTransactionUpdate(
         problemBody(known.code, known.message, known.errors, requestId),
         known.retryAfter === undefined ? undefined : { 'retry-after': String(known.retryAfter) },
       );
-    // As the app's request timeout, from arrival: a 503, while work already begun runs on.
-    const timer = setTimeout(() => replyError(TIMED_OUT), options.requestTimeoutMs);
+    // As the app's request timeout, from arrival: a 503, unless the update has begun to commit; an
+    // update not yet committed then rolls back (http/deadline.ts).
+    const deadline = new RequestDeadline();
+    const timer = setTimeout(() => {
+      if (deadline.expire()) replyError(TIMED_OUT);
+    }, options.requestTimeoutMs);
     return {
+      deadline,
       /** Whether the request has been answered (the timeout): then nothing more is done for it. */
       get answered() {
         return settled;
@@ -183,7 +189,11 @@ export function directTransactionUpdate(
       // A remembered key is confirmed only by the update. Revoked meanwhile (`KeyNoLongerLive`), or not
       // checked because the update failed before it could (a busy or full database): nothing was
       // written, and the app, which looks the key up itself, answers — a 401, or the update's own answer.
-      if (rememberedAs !== undefined && !(error instanceof ApiProblem)) {
+      if (
+        rememberedAs !== undefined &&
+        !(error instanceof ApiProblem) &&
+        !(error instanceof AnsweredAsTimedOut)
+      ) {
         acceptedKeys.delete(rememberedAs);
         return exchanged.handOver(raw);
       }
@@ -194,6 +204,7 @@ export function directTransactionUpdate(
     try {
       result = updateTransaction(store, principal.userId, id, checked.data, runtime.today(), {
         keyId: rememberedAs === undefined ? undefined : principal.keyId,
+        deadline: exchanged.deadline,
       });
     } catch (error) {
       return failed(error);

@@ -3,6 +3,7 @@
  * PATCH answered outside Hono (direct-update.ts), so the two cannot answer the same error differently.
  */
 import { ApiProblem } from '../problem.js';
+import { AnsweredAsTimedOut } from './deadline.js';
 
 export interface ErrorAnswer {
   status: number;
@@ -29,6 +30,8 @@ function isBusy(error: unknown): boolean {
 
 /** The answer to an `ApiProblem` or a busy database; undefined for anything else (a 500, logged). */
 export function errorAnswer(error: unknown): ErrorAnswer | undefined {
+  // Its request has been answered so already; the error only rolled its write back.
+  if (error instanceof AnsweredAsTimedOut) return TIMED_OUT;
   if (error instanceof ApiProblem) {
     const retryAfter = error.status === 503 || error.status === 429 ? 5 : undefined;
     return {

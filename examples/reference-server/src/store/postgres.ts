@@ -16,6 +16,8 @@ import type {
   AccountRecord,
   ActiveApiKey,
   AppStore,
+  AtomicallyOptions,
+  CommitDeadline,
   UnitOfWork,
   Category,
   Merchant,
@@ -170,7 +172,12 @@ export class PostgresAppStore implements AppStore {
     ]);
   }
 
-  async insertTag(userId: string, tag: Tag): Promise<boolean> {
+  async insertTag(
+    userId: string,
+    tag: Tag,
+    options?: { deadline?: CommitDeadline | undefined },
+  ): Promise<boolean> {
+    options?.deadline?.beginCommit();
     const inserted = await this.#run(
       `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color) VALUES ($1, $2, $3, $4)
        ON CONFLICT (user_id, name) DO NOTHING`,
@@ -293,7 +300,7 @@ export class PostgresAppStore implements AppStore {
     return row?.summary;
   }
 
-  async atomically<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
+  async atomically<T>(work: (unit: UnitOfWork) => Promise<T>, options?: AtomicallyOptions): Promise<T> {
     await this.init();
     const client = await this.pool.connect();
     let broken: Error | undefined;
@@ -301,6 +308,7 @@ export class PostgresAppStore implements AppStore {
       await client.query('BEGIN');
       try {
         const result = await work(postgresUnitOfWork(client, this.#s));
+        options?.deadline?.beginCommit();
         await client.query('COMMIT');
         return result;
       } catch (error) {

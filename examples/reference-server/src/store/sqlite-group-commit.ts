@@ -15,10 +15,11 @@
  */
 import { prepareCached, type Db } from './sqlite-schema.js';
 import { runSteps, step, thenApply, type Awaitable, type Steps } from './steps.js';
-import type { UnitOfWork } from './types.js';
+import type { AtomicallyOptions, CommitDeadline, UnitOfWork } from './types.js';
 
 interface Member {
   work: (unit: UnitOfWork) => Awaitable<unknown>;
+  deadline: CommitDeadline | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -31,18 +32,24 @@ const MAX_GROUP = 64;
 export class CommitGroups {
   readonly #db: Db;
   /** Runs a whole group as one unit of work (`SqliteAppStore.atomically`). */
-  readonly #atomically: <T>(work: (unit: UnitOfWork) => Awaitable<T>) => Awaitable<T>;
+  readonly #atomically: <T>(
+    work: (unit: UnitOfWork) => Awaitable<T>,
+    options?: AtomicallyOptions,
+  ) => Awaitable<T>;
   #forming: Member[] | undefined;
   /** Groups asked for and not yet settled: `drained()` waits for them. */
   readonly #unsettled = new Set<Promise<void>>();
 
-  constructor(db: Db, atomically: <T>(work: (unit: UnitOfWork) => Awaitable<T>) => Awaitable<T>) {
+  constructor(
+    db: Db,
+    atomically: <T>(work: (unit: UnitOfWork) => Awaitable<T>, options?: AtomicallyOptions) => Awaitable<T>,
+  ) {
     this.#db = db;
     this.#atomically = atomically;
   }
 
   /** `work`'s value once the group it joined has committed. */
-  join<T>(work: (unit: UnitOfWork) => Awaitable<T>): Promise<T> {
+  join<T>(work: (unit: UnitOfWork) => Awaitable<T>, deadline?: CommitDeadline): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.#forming || this.#forming.length >= MAX_GROUP) {
         const group: Member[] = [];
@@ -53,7 +60,7 @@ export class CommitGroups {
         ).finally(() => this.#unsettled.delete(settled));
         this.#unsettled.add(settled);
       }
-      this.#forming.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#forming.push({ work, deadline, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -69,7 +76,9 @@ export class CommitGroups {
       outcomes =
         group.length === 1
           ? // Alone in its group: its own transaction is its savepoint (two statements fewer).
-            this.#atomically((unit) => thenApply(group[0]!.work(unit), (value) => [{ ok: true, value }]))
+            this.#atomically((unit) => thenApply(group[0]!.work(unit), (value) => [{ ok: true, value }]), {
+              deadline: group[0]!.deadline,
+            })
           : this.#atomically((unit) => runSteps(this.#members(unit, group)));
     } catch (error) {
       for (const member of group) member.reject(error);
@@ -92,6 +101,8 @@ export class CommitGroups {
       statement('SAVEPOINT grouped_unit');
       try {
         const value = yield* step(member.work(unit));
+        // Past its request's deadline, a unit is rolled back like one that threw: its client was told to retry.
+        member.deadline?.beginCommit();
         statement('RELEASE grouped_unit');
         outcomes.push({ ok: true, value });
       } catch (error) {

@@ -11,6 +11,7 @@ import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { TX_COLUMNS } from './columns.js';
 import { CommitGroups } from './sqlite-group-commit.js';
+import { Gate } from './sqlite-gate.js';
 import { readTransaction, sqliteUnitOfWork } from './sqlite-unit-of-work.js';
 import type { Awaitable } from './steps.js';
 import type {
@@ -18,6 +19,7 @@ import type {
   ActiveApiKey,
   AppStore,
   AtomicallyOptions,
+  CommitDeadline,
   UnitOfWork,
   Category,
   Merchant,
@@ -32,43 +34,6 @@ import type {
   User,
 } from './types.js';
 
-/** Makes SQLite calls wait while a unit of work holds the connection. */
-class Gate {
-  #open: Promise<void> | undefined;
-
-  /** Runs a synchronous database call once no unit of work is open. */
-  async run<T>(work: () => T): Promise<Awaited<T>> {
-    while (this.#open) await this.#open;
-    return await work();
-  }
-
-  /** Whether a unit of work holds the connection now. */
-  get busy(): boolean {
-    return this.#open !== undefined;
-  }
-
-  /** Closes the gate at once; calls arriving until `release()` wait. */
-  close(): () => void {
-    let release!: () => void;
-    this.#open = new Promise((resolve) => (release = resolve));
-    return () => {
-      this.#open = undefined;
-      release();
-    };
-  }
-
-  /** Holds the gate across async work; calls arriving meanwhile wait. */
-  async hold<T>(work: () => Awaitable<T>): Promise<T> {
-    while (this.#open) await this.#open;
-    const release = this.close();
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-}
-
 export class SqliteAppStore implements AppStore {
   readonly kind = 'sqlite';
   /** The better-sqlite3 handle, shared with the engine's storage. */
@@ -81,7 +46,7 @@ export class SqliteAppStore implements AppStore {
   constructor(filename: string) {
     this.database = openDatabase(filename);
     this.#unit = sqliteUnitOfWork(this.database);
-    this.#groups = new CommitGroups(this.database, (work) => this.atomically(work));
+    this.#groups = new CommitGroups(this.database, (work, options) => this.atomically(work, options));
     this.#reads = sqliteRelatedReads(this.database, (read) => this.#gate.run(read));
   }
 
@@ -228,14 +193,19 @@ export class SqliteAppStore implements AppStore {
     return this.#all('SELECT id, name, color FROM app_tags WHERE user_id = ? ORDER BY name', userId);
   }
 
-  async insertTag(userId: string, tag: Tag): Promise<boolean> {
-    const changes = await this.#run(
-      'INSERT INTO app_tags (id, user_id, name, color) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
-      tag.id,
-      userId,
-      tag.name,
-      tag.color,
-    );
+  async insertTag(
+    userId: string,
+    tag: Tag,
+    options?: { deadline?: CommitDeadline | undefined },
+  ): Promise<boolean> {
+    const changes = await this.#gate.run(() => {
+      // Checked once the connection is free: the wait for it may outlast the request.
+      options?.deadline?.beginCommit();
+      return prepareCached(
+        this.database,
+        'INSERT INTO app_tags (id, user_id, name, color) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
+      ).run(tag.id, userId, tag.name, tag.color).changes;
+    });
     return changes === 1;
   }
 
@@ -355,13 +325,14 @@ export class SqliteAppStore implements AppStore {
   }
 
   atomically<T>(work: (unit: UnitOfWork) => Awaitable<T>, options?: AtomicallyOptions): Awaitable<T> {
-    if (options?.group) return this.#groups.join(work);
-    if (this.#gate.busy) return this.#gate.hold(() => this.#commitWhenDone(work));
+    if (options?.group) return this.#groups.join(work, options.deadline);
+    const deadline = options?.deadline;
+    if (this.#gate.busy) return this.#gate.hold(() => this.#commitWhenDone(work, deadline));
     // Nothing else holds the connection: begin now, and answer at once if `work` does.
     const release = this.#gate.close();
     let result: Awaitable<T>;
     try {
-      result = this.#commitWhenDone(work);
+      result = this.#commitWhenDone(work, deadline);
     } catch (error) {
       release();
       throw error;
@@ -373,7 +344,7 @@ export class SqliteAppStore implements AppStore {
     return result.finally(release);
   }
 
-  #commitWhenDone<T>(work: (unit: UnitOfWork) => Awaitable<T>): Awaitable<T> {
+  #commitWhenDone<T>(work: (unit: UnitOfWork) => Awaitable<T>, deadline?: CommitDeadline): Awaitable<T> {
     const db = this.database;
     const rollBack = (error: unknown): never => {
       if (db.inTransaction) prepareCached(db, 'ROLLBACK').run();
@@ -382,6 +353,7 @@ export class SqliteAppStore implements AppStore {
     // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
     prepareCached(db, 'BEGIN IMMEDIATE').run();
     const commit = (result: T) => {
+      deadline?.beginCommit();
       prepareCached(db, 'COMMIT').run();
       return result;
     };

@@ -254,6 +254,18 @@ export interface UnitOfWork extends RelatedReads {
   insertTransaction(transaction: NewTransaction): Promise<void>;
 }
 
+/**
+ * A request's time limit, as a unit of work sees it (http/deadline.ts). Once a request has been
+ * answered as timed out, its unit must not commit: the client was told to try again.
+ */
+export interface CommitDeadline {
+  /**
+   * Called just before the unit commits. Throws when the request has already been answered as
+   * timed out (the unit then rolls back); otherwise the request's answer now waits for the commit.
+   */
+  beginCommit(): void;
+}
+
 export interface AtomicallyOptions {
   /**
    * Lets the store commit `work` together with other grouped units asked for in the same turn of
@@ -262,6 +274,8 @@ export interface AtomicallyOptions {
    * store without group commit (PostgreSQL) runs `work` alone, as without it.
    */
   group?: boolean;
+  /** The request's deadline: past it, the unit rolls back instead of committing. */
+  deadline?: CommitDeadline | undefined;
 }
 
 export interface AppStore extends RelatedReads {
@@ -286,7 +300,7 @@ export interface AppStore extends RelatedReads {
   listMerchants(userId: string): Promise<Merchant[]>;
   listTags(userId: string): Promise<Tag[]>;
   /** False when the user has a tag of that name already. */
-  insertTag(userId: string, tag: Tag): Promise<boolean>;
+  insertTag(userId: string, tag: Tag, options?: { deadline?: CommitDeadline | undefined }): Promise<boolean>;
   /** The user's live (not deleted) transaction. */
   getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
   /** Deleted transactions, most recently deleted first, one page, and the total count. */

@@ -7,6 +7,8 @@ import type { ProviderLogger } from '@finsync/provider';
 import type { MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { RequestDeadline } from '../deadline.js';
 import type { AppEnv } from '../env.js';
 import { problem } from '../problem-response.js';
 
@@ -47,6 +49,29 @@ export function logAccess(logger: ProviderLogger, entry: AccessLogEntry): void {
     duration_ms: Math.round((performance.now() - entry.started) * 10) / 10,
     user_id: entry.userId,
   });
+}
+
+/**
+ * Answers a request still running after `ms` with `exception()` (a 503), as `hono/timeout` does, but
+ * never once its write has begun to commit, and a write not yet committed is then rolled back: the
+ * request's `deadline` (http/deadline.ts), which its units of work take.
+ */
+export function requestTimeout(ms: number, exception: () => HTTPException): MiddlewareHandler<AppEnv> {
+  return async function timeoutAfter(c, next) {
+    const deadline = new RequestDeadline();
+    c.set('deadline', deadline);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (deadline.expire()) reject(exception());
+      }, ms);
+    });
+    try {
+      await Promise.race([next(), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 export function accessLog(logger: ProviderLogger): MiddlewareHandler<AppEnv> {

@@ -12,7 +12,7 @@ import {
   CategorySchema,
   MerchantSchema,
   TagSchema,
-  WRITE_ERRORS,
+  WRITE_ERRORS_UNDONE_ON_503,
   err,
   ok,
 } from '../responses.js';
@@ -81,7 +81,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       201: ok(TagSchema, 'Created'),
       400: err('Malformed JSON, or no `tag` member'),
       422: err('A blank name, a name taken, or a bad color'),
-      ...WRITE_ERRORS,
+      ...WRITE_ERRORS_UNDONE_ON_503,
     },
   });
   mountRoute(app, createTag, async (c) => {
@@ -90,7 +90,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
     if (name === '')
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', ["Name can't be blank"]);
     const tag = { id: randomUUID(), name, color: input.color ?? '#e99537' };
-    if (!(await store.insertTag(c.get('principal').userId, tag)))
+    if (!(await store.insertTag(c.get('principal').userId, tag, { deadline: c.get('deadline') })))
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', [
         'Name has already been taken',
       ]);

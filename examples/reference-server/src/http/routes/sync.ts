@@ -119,8 +119,10 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
       422: err(
         'A blank key, a base_url that is not allowed, or a key the provider refused (the old key stays)',
       ),
-      503: err('The provider could not be reached to check the key; nothing changed'),
       ...WRITE_ERRORS,
+      503: err(
+        'The provider could not be reached to check the key, or the database is busy; see Retry-After',
+      ),
     },
   });
   mountRoute(app, providerRoute, async (c) => {

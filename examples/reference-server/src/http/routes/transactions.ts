@@ -16,7 +16,7 @@ import {
   DeleteResultSchema,
   TransactionPageSchema,
   TransactionSchema,
-  WRITE_ERRORS,
+  WRITE_ERRORS_UNDONE_ON_503,
   err,
   ok,
 } from '../responses.js';
@@ -98,7 +98,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       200: ok(TransactionSchema, 'The row created earlier with this idempotency key'),
       400: err('Malformed JSON, or no `transaction` member'),
       422: err('Validation failed; `errors` lists why. Nothing is created'),
-      ...WRITE_ERRORS,
+      ...WRITE_ERRORS_UNDONE_ON_503,
     },
   });
   mountRoute(app, createRouteDef, async (c) => {
@@ -107,6 +107,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       c.get('principal').userId,
       c.req.valid('json'),
       runtime.today(),
+      { deadline: c.get('deadline') },
     );
     return c.json(result.transaction as never, result.created ? 201 : 200);
   });
@@ -161,7 +162,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
         400: err('Malformed JSON, or no `transaction` member'),
         404: err('No such transaction for this key'),
         422: err('Validation failed; `errors` lists why. Nothing changes'),
-        ...WRITE_ERRORS,
+        ...WRITE_ERRORS_UNDONE_ON_503,
       },
     });
     mountRoute(app, route, async (c) =>
@@ -172,6 +173,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
           c.req.valid('param').id,
           c.req.valid('json'),
           runtime.today(),
+          { deadline: c.get('deadline') },
         )) as never,
         200,
       ),
@@ -191,11 +193,16 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     responses: {
       200: ok(DeleteResultSchema, 'Deleted'),
       404: err('No such transaction for this key'),
-      ...WRITE_ERRORS,
+      ...WRITE_ERRORS_UNDONE_ON_503,
     },
   });
   mountRoute(app, deleteRoute, async (c) =>
-    c.json(await deleteTransaction(store, c.get('principal').userId, c.req.valid('param').id), 200),
+    c.json(
+      await deleteTransaction(store, c.get('principal').userId, c.req.valid('param').id, {
+        deadline: c.get('deadline'),
+      }),
+      200,
+    ),
   );
 
   const restoreRoute = createRoute({
@@ -211,12 +218,14 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     responses: {
       200: ok(TransactionSchema, 'Restored'),
       404: err('Not a deleted transaction of this key'),
-      ...WRITE_ERRORS,
+      ...WRITE_ERRORS_UNDONE_ON_503,
     },
   });
   mountRoute(app, restoreRoute, async (c) =>
     c.json(
-      (await restoreTransaction(store, c.get('principal').userId, c.req.valid('param').id)) as never,
+      (await restoreTransaction(store, c.get('principal').userId, c.req.valid('param').id, {
+        deadline: c.get('deadline'),
+      })) as never,
       200,
     ),
   );
