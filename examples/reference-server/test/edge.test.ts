@@ -368,6 +368,46 @@ describe('the request timeout and a write', () => {
   });
 }
 
+describe.skipIf(BACKENDS[0]!.skip)('a request answered 503 before its body was read', () => {
+  it('goes on without an error in the log: what fails after the 503 is nobody’s answer', async () => {
+    const errors: Array<Record<string, unknown>> = [];
+    const t = await startTestServer(
+      BACKENDS[0]!,
+      {},
+      {
+        http: { requestTimeoutMs: 200 },
+        logger: { error: (msg, fields) => errors.push({ msg, ...fields }) },
+      },
+    );
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const isHolding = new Promise<void>((resolve) => (holding = resolve));
+      const holder = t.server.runtime.store.atomically(async () => {
+        holding();
+        await held;
+      });
+      await isHolding;
+      try {
+        const response = await fetch(`${t.server.url}/api/v1/tags`, {
+          method: 'POST',
+          headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
+          body: JSON.stringify({ tag: { name: 'Unread' } }),
+        });
+        expect(response.status).toBe(503);
+      } finally {
+        release();
+        await holder;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(errors).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.skipIf(BACKENDS[0]!.skip)('SQLite under another process’s write lock', () => {
   let t: TestServer;
   beforeAll(async () => {

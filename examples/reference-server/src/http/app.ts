@@ -64,6 +64,9 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
               : 'service_unavailable';
       return problem(c, status, code, error.message || 'Bad request');
     }
+    // Already answered 503 by the request timeout: what failed afterwards (its body could no longer be
+    // read, say) is nobody's answer, and no fault of the server's.
+    if (c.get('deadline')?.expired) return answerError(c, TIMED_OUT);
     runtime.logger.error?.('request failed', {
       request_id: c.get('requestId'),
       path: c.req.path,

@@ -24,6 +24,15 @@ export class RequestDeadline implements CommitDeadline {
     return true;
   }
 
+  /** Whether the request has been answered as timed out (what it goes on to do is not answered). */
+  get expired(): boolean {
+    return this.#state === 'expired';
+  }
+
+  ensureOpen(): void {
+    if (this.#state === 'expired') throw new AnsweredAsTimedOut();
+  }
+
   beginCommit(): void {
     if (this.#state === 'expired') throw new AnsweredAsTimedOut();
     this.#state = 'committing';

@@ -7,7 +7,7 @@
  * locks (`FOR UPDATE`), so a PATCH and a feed batch on the same row, or two feed batches of one
  * connection, run one after the other instead of overwriting each other.
  */
-import { Pool, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
 import { postgresRelatedReads } from './postgres-reads.js';
 import { TX_COLUMNS } from './columns.js';
@@ -177,13 +177,16 @@ export class PostgresAppStore implements AppStore {
     tag: Tag,
     options?: { deadline?: CommitDeadline | undefined },
   ): Promise<boolean> {
-    options?.deadline?.beginCommit();
-    const inserted = await this.#run(
-      `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (user_id, name) DO NOTHING`,
-      [tag.id, userId, tag.name, tag.color],
-    );
-    return inserted === 1;
+    // In a transaction of its own, so that a request answered 503 while it waits (for a connection,
+    // for a lock) rolls it back instead of committing it.
+    return this.#transaction(async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (user_id, name) DO NOTHING`,
+        [tag.id, userId, tag.name, tag.color],
+      );
+      return inserted.rowCount === 1;
+    }, options?.deadline);
   }
 
   ownedIds(kind: OwnedKind, userId: string, ids: string[]) {
@@ -300,15 +303,21 @@ export class PostgresAppStore implements AppStore {
     return row?.summary;
   }
 
-  async atomically<T>(work: (unit: UnitOfWork) => Promise<T>, options?: AtomicallyOptions): Promise<T> {
+  atomically<T>(work: (unit: UnitOfWork) => Promise<T>, options?: AtomicallyOptions): Promise<T> {
+    return this.#transaction((client) => work(postgresUnitOfWork(client, this.#s)), options?.deadline);
+  }
+
+  /** `work` in one database transaction on one client; past `deadline` it rolls back instead of committing. */
+  async #transaction<T>(work: (client: PoolClient) => Promise<T>, deadline?: CommitDeadline): Promise<T> {
     await this.init();
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
+      deadline?.ensureOpen();
       await client.query('BEGIN');
       try {
-        const result = await work(postgresUnitOfWork(client, this.#s));
-        options?.deadline?.beginCommit();
+        const result = await work(client);
+        deadline?.beginCommit();
         await client.query('COMMIT');
         return result;
       } catch (error) {

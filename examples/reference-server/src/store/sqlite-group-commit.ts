@@ -100,6 +100,7 @@ export class CommitGroups {
     for (const member of group) {
       statement('SAVEPOINT grouped_unit');
       try {
+        member.deadline?.ensureOpen();
         const value = yield* step(member.work(unit));
         // Past its request's deadline, a unit is rolled back like one that threw: its client was told to retry.
         member.deadline?.beginCommit();

@@ -350,6 +350,8 @@ export class SqliteAppStore implements AppStore {
       if (db.inTransaction) prepareCached(db, 'ROLLBACK').run();
       throw error;
     };
+    // Answered as timed out while it waited for the connection: nothing to do.
+    deadline?.ensureOpen();
     // IMMEDIATE takes the write lock up front: another process (the CLI) waits for the commit.
     prepareCached(db, 'BEGIN IMMEDIATE').run();
     const commit = (result: T) => {

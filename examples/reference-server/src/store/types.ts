@@ -259,6 +259,8 @@ export interface UnitOfWork extends RelatedReads {
  * answered as timed out, its unit must not commit: the client was told to try again.
  */
 export interface CommitDeadline {
+  /** Throws when the request has already been answered as timed out: a unit about to start skips its work. */
+  ensureOpen(): void;
   /**
    * Called just before the unit commits. Throws when the request has already been answered as
    * timed out (the unit then rolls back); otherwise the request's answer now waits for the commit.

@@ -121,7 +121,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
       ),
       ...WRITE_ERRORS,
       503: err(
-        'The provider could not be reached to check the key, or the database is busy; see Retry-After',
+        'The provider could not be reached to check the key (nothing changed), the database is busy, or the request took too long (the key may still be stored); see Retry-After',
       ),
     },
   });
