@@ -11,7 +11,7 @@ import { createApp } from '../src/app.js';
 import { directTransactionUpdate } from '../src/http/direct-update.js';
 import type { SqliteAppStore } from '../src/store/sqlite.js';
 import { createApiKey, revokeApiKeys } from '../src/users.js';
-import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
+import { BACKENDS, holdUnitOfWork, startTestServer, type TestServer } from './helpers.js';
 
 interface Sent {
   method?: string;
@@ -295,16 +295,7 @@ for (const backend of BACKENDS) {
       // A key this path has not accepted before: it is looked up, as by the app (a remembered key
       // counts as accepted from arrival, so its 503 would also carry the rate-limit headers).
       const { key } = await createApiKey(store, t.users.alice, { name: 'late' });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const holding = store.atomically(async (unit) => {
-        await unit.lockTransaction(t.users.alice, txId);
-        locked();
-        await held;
-      });
-      await isLocked;
+      const holder = await holdUnitOfWork(store, (unit) => unit.lockTransaction(t.users.alice, txId));
       try {
         const sent = { key, body: { transaction: { notes: 'late' } } };
         const path = `/api/v1/transactions/${txId}`;
@@ -329,8 +320,7 @@ for (const backend of BACKENDS) {
           'x-request-id': '',
         });
       } finally {
-        release();
-        await holding;
+        await holder.release();
       }
       // Both PATCHes were waiting for the lock when they were answered 503: once it is free they run
       // on, and roll back instead of committing, so the retry the 503 asks for is the only write.

@@ -14,7 +14,7 @@ import { createApp } from '../src/app.js';
 import { AnsweredAsTimedOut } from '../src/http/deadline.js';
 import type { AppEnv } from '../src/http/env.js';
 import { requestTimeout } from '../src/http/middleware/edge.js';
-import { BACKENDS, startTestServer, testDatabase, type TestServer } from './helpers.js';
+import { BACKENDS, holdUnitOfWork, startTestServer, testDatabase, type TestServer } from './helpers.js';
 
 const MiB = 1024 * 1024;
 
@@ -342,22 +342,13 @@ describe('the request timeout and a write', () => {
       expect((await createTag('On time')).status).toBe(201);
       const before = await list();
       // A unit of work that holds the connection, as a long feed batch would.
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let holding!: () => void;
-      const isHolding = new Promise<void>((resolve) => (holding = resolve));
-      const holder = store.atomically(async () => {
-        holding();
-        await held;
-      });
-      await isHolding;
+      const holder = await holdUnitOfWork(store);
       try {
         const [response, tagResponse] = await Promise.all([create('Late'), createTag('Late')]);
         expect(response.status).toBe(503);
         expect(tagResponse.status).toBe(503);
       } finally {
-        release();
-        await holder;
+        await holder.release();
       }
       for (let i = 0; i < 10; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -380,15 +371,7 @@ describe.skipIf(BACKENDS[0]!.skip)('a request answered 503 before its body was r
       },
     );
     try {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let holding!: () => void;
-      const isHolding = new Promise<void>((resolve) => (holding = resolve));
-      const holder = t.server.runtime.store.atomically(async () => {
-        holding();
-        await held;
-      });
-      await isHolding;
+      const holder = await holdUnitOfWork(t.server.runtime.store);
       try {
         const response = await fetch(`${t.server.url}/api/v1/tags`, {
           method: 'POST',
@@ -397,8 +380,7 @@ describe.skipIf(BACKENDS[0]!.skip)('a request answered 503 before its body was r
         });
         expect(response.status).toBe(503);
       } finally {
-        release();
-        await holder;
+        await holder.release();
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(errors).toEqual([]);

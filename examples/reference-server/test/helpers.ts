@@ -17,6 +17,7 @@ import {
   type StartOptions,
 } from '../src/server.js';
 import type { SqliteAppStore } from '../src/store/sqlite.js';
+import type { AppStore, UnitOfWork } from '../src/store/types.js';
 import { createApiKey, createUser } from '../src/users.js';
 
 const POSTGRES_URL = testPostgresUrl();
@@ -192,6 +193,32 @@ export async function startTestServer(
       } finally {
         await cleanup();
       }
+    },
+  };
+}
+
+/**
+ * Opens a unit of work and keeps it open (after `first`, e.g. locking a row) until `release()` is
+ * called: what a long feed batch does to the writes that come meanwhile. Resolves once it is open.
+ */
+export async function holdUnitOfWork(
+  store: AppStore,
+  first?: (unit: UnitOfWork) => Promise<unknown>,
+): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let opened!: () => void;
+  const isOpen = new Promise<void>((resolve) => (opened = resolve));
+  const holder = store.atomically(async (unit) => {
+    await first?.(unit);
+    opened();
+    await held;
+  });
+  await isOpen;
+  return {
+    release: async () => {
+      release();
+      await holder;
     },
   };
 }
