@@ -203,7 +203,7 @@ export async function startTestServer(
  */
 export async function holdUnitOfWork(
   store: AppStore,
-  first?: (unit: UnitOfWork) => Promise<unknown>,
+  first?: (unit: UnitOfWork) => unknown,
 ): Promise<{ release: () => Promise<void> }> {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
