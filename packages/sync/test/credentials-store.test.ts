@@ -85,13 +85,13 @@ describe('SealedCredentials', () => {
   it('keeps records in a 0600 file that a new process reads back', async () => {
     const file = join(tempDir(), 'credentials.json');
     const masterKey = randomBytes(32);
-    await new SealedCredentials({ masterKey, records: fileCredentialRecords(file) }).set('c1', {
-      apiKey: 'k1',
-    });
+    // A key long enough that random ciphertext cannot contain it by chance (a two-letter one did, 1 run in ~70).
+    const apiKey = 'k1-plain-provider-key';
+    await new SealedCredentials({ masterKey, records: fileCredentialRecords(file) }).set('c1', { apiKey });
     if (POSIX_MODES) expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).not.toContain('k1');
+    expect(readFileSync(file, 'utf8')).not.toContain(apiKey);
     const again = new SealedCredentials({ masterKey, records: fileCredentialRecords(file) });
-    expect(await again.source('c1')).toEqual({ apiKey: 'k1' });
+    expect(await again.source('c1')).toEqual({ apiKey });
     await again.delete('c1');
     expect(await again.source('c1')).toBeUndefined();
   });

@@ -22,8 +22,27 @@ export function storedTransaction(row: TransactionRow & { locked: string }): Sto
   return { ...row, locked: JSON.parse(row.locked) as LockableField[] };
 }
 
-/** The statements of `UnitOfWork`, on the client that holds its open database transaction; `s` is the quoted schema. */
-export function postgresUnitOfWork(client: PoolClient, s: string): UnitOfWork {
+/**
+ * `client`, taking one query at a time: the unit's reads may be asked for together (a render asks
+ * for four), and pg is to refuse a query sent while its client is busy (deprecated since 8.x, an error
+ * in pg@9). One client runs one query at a time anyway, so this costs no round trip.
+ */
+export function oneQueryAtATime(client: Queryable): Queryable {
+  let previous: Promise<unknown> = Promise.resolve();
+  const query = (...args: unknown[]) => {
+    const next = previous.then(() => (client.query as (...a: unknown[]) => Promise<unknown>)(...args));
+    previous = next.catch(() => undefined);
+    return next;
+  };
+  return { query } as Queryable;
+}
+
+/**
+ * The statements of `UnitOfWork`, on the client that holds its open database transaction (wrapped by
+ * `oneQueryAtATime`, as are the transaction's own BEGIN, COMMIT and ROLLBACK, so every statement runs
+ * in the order it was sent); `s` is the quoted schema.
+ */
+export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
   const insertSql = insertTransactionSql(`${s}.app_transactions`, (n) => `$${n}`);
   const run = async (sql: string, params: unknown[]) => {
     await client.query(sql, params);

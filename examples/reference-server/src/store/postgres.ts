@@ -7,11 +7,17 @@
  * locks (`FOR UPDATE`), so a PATCH and a feed batch on the same row, or two feed batches of one
  * connection, run one after the other instead of overwriting each other.
  */
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { Pool, type QueryResultRow } from 'pg';
 import { migrateAppSchema, quoteSchema } from './postgres-schema.js';
 import { postgresRelatedReads } from './postgres-reads.js';
 import { TX_COLUMNS } from './columns.js';
-import { postgresUnitOfWork, rows, storedTransaction } from './postgres-unit-of-work.js';
+import {
+  oneQueryAtATime,
+  postgresUnitOfWork,
+  rows,
+  storedTransaction,
+  type Queryable,
+} from './postgres-unit-of-work.js';
 import type {
   AccountRecord,
   ActiveApiKey,
@@ -308,9 +314,12 @@ export class PostgresAppStore implements AppStore {
   }
 
   /** `work` in one database transaction on one client; past `deadline` it rolls back instead of committing. */
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>, deadline?: CommitDeadline): Promise<T> {
+  async #transaction<T>(work: (client: Queryable) => Promise<T>, deadline?: CommitDeadline): Promise<T> {
     await this.init();
-    const client = await this.pool.connect();
+    const pooled = await this.pool.connect();
+    // Every statement, the transaction's own included, in the order sent: a query the work sent
+    // without waiting for it still runs before the ROLLBACK or COMMIT that follows it.
+    const client = oneQueryAtATime(pooled);
     let broken: Error | undefined;
     try {
       deadline?.ensureOpen();
@@ -328,7 +337,7 @@ export class PostgresAppStore implements AppStore {
         throw error;
       }
     } finally {
-      client.release(broken);
+      pooled.release(broken);
     }
   }
 
