@@ -130,10 +130,6 @@ export function directTransactionUpdate(
     }, options.requestTimeoutMs);
     return {
       deadline,
-      /** Whether the request has been answered (the timeout): then nothing more is done for it. */
-      get answered() {
-        return settled;
-      },
       accepted(principal: Principal) {
         userId = principal.userId;
       },
@@ -172,7 +168,7 @@ export function directTransactionUpdate(
     rememberedAs: string | undefined,
   ): void {
     // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
-    if (exchanged.answered) return;
+    if (exchanged.deadline.expired) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
