@@ -3,6 +3,7 @@
  * one array parameter per column, read back by `unnest`.
  */
 import { createRowCodec, type Column, type ColumnKind, type RowTypes } from '@finsync/sync/sql';
+import { arrayLiteral } from './array-literal.js';
 
 /** Rows as pg returns them: flags are JS booleans. */
 export type Row = RowTypes<'native'>;
@@ -25,13 +26,14 @@ export function arrayElementType(column: Column): string {
 }
 
 /**
- * Turns rows into one array per column: the shape `unnest($1::text[], $2::text[], …)` reads, so a
- * statement takes a fixed number of parameters however many rows it writes.
+ * Turns rows into one array parameter per column, each as its array literal (see array-literal.ts):
+ * the shape `unnest($1::text[], $2::text[], …)` reads, so a statement takes a fixed number of
+ * parameters however many rows it writes.
  */
-export function toColumns(rows: readonly SqlValue[][], width: number): SqlValue[][] {
+export function toColumns(rows: readonly SqlValue[][], width: number): string[] {
   const columns: SqlValue[][] = Array.from({ length: width }, () => new Array<SqlValue>(rows.length));
   rows.forEach((row, r) => {
     for (let c = 0; c < width; c += 1) columns[c]![r] = row[c] ?? null;
   });
-  return columns;
+  return columns.map(arrayLiteral);
 }

@@ -15,6 +15,7 @@ import {
 } from '@finsync/sync';
 import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { Pool, type PoolConfig } from 'pg';
+import { arrayLiteral } from './array-literal.js';
 import { inTransaction, isRetryable } from './db.js';
 import { assertSchemaCurrent, migrate } from './migrations.js';
 import { codec, type Row } from './rows.js';
@@ -187,7 +188,7 @@ export class PostgresStorage implements Storage, WorkQueue {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
-    const params = transactionWindowParams(connectionId, accountId, query, (keys) => [...keys]);
+    const params = transactionWindowParams(connectionId, accountId, query, arrayLiteral);
     return (await this.#query<Row['transaction']>(this.#sql.findTransactions(query), params)).map(
       codec.mirror.transaction.fromRow,
     );

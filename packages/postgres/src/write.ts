@@ -169,11 +169,13 @@ export async function writeBatch(
 
   const released = batch.releasedSuperseded ?? [];
   if (released.length > 0) {
-    await client.query(sql.releaseSuperseded, [
-      released.map((r) => r.connectionId),
-      released.map((r) => r.accountId),
-      released.map((r) => r.key),
-    ]);
+    await client.query(
+      sql.releaseSuperseded,
+      toColumns(
+        released.map((r) => [r.connectionId, r.accountId, r.key]),
+        3,
+      ),
+    );
   }
   const superseded = lastById(
     batch.superseded ?? [],

@@ -49,6 +49,8 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
       "it's",
       'ünïcødé 💷',
       ' padded ',
+      'tab\there',
+      'bell\u0007 and C:\\new',
     ];
     const amounts = ['-12345678901234567890.123456789012345678', '0.10', '-0.000', '1e5', '00042', '+3.50'];
     const txs = amounts.map((amount, i) =>
