@@ -7,6 +7,7 @@ import type { RunContext } from './context.js';
 import { diffWindow } from './diff.js';
 import { keyTransactions } from './keys.js';
 import { advanceLedger, ledgerOfRows } from './ledger.js';
+import { readAhead } from './read-ahead.js';
 import type { AccountReport } from './report.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
 
@@ -54,7 +55,7 @@ export async function syncTransactions(
     .pages();
   // Windows are joined while the group is under half a batch: fewer reads and commits, and a group
   // holds at most half a batch plus one window (joining up to a full batch peaked ~15 MiB higher).
-  for await (const page of coalescePages(pages, Math.ceil(tuning.batchSize / 2))) {
+  for await (const page of readAhead(coalescePages(pages, Math.ceil(tuning.batchSize / 2)))) {
     report.fetched += page.transactions.length;
     report.shortfall += page.shortfall;
     onFetched(page.transactions.length);

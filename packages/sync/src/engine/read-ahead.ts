@@ -1,0 +1,32 @@
+/**
+ * One page read ahead: the next page is asked for as soon as the current one is handed out, so
+ * fetching and parsing it (network, the provider's JSON, a spilled answer read back from disk) runs
+ * while the current page waits on the store's reads and commit. With PostgreSQL that wait is the
+ * server's work in another process; with a real provider it is a request's latency.
+ *
+ * Holds at most one page beyond the one being diffed. Order, content and errors are the source's:
+ * a failure while reading ahead is thrown where the consumer asks for that page, never earlier.
+ */
+export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<T>> | undefined = iterator.next();
+  // Seen here, so a page that fails while the consumer is busy is not an unhandled rejection.
+  pending.catch(() => undefined);
+  try {
+    for (;;) {
+      const result: IteratorResult<T> = await pending;
+      pending = undefined;
+      if (result.done) return;
+      pending = iterator.next();
+      pending.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    // The consumer stopped early or failed: wait for the read in flight (its error is not the one
+    // to report), then close the source, which releases its response and temporary files.
+    if (pending !== undefined) {
+      const last = await pending.catch(() => ({ done: true }) as IteratorResult<T>);
+      if (!last.done) await iterator.return?.();
+    }
+  }
+}

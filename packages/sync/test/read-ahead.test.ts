@@ -1,0 +1,114 @@
+import { readdirSync } from 'node:fs';
+import { useTempDirs } from '@finsync/test-utils';
+import { describe, expect, it } from 'vitest';
+import { readAhead } from '../src/engine/read-ahead.js';
+import { MemoryStorage, type WriteBatch } from '../src/index.js';
+import { createHarness, expectFeedReplaysToMirror, useMsw } from './harness.js';
+
+useMsw();
+const tempDir = useTempDirs('read-ahead');
+
+/** A source that logs when each item is asked for and when it closes. */
+function loggedSource(items: number, log: string[], failAt?: number) {
+  return (async function* () {
+    try {
+      for (let i = 0; i < items; i++) {
+        log.push(`read ${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (i === failAt) throw new Error(`page ${i} is bad`);
+        yield i;
+      }
+    } finally {
+      log.push('source closed');
+    }
+  })();
+}
+
+describe('readAhead', () => {
+  it('hands out the source items in order and asks for the next while the current is in use', async () => {
+    const log: string[] = [];
+    const seen: number[] = [];
+    for await (const item of readAhead(loggedSource(3, log))) {
+      log.push(`use ${item} start`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`use ${item} end`);
+      seen.push(item);
+    }
+    expect(seen).toEqual([0, 1, 2]);
+    // Item 1 is read while item 0 is in use, not after.
+    expect(log.indexOf('read 1')).toBeLessThan(log.indexOf('use 0 end'));
+    expect(log.at(-1)).toBe('use 2 end');
+    expect(log).toContain('source closed');
+  });
+
+  it('throws a failed read where that item is asked for, after the items before it were used', async () => {
+    const log: string[] = [];
+    const seen: number[] = [];
+    const run = async () => {
+      for await (const item of readAhead(loggedSource(3, log, 1))) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(item);
+      }
+    };
+    await expect(run()).rejects.toThrow('page 1 is bad');
+    expect(seen).toEqual([0]);
+  });
+
+  it('a consumer that stops early closes the source once the read in flight is done', async () => {
+    const log: string[] = [];
+    for await (const item of readAhead(loggedSource(5, log))) {
+      if (item === 1) break;
+    }
+    expect(log).toEqual(['read 0', 'read 1', 'read 2', 'source closed']);
+  });
+
+  it('a consumer that fails closes the source too, and its own error is the one thrown', async () => {
+    const log: string[] = [];
+    const run = async () => {
+      for await (const item of readAhead(loggedSource(5, log))) {
+        if (item === 0) throw new Error('commit failed');
+      }
+    };
+    await expect(run()).rejects.toThrow('commit failed');
+    expect(log).toEqual(['read 0', 'read 1', 'source closed']);
+  });
+});
+
+/** Fails each account's second commit of transactions; every other commit goes through. */
+class FailingSecondCommit extends MemoryStorage {
+  readonly commits = new Map<string, number>();
+  override async apply(batch: WriteBatch): Promise<void> {
+    const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
+    if (account !== undefined) {
+      const count = (this.commits.get(account) ?? 0) + 1;
+      this.commits.set(account, count);
+      if (count === 2) throw new Error('disk full');
+    }
+    return super.apply(batch);
+  }
+}
+
+describe('reading pages ahead in a sync', () => {
+  it('a commit that fails while the next page of a spilled answer is read leaves no file, and keeps what committed', async () => {
+    const directory = tempDir();
+    const storage = new FailingSecondCommit();
+    const h = await createHarness({
+      storage,
+      sandbox: { historyDays: 120, transactionsPerDay: 3 },
+      // Pages of 40 rows, each committed on its own (pages under half a batch would be joined).
+      client: { spill: { afterRows: 10, pageRows: 40, directory } },
+      engine: { batchSize: 50 },
+    });
+    const report = await h.engine.sync('c1');
+
+    const failed = report.accounts.filter((account) => account.issues.length > 0);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(readdirSync(directory)).toEqual([]);
+    for (const account of failed) {
+      expect(account.issues.map((issue) => issue.message)).toEqual([expect.stringContaining('disk full')]);
+      // Its first page's commit stands.
+      expect(await storage.countTransactions('c1', account.accountId)).toBeGreaterThan(0);
+    }
+    await expectFeedReplaysToMirror(storage);
+  });
+});
