@@ -7,6 +7,8 @@
 import { PostgresStorage } from '@finsync/postgres';
 import type { TransactionChange } from '@finsync/sync';
 import pg from 'pg';
+// Internal to the adapter, imported by path: the limit binds its arrays the way the adapter does.
+import { arrayLiteral } from '../../packages/postgres/src/array-literal.js';
 import { sandboxOptions, type SyncMode } from '../data/data-set.js';
 import { startSandboxProcess } from '../data/sandbox-process.js';
 import {
@@ -64,9 +66,11 @@ const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', '
 
 /** One batch as column arrays, the shape `unnest` takes (what the storage binds too). */
 interface Batch {
-  columns: unknown[][];
-  feed: unknown[][];
+  columns: SqlValue[][];
+  feed: SqlValue[][];
 }
+
+type SqlValue = string | boolean | number | null;
 
 export async function postgresRaw(config: PostgresRawConfig): Promise<PostgresRawResult> {
   const sandbox = await startSandboxProcess(sandboxOptions(config.rows));
@@ -82,7 +86,7 @@ export async function postgresRaw(config: PostgresRawConfig): Promise<PostgresRa
     const slice = records.slice(from, from + config.batchRows);
     const params = slice.map(transactionParams);
     batches.push({
-      columns: TRANSACTION_COLUMNS.map((_, c) => params.map((p) => p[c])),
+      columns: TRANSACTION_COLUMNS.map((_, c) => params.map((p) => p[c] ?? null)),
       feed: [
         slice.map((r) => r.connectionId),
         slice.map((r) => r.accountId),
@@ -134,14 +138,16 @@ async function timeLoop(pool: pg.Pool, batches: Batch[], withFeed: boolean): Pro
   try {
     const started = performance.now();
     for (const batch of batches) {
+      // Arrays are written as literals inside the clock, as the storage writes them: the cheapest
+      // way known here to bind them (pg's own encoder took ~0.4 s more per 100k rows).
       if (withFeed) {
         // The engine commits a batch's rows and feed entries together, so this does too.
         await client.query('BEGIN');
-        await client.query(upsert, batch.columns);
-        await client.query(appendFeed, batch.feed);
+        await client.query(upsert, batch.columns.map(arrayLiteral));
+        await client.query(appendFeed, batch.feed.map(arrayLiteral));
         await client.query('COMMIT');
       } else {
-        await client.query(upsert, batch.columns);
+        await client.query(upsert, batch.columns.map(arrayLiteral));
       }
     }
     return performance.now() - started;
