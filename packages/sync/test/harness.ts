@@ -11,6 +11,7 @@ import {
   type MirrorTransaction,
   type Storage,
   type SyncEngineOptions,
+  type WriteBatch,
 } from '../src/index.js';
 
 export const BASE = PROVIDER_BASE_URL;
@@ -27,6 +28,21 @@ export interface Harness {
   engine: SyncEngine;
   /** Makes a fresh engine over the same storage, as a restarted process would. */
   restart(storage?: Storage): Promise<SyncEngine>;
+}
+
+/**
+ * A memory storage whose commits take `commitMs` (default 15), as a networked store's do: reads
+ * made meanwhile see the store as it was before the commit. Long enough that the engine's reads of
+ * its next page come first, so a read that must wait for the commit and does not shows up.
+ */
+export class SlowCommits extends MemoryStorage {
+  constructor(readonly commitMs = 15) {
+    super();
+  }
+  override async apply(batch: WriteBatch): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, this.commitMs));
+    return super.apply(batch);
+  }
 }
 
 export async function createHarness(

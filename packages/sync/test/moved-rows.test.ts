@@ -1,7 +1,16 @@
 import { addDays } from '@finsync/provider';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { BASE, createHarness, expectFeedReplaysToMirror, server, useMsw, type Harness } from './harness.js';
+import { MemoryStorage } from '../src/index.js';
+import {
+  BASE,
+  createHarness,
+  expectFeedReplaysToMirror,
+  server,
+  SlowCommits,
+  useMsw,
+  type Harness,
+} from './harness.js';
 
 useMsw();
 
@@ -34,23 +43,44 @@ function listTwice(h: Harness, accountId: string, id: string, daysBack: number):
   );
 }
 
+// Batches of 20 keep the pages apart (pages under half a batch are joined), so the copy listed a
+// few days earlier lies in the page before the original's.
 const FIRST_SYNCS = {
-  'walked in windows': { engine: { startDate: '2026-04-01', windowDays: 20 } },
-  'asked whole, spilled to pages': { client: { spill: { afterRows: 10, pageRows: 15 } } },
+  'walked in windows': { engine: { startDate: '2026-04-01', windowDays: 5, batchSize: 20 } },
+  'asked whole, spilled to pages': {
+    engine: { batchSize: 20 },
+    client: { spill: { afterRows: 10, pageRows: 15 } },
+  },
 };
 
+/** The next page is read while a commit is under way only with a store whose commits take time. */
+const STORES = {
+  'commits at once': () => new MemoryStorage(),
+  'commits taking 15 ms': () => new SlowCommits(),
+};
+/** Days between the two listings: in pages far apart, or (with five-day windows) adjacent ones. */
+const DAYS_BACK = [40, 5];
+const CASES = Object.keys(FIRST_SYNCS).flatMap((how) =>
+  Object.keys(STORES).flatMap((store) =>
+    DAYS_BACK.map(
+      (daysBack) => [how, store, daysBack] as [keyof typeof FIRST_SYNCS, keyof typeof STORES, number],
+    ),
+  ),
+);
+
 describe('an id the provider lists on two dates', () => {
-  it.each(Object.keys(FIRST_SYNCS) as Array<keyof typeof FIRST_SYNCS>)(
-    'is one row, in a first sync %s and every sync after, never a failed account',
-    async (how) => {
+  it.each(CASES)(
+    'is one row, in a first sync %s and every sync after, never a failed account (%s, %i days apart)',
+    async (how, store, daysBack) => {
       const h = await createHarness({
         sandbox: { historyDays: 60, transactionsPerDay: 3 },
+        storage: STORES[store](),
         ...FIRST_SYNCS[how],
       });
       const posted = [...h.sandbox.transactionsOf('4711', { from: addDays(h.sandbox.today, -10) })].find(
         (row) => row.id !== null,
       )!;
-      listTwice(h, '4711', posted.id!, 40);
+      listTwice(h, '4711', posted.id!, daysBack);
 
       for (let day = 0; day < 3; day++) {
         const report = await h.engine.sync('c1');

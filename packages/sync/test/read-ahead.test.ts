@@ -2,8 +2,8 @@ import { readdirSync } from 'node:fs';
 import { useTempDirs } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { readAhead } from '../src/engine/read-ahead.js';
-import { MemoryStorage, type WriteBatch } from '../src/index.js';
-import { createHarness, expectFeedReplaysToMirror, useMsw } from './harness.js';
+import type { WriteBatch } from '../src/index.js';
+import { createHarness, expectFeedReplaysToMirror, SlowCommits, useMsw } from './harness.js';
 
 useMsw();
 const tempDir = useTempDirs('read-ahead');
@@ -74,22 +74,29 @@ describe('readAhead', () => {
   });
 });
 
-/** Fails each account's second commit of transactions; every other commit goes through. */
-class FailingSecondCommit extends MemoryStorage {
+/**
+ * Fails each account's second commit of transactions, every other commit goes through, and each
+ * takes time: the next page is read while it is under way.
+ */
+class FailingSecondCommit extends SlowCommits {
   readonly commits = new Map<string, number>();
   override async apply(batch: WriteBatch): Promise<void> {
     const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
     if (account !== undefined) {
       const count = (this.commits.get(account) ?? 0) + 1;
       this.commits.set(account, count);
-      if (count === 2) throw new Error('disk full');
+      if (count === 2) {
+        // It fails when it would have landed, after the next page was read.
+        await new Promise((resolve) => setTimeout(resolve, this.commitMs));
+        throw new Error('disk full');
+      }
     }
     return super.apply(batch);
   }
 }
 
 describe('reading pages ahead in a sync', () => {
-  it('a commit that fails while the next page of a spilled answer is read leaves no file, and keeps what committed', async () => {
+  it('a commit that fails while the next page of a spilled answer is read stops the account, leaves no file, and keeps what committed', async () => {
     const directory = tempDir();
     const storage = new FailingSecondCommit();
     const h = await createHarness({
@@ -104,6 +111,12 @@ describe('reading pages ahead in a sync', () => {
     const failed = report.accounts.filter((account) => account.issues.length > 0);
     expect(failed.length).toBeGreaterThan(0);
     expect(readdirSync(directory)).toEqual([]);
+    // Every account with a second commit stopped at it: nothing was committed after the failure.
+    for (const [accountId, commits] of storage.commits) {
+      if (commits < 2) continue;
+      expect(commits, accountId).toBe(2);
+      expect(failed.map((account) => account.accountId)).toContain(accountId);
+    }
     for (const account of failed) {
       expect(account.issues.map((issue) => issue.message)).toEqual([expect.stringContaining('disk full')]);
       // Its first page's commit stands.

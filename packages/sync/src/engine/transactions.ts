@@ -7,6 +7,7 @@ import type { RunContext } from './context.js';
 import { diffWindow } from './diff.js';
 import { keyTransactions } from './keys.js';
 import { advanceLedger, ledgerOfRows } from './ledger.js';
+import { independent, pageWrites, type PageWrites } from './overlap.js';
 import { readAhead } from './read-ahead.js';
 import type { AccountReport } from './report.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
@@ -53,70 +54,98 @@ export async function syncTransactions(
       signal: ctx.signal,
     })
     .pages();
-  // Windows are joined while the group is under half a batch: fewer reads and commits, and a group
-  // holds at most half a batch plus one window (joining up to a full batch peaked ~15 MiB higher).
-  for await (const page of readAhead(coalescePages(pages, Math.ceil(tuning.batchSize / 2)))) {
-    report.fetched += page.transactions.length;
-    report.shortfall += page.shortfall;
-    onFetched(page.transactions.length);
-    const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
-    const window = { from: page.from ?? undefined, to: page.to ?? undefined };
-    // A hold at the window's end whose posted twin lies in the next window pairs there: the next
-    // window's diff sees it among the stored holds dated before its start.
-    const [storedInWindow, storedPending, superseded] = await Promise.all([
-      ctx.storage.findTransactions(ctx.connectionId, accountId, window),
-      ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
-      ctx.storage.listSuperseded(ctx.connectionId, accountId),
-    ]);
-    const diff = diffWindow({
-      incoming: records,
-      storedInWindow,
-      storedElsewhere: await storedOutside(ctx, accountId, records, storedInWindow, storedPending),
-      storedPending,
-      superseded,
-      window,
-      complete: page.shortfall === 0,
-      forgetBefore,
-    });
-    report.hidden += diff.hidden;
-    for (const change of diff.changes) {
-      report[change.op] += 1;
-      // Every link has exactly one removed side, so counting those counts each link once.
-      if (change.op === 'removed' && change.reason) report.replacements[change.reason] += 1;
-    }
+  // The last commit of the page before, while it runs: the next page is read, fetched and diffed
+  // meanwhile when its reads cannot see that commit (see overlap.ts), and committed after it.
+  let committing: { done: Promise<void>; writes: PageWrites } | undefined;
+  const landed = async () => {
+    const previous = committing;
+    committing = undefined;
+    await previous?.done;
+  };
+  try {
+    // Windows are joined while the group is under half a batch: fewer reads and commits, and a group
+    // holds at most half a batch plus one window (joining up to a full batch peaked ~15 MiB higher).
+    for await (const page of readAhead(coalescePages(pages, Math.ceil(tuning.batchSize / 2)))) {
+      report.fetched += page.transactions.length;
+      report.shortfall += page.shortfall;
+      onFetched(page.transactions.length);
+      const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
+      const window = { from: page.from ?? undefined, to: page.to ?? undefined };
+      if (committing && !independent(committing.writes, window, records)) await landed();
+      // A hold at the window's end whose posted twin lies in the next window pairs there: the next
+      // window's diff sees it among the stored holds dated before its start.
+      const [storedInWindow, storedPending, superseded] = await Promise.all([
+        ctx.storage.findTransactions(ctx.connectionId, accountId, window),
+        ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
+        ctx.storage.listSuperseded(ctx.connectionId, accountId),
+      ]);
+      const diff = diffWindow({
+        incoming: records,
+        storedInWindow,
+        storedElsewhere: await storedOutside(ctx, accountId, records, storedInWindow, storedPending),
+        storedPending,
+        superseded,
+        window,
+        complete: page.shortfall === 0,
+        forgetBefore,
+      });
+      report.hidden += diff.hidden;
+      for (const change of diff.changes) {
+        report[change.op] += 1;
+        // Every link has exactly one removed side, so counting those counts each link once.
+        if (change.op === 'removed' && change.reason) report.replacements[change.reason] += 1;
+      }
 
-    // The watermark moves only with the last commit of a window: a crash before it means the window
-    // is read again, and the diff against what was already committed adds nothing twice.
-    const windowEnd = page.to ?? to;
-    for (let start = 0; ; start += tuning.batchSize) {
-      const slice = diff.changes.slice(start, start + tuning.batchSize);
-      const last = start + tuning.batchSize >= diff.changes.length;
-      state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
-      if (last)
-        state = {
-          ...state,
-          watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
-        };
-      // A window that changed nothing needs no commit of its own: the account's closing write
-      // stores the state, and a crash before it only means the window is read again. This halves
-      // the writes of a routine re-sync, where most windows change nothing.
-      const nothingToWrite =
-        diff.changes.length === 0 && diff.superseded.length === 0 && diff.released.length === 0;
-      if (!nothingToWrite)
-        await ctx.storage.apply(
-          last
-            ? {
-                changes: slice,
-                accountStates: [state],
-                superseded: diff.superseded,
-                releasedSuperseded: diff.released,
-              }
-            : { changes: slice, accountStates: [state] },
-        );
-      onCommitted(state);
-      if (last) break;
+      // Commits land in order: the page before's last one first (and its failure stops the run here).
+      await landed();
+      // The watermark moves only with the last commit of a window: a crash before it means the window
+      // is read again, and the diff against what was already committed adds nothing twice.
+      const windowEnd = page.to ?? to;
+      for (let start = 0; ; start += tuning.batchSize) {
+        const slice = diff.changes.slice(start, start + tuning.batchSize);
+        const last = start + tuning.batchSize >= diff.changes.length;
+        state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
+        if (last)
+          state = {
+            ...state,
+            watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
+          };
+        // A window that changed nothing needs no commit of its own: the account's closing write
+        // stores the state, and a crash before it only means the window is read again. This halves
+        // the writes of a routine re-sync, where most windows change nothing.
+        const nothingToWrite =
+          diff.changes.length === 0 && diff.superseded.length === 0 && diff.released.length === 0;
+        if (nothingToWrite) onCommitted(state);
+        else if (!last) {
+          await ctx.storage.apply({ changes: slice, accountStates: [state] });
+          onCommitted(state);
+        } else {
+          const committed = state;
+          const done = ctx.storage
+            .apply({
+              changes: slice,
+              accountStates: [committed],
+              superseded: diff.superseded,
+              releasedSuperseded: diff.released,
+            })
+            .then(() => onCommitted(committed));
+          // Awaited by landed(); seen here so a failure while the next page is read is not unhandled.
+          done.catch(() => undefined);
+          const writes = pageWrites(
+            diff.changes,
+            diff.previous,
+            diff.superseded.length > 0 || diff.released.length > 0,
+          );
+          committing = { done, writes };
+        }
+        if (last) break;
+      }
+      await yieldToEventLoop();
     }
-    await yieldToEventLoop();
+    await landed();
+  } finally {
+    // Whatever stopped the run, no commit of it is still running when this returns.
+    await committing?.done.catch(() => undefined);
   }
   return state;
 }
