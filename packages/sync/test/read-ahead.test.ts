@@ -62,6 +62,19 @@ describe('readAhead', () => {
     expect(log).toEqual(['read 0', 'read 1', 'read 2', 'source closed']);
   });
 
+  it('reads ahead only beside items it is told to, and still closes the source on an early stop', async () => {
+    const log: string[] = [];
+    for await (const item of readAhead(loggedSource(5, log), (n) => n !== 1)) {
+      log.push(`use ${item}`);
+      if (item === 2) break;
+    }
+    // Nothing is read while item 1 is in use; item 3 is asked for as item 2 is handed out.
+    expect(log).toEqual(['read 0', 'read 1', 'use 0', 'use 1', 'read 2', 'read 3', 'use 2', 'source closed']);
+    const early: string[] = [];
+    for await (const item of readAhead(loggedSource(5, early), () => false)) if (item === 0) break;
+    expect(early).toEqual(['read 0', 'source closed']);
+  });
+
   it('a consumer that fails closes the source too, and its own error is the one thrown', async () => {
     const log: string[] = [];
     const run = async () => {

@@ -4,21 +4,39 @@
  * while the current page waits on the store's reads and commit. With PostgreSQL that wait is the
  * server's work in another process; with a real provider it is a request's latency.
  *
- * Holds at most one page beyond the one being diffed. Order, content and errors are the source's:
- * a failure while reading ahead is thrown where the consumer asks for that page, never earlier.
+ * Holds at most one page beyond the one being diffed, and none beside a page for which `aheadOf`
+ * says no (the engine: one over a batch, big enough alone). Order, content and errors are the
+ * source's: a failure while reading ahead is thrown where the consumer asks for that page, never
+ * earlier.
  */
-export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+export async function* readAhead<T>(
+  source: AsyncIterable<T>,
+  /** Whether to read ahead while this item is in use (default: always). */
+  aheadOf: (item: T) => boolean = () => true,
+): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<T>> | undefined = iterator.next();
-  // Seen here, so a page that fails while the consumer is busy is not an unhandled rejection.
-  pending.catch(() => undefined);
+  let pending: Promise<IteratorResult<T>> | undefined;
+  /** Whether the source finished by itself (ran out or threw): then there is nothing to close. */
+  let finished = false;
+  const ask = () => {
+    pending = iterator.next();
+    // Seen here, so a page that fails while the consumer is busy is not an unhandled rejection.
+    pending.catch(() => undefined);
+  };
   try {
     for (;;) {
-      const result: IteratorResult<T> = await pending;
+      if (pending === undefined) ask();
+      const asked = pending!;
       pending = undefined;
-      if (result.done) return;
-      pending = iterator.next();
-      pending.catch(() => undefined);
+      const result = await asked.catch((error: unknown) => {
+        finished = true;
+        throw error;
+      });
+      if (result.done) {
+        finished = true;
+        return;
+      }
+      if (aheadOf(result.value)) ask();
       yield result.value;
     }
   } finally {
@@ -26,7 +44,8 @@ export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T>
     // to report), then close the source, which releases its response and temporary files.
     if (pending !== undefined) {
       const last = await pending.catch(() => ({ done: true }) as IteratorResult<T>);
-      if (!last.done) await iterator.return?.();
+      if (last.done) finished = true;
     }
+    if (!finished) await iterator.return?.();
   }
 }
