@@ -1,9 +1,11 @@
 import { readdirSync } from 'node:fs';
+import { addDays } from '@finsync/provider';
 import { useTempDirs } from '@finsync/test-utils';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { readAhead } from '../src/engine/read-ahead.js';
-import type { WriteBatch } from '../src/index.js';
-import { createHarness, expectFeedReplaysToMirror, SlowCommits, useMsw } from './harness.js';
+import { MemoryStorage, type WriteBatch } from '../src/index.js';
+import { BASE, createHarness, expectFeedReplaysToMirror, server, SlowCommits, useMsw } from './harness.js';
 
 useMsw();
 const tempDir = useTempDirs('read-ahead');
@@ -64,15 +66,27 @@ describe('readAhead', () => {
 
   it('reads ahead only beside items it is told to, and still closes the source on an early stop', async () => {
     const log: string[] = [];
-    for await (const item of readAhead(loggedSource(5, log), (n) => n !== 1)) {
+    for await (const item of readAhead(loggedSource(5, log), { aheadOf: (n) => n !== 1 })) {
       log.push(`use ${item}`);
       if (item === 2) break;
     }
     // Nothing is read while item 1 is in use; item 3 is asked for as item 2 is handed out.
     expect(log).toEqual(['read 0', 'read 1', 'use 0', 'use 1', 'read 2', 'read 3', 'use 2', 'source closed']);
     const early: string[] = [];
-    for await (const item of readAhead(loggedSource(5, early), () => false)) if (item === 0) break;
+    for await (const item of readAhead(loggedSource(5, early), { aheadOf: () => false }))
+      if (item === 0) break;
     expect(early).toEqual(['read 0', 'source closed']);
+  });
+
+  it('tells when it abandons a read in flight, and only then', async () => {
+    let abandoned = 0;
+    const onAbandon = () => (abandoned += 1);
+    for await (const item of readAhead(loggedSource(5, []), { onAbandon })) if (item === 1) break;
+    expect(abandoned).toBe(1);
+    for await (const item of readAhead(loggedSource(5, []), { aheadOf: () => false, onAbandon }))
+      if (item === 1) break;
+    for await (const _ of readAhead(loggedSource(2, []), { onAbandon }));
+    expect(abandoned).toBe(1);
   });
 
   it('a consumer that fails closes the source too, and its own error is the one thrown', async () => {
@@ -136,5 +150,83 @@ describe('reading pages ahead in a sync', () => {
       expect(await storage.countTransactions('c1', account.accountId)).toBeGreaterThan(0);
     }
     await expectFeedReplaysToMirror(storage);
+  });
+});
+
+/** Aborts the run at its first commit of transactions, which it lets through. */
+class AbortAtFirstCommit extends MemoryStorage {
+  transactionCommits = 0;
+  readonly controller = new AbortController();
+  override async apply(batch: WriteBatch): Promise<void> {
+    if (batch.changes.some((change) => change.entity === 'transaction')) {
+      this.transactionCommits += 1;
+      if (this.transactionCommits === 1) this.controller.abort();
+    }
+    return super.apply(batch);
+  }
+}
+
+describe('aborting a sync with a page read ahead', () => {
+  it('commits nothing after the abort, though the next page was already read', async () => {
+    const storage = new AbortAtFirstCommit();
+    const h = await createHarness({
+      storage,
+      sandbox: { historyDays: 120, transactionsPerDay: 3 },
+      client: { spill: { afterRows: 10, pageRows: 40, directory: tempDir() } },
+      engine: { batchSize: 50 },
+    });
+    const report = await h.engine.sync('c1', { signal: storage.controller.signal });
+    expect(report.ok).toBe(false);
+    expect(storage.transactionCommits).toBe(1);
+  });
+});
+
+/** Fails every commit of transactions of one account. */
+class FailingAccount extends MemoryStorage {
+  constructor(readonly accountId: string) {
+    super();
+  }
+  override async apply(batch: WriteBatch): Promise<void> {
+    if (
+      batch.changes.some((change) => change.entity === 'transaction' && change.accountId === this.accountId)
+    )
+      throw new Error('disk full');
+    return super.apply(batch);
+  }
+}
+
+describe('a run that stops with a page being read ahead', () => {
+  it('aborts that read instead of walking on through the windows it would have joined', async () => {
+    // Account 4711: 30 rows in the first five-day window, one in each after. The next page joins
+    // windows until it holds half a batch (20 rows), so reading it ahead walks many windows.
+    const h = await createHarness({
+      storage: new FailingAccount('4711'),
+      engine: { startDate: '2026-04-01', windowDays: 5, batchSize: 40 },
+    });
+    const requests: string[] = [];
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, async ({ request }) => {
+        const from = new URL(request.url).searchParams.get('from')!;
+        requests.push(from);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const count = from === '2026-04-01' ? 30 : 1;
+        const transactions = Array.from({ length: count }, (_, i) => ({
+          id: `tx_${from}_${i}`,
+          accountId: '4711',
+          amount: -1 - i,
+          currency: 'GBP',
+          date: addDays(from, i % 5),
+          merchant: 'Shop',
+          description: 'SHOP',
+          isPending: false,
+        }));
+        return HttpResponse.json({ transactions, total: transactions.length });
+      }),
+    );
+    const report = await h.engine.sync('c1');
+    const failed = report.accounts.find((account) => account.accountId === '4711')!;
+    expect(failed.issues.map((issue) => issue.message)).toEqual([expect.stringContaining('disk full')]);
+    // The first window, then at most the window in flight when the commit failed (of 18).
+    expect(requests.length).toBeLessThanOrEqual(3);
   });
 });

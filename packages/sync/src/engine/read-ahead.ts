@@ -9,10 +9,19 @@
  * source's: a failure while reading ahead is thrown where the consumer asks for that page, never
  * earlier.
  */
+export interface ReadAheadOptions<T> {
+  /** Whether to read ahead while this item is in use (default: always). */
+  aheadOf?: (item: T) => boolean;
+  /**
+   * Called when the consumer stops early with a read in flight, before waiting for it: the place to
+   * abort that read (its requests, retries and pauses), which nobody will use.
+   */
+  onAbandon?: () => void;
+}
+
 export async function* readAhead<T>(
   source: AsyncIterable<T>,
-  /** Whether to read ahead while this item is in use (default: always). */
-  aheadOf: (item: T) => boolean = () => true,
+  { aheadOf = () => true, onAbandon }: ReadAheadOptions<T> = {},
 ): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<T>> | undefined;
@@ -40,9 +49,10 @@ export async function* readAhead<T>(
       yield result.value;
     }
   } finally {
-    // The consumer stopped early or failed: wait for the read in flight (its error is not the one
-    // to report), then close the source, which releases its response and temporary files.
+    // The consumer stopped early or failed: abandon the read in flight and wait for it (its error is
+    // not the one to report), then close the source, which releases its response and temporary files.
     if (pending !== undefined) {
+      onAbandon?.();
       const last = await pending.catch(() => ({ done: true }) as IteratorResult<T>);
       if (last.done) finished = true;
     }

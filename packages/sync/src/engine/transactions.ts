@@ -45,13 +45,18 @@ export async function syncTransactions(
     ledger:
       syncState.ledger ?? (await ledgerOfRows(ctx.storage.scanTransactions(ctx.connectionId, accountId))),
   };
+  // Aborted when the run stops early with a page read ahead, or a commit in flight fails while the
+  // next page is read (a long read: joining small windows): nobody will use that page.
+  const abandon = new AbortController();
+  /** The failure of a commit in flight, once it is known: the error to report. */
+  let commitFailure: { error: unknown } | undefined;
   const pages = ctx.client
     .listTransactions(accountId, {
       from,
       to,
       includePending: tuning.includePending,
       windowDays,
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, abandon.signal]),
     })
     .pages();
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
@@ -71,7 +76,9 @@ export async function syncTransactions(
     const coalesced = coalescePages(pages, Math.ceil(tuning.batchSize / 2));
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
-    for await (const page of readAhead(coalesced, small)) {
+    for await (const page of readAhead(coalesced, { aheadOf: small, onAbandon: () => abandon.abort() })) {
+      // A page read ahead may arrive after the run was aborted: it is not committed.
+      ctx.signal.throwIfAborted();
       report.fetched += page.transactions.length;
       report.shortfall += page.shortfall;
       onFetched(page.transactions.length);
@@ -135,8 +142,12 @@ export async function syncTransactions(
               releasedSuperseded: diff.released,
             })
             .then(() => onCommitted(committed));
-          // Awaited by landed(); seen here so a failure while the next page is read is not unhandled.
-          done.catch(() => undefined);
+          // Awaited by landed(); seen here at once, so a failure while the next page is read is not
+          // unhandled, and stops that read.
+          done.catch((error: unknown) => {
+            commitFailure ??= { error };
+            abandon.abort();
+          });
           const writes = pageWrites(
             diff.changes,
             diff.previous,
@@ -149,6 +160,10 @@ export async function syncTransactions(
       await yieldToEventLoop();
     }
     await landed();
+  } catch (error) {
+    // A read aborted because a commit failed fails too: the commit's error is the one to report.
+    if (commitFailure) throw commitFailure.error;
+    throw error;
   } finally {
     // Whatever stopped the run, no commit of it is still running when this returns.
     await committing?.done.catch(() => undefined);
