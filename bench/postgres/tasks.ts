@@ -9,6 +9,7 @@ import type { TransactionChange } from '@finsync/sync';
 import pg from 'pg';
 // Internal to the adapter, imported by path: the limit binds its arrays the way the adapter does.
 import { arrayLiteral } from '../../packages/postgres/src/array-literal.js';
+import type { SqlValue } from '../../packages/postgres/src/rows.js';
 import { sandboxOptions, type SyncMode } from '../data/data-set.js';
 import { startSandboxProcess } from '../data/sandbox-process.js';
 import {
@@ -69,8 +70,6 @@ interface Batch {
   columns: SqlValue[][];
   feed: SqlValue[][];
 }
-
-type SqlValue = string | boolean | number | null;
 
 export async function postgresRaw(config: PostgresRawConfig): Promise<PostgresRawResult> {
   const sandbox = await startSandboxProcess(sandboxOptions(config.rows));
