@@ -37,7 +37,9 @@ function listTwice(h: Harness, accountId: string, id: string, daysBack: number):
         (from === null || row.date >= from) &&
         (to === null || row.date <= to) &&
         (url.searchParams.get('include_pending') === 'true' || !row.isPending);
-      const transactions = [...all, copy].filter(inWindow);
+      // The copy first: the first row of its page, so a page committed in several batches writes it
+      // in one before the page's last.
+      const transactions = [copy, ...all].filter(inWindow);
       return HttpResponse.json({ transactions, total: transactions.length });
     }),
   );
@@ -49,6 +51,11 @@ const FIRST_SYNCS = {
   'walked in windows': { engine: { startDate: '2026-04-01', windowDays: 5, batchSize: 20 } },
   'asked whole, spilled to pages': {
     engine: { batchSize: 20 },
+    client: { spill: { afterRows: 10, pageRows: 15 } },
+  },
+  // A page's rows go out in several commits: the copy is committed by one before the page's last.
+  'asked whole, spilled to pages, committed 3 rows at a time': {
+    engine: { batchSize: 3 },
     client: { spill: { afterRows: 10, pageRows: 15 } },
   },
 };
