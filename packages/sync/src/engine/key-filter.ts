@@ -1,19 +1,24 @@
 /**
  * The keys a run has committed to an account, as a Bloom filter: `mayHave` is never wrong about a
- * key that was added, and wrong about roughly one key in 70,000 that was not. A first sync uses it
+ * key that was added, and wrong about roughly one key in 50,000 that was not. A first sync uses it
  * to skip the store lookups of keys it never wrote (transactions.ts). The rate is that low because
  * what costs is the lookup query, not its keys: at one false key in a hundred, every page of 2,000
  * rows still made one. A Set of the keys would hold every key string of the history until the
- * account is done (~8 MiB for 100,000 rows); the filter holds 3 bytes a key.
+ * account is done (~8 MiB for 100,000 rows); the filter holds 4 to 7 bytes a key.
  *
- * It grows as filters of doubling size, each made for its share of keys at the same rate, so the
- * number of keys need not be known first (a "scalable" Bloom filter).
+ * It grows as filters of doubling size, so the number of keys need not be known first (a "scalable"
+ * Bloom filter). `mayHave` asks every one, so each next one is made three times as strict, and
+ * their false positives add up to at most 1.5 times the first one's.
  */
 
 /** Keys the first filter is made for; each next one is made for twice as many. */
 const FIRST_CAPACITY = 16_384;
-/** Bits a key and bits set a key, for about 1.4e-5 false positives: (1 - e^(-12/24))^12. */
-const BITS_PER_KEY = 24;
+/**
+ * Bits a key in the first filter, and bits set a key in every one: about 1.4e-5 false positives,
+ * (1 - e^(-12/24))^12. Three more bits a key make the next filter's rate about a third.
+ */
+const FIRST_BITS_PER_KEY = 24;
+const MORE_BITS_PER_KEY = 3;
 const HASHES = 12;
 
 class BloomFilter {
@@ -21,8 +26,11 @@ class BloomFilter {
   readonly #size: number;
   count = 0;
 
-  constructor(readonly capacity: number) {
-    this.#size = capacity * BITS_PER_KEY;
+  constructor(
+    readonly capacity: number,
+    bitsPerKey: number,
+  ) {
+    this.#size = capacity * bitsPerKey;
     this.#bits = new Uint32Array(Math.ceil(this.#size / 32));
   }
 
@@ -44,7 +52,7 @@ class BloomFilter {
 }
 
 export class KeyFilter {
-  readonly #filters: BloomFilter[] = [new BloomFilter(FIRST_CAPACITY)];
+  readonly #filters: BloomFilter[] = [new BloomFilter(FIRST_CAPACITY, FIRST_BITS_PER_KEY)];
   #h1 = 0;
   #h2 = 0;
 
@@ -52,7 +60,8 @@ export class KeyFilter {
     this.#hash(key);
     let filter = this.#filters.at(-1)!;
     if (filter.count >= filter.capacity) {
-      filter = new BloomFilter(filter.capacity * 2);
+      const level = this.#filters.length;
+      filter = new BloomFilter(filter.capacity * 2, FIRST_BITS_PER_KEY + level * MORE_BITS_PER_KEY);
       this.#filters.push(filter);
     }
     filter.add(this.#h1, this.#h2);
