@@ -15,18 +15,25 @@ function earlier(a: string | null, b: string): string {
   return a === null || b < a ? b : a;
 }
 
-/** The ledger of rows that were never counted: one pass over what is stored (once, on upgrade). */
-export async function ledgerOfRows(rows: AsyncIterable<MirrorTransaction>): Promise<AccountLedger> {
+/**
+ * The ledger of rows that were never counted: one pass over what is stored (once, on upgrade or on
+ * a first sync), and how many rows, pending ones included, it read.
+ */
+export async function ledgerOfRows(
+  rows: AsyncIterable<MirrorTransaction>,
+): Promise<{ ledger: AccountLedger; rowsRead: number }> {
   const ledger = emptyLedger();
   const amounts: string[] = [];
+  let rowsRead = 0;
   for await (const row of rows) {
+    rowsRead += 1;
     if (row.isPending) continue;
     amounts.push(row.amount);
     ledger.historyFrom = earlier(ledger.historyFrom, row.date);
     if (amounts.length >= 10_000) amounts.splice(0, amounts.length, addDecimals(...amounts));
   }
   ledger.postedTotal = addDecimals('0', ...amounts);
-  return ledger;
+  return { ledger, rowsRead };
 }
 
 /** The ledger after `changes` commit; `previous` holds the stored rows they modify or remove. */

@@ -42,23 +42,15 @@ export async function syncTransactions(
 
   // Stores written before the balance check existed count their rows once; so does a first sync,
   // which learns so that the account holds no rows yet.
-  let storedRows = syncState.ledger === null ? 0 : undefined;
-  const counted = async function* (rows: AsyncIterable<MirrorTransaction>) {
-    for await (const row of rows) {
-      storedRows! += 1;
-      yield row;
-    }
-  };
-  let state: AccountSyncState = {
-    ...syncState,
-    ledger:
-      syncState.ledger ??
-      (await ledgerOfRows(counted(ctx.storage.scanTransactions(ctx.connectionId, accountId)))),
-  };
+  const counted =
+    syncState.ledger === null
+      ? await ledgerOfRows(ctx.storage.scanTransactions(ctx.connectionId, accountId))
+      : undefined;
+  let state: AccountSyncState = { ...syncState, ledger: syncState.ledger ?? counted!.ledger };
   // An account that held no rows when the run began holds only what this run commits: the keys it
   // commits are all a stored row can be under, and the lookups of other keys are skipped. A first
   // sync would otherwise look up every key it reads (a fifth of a 1M-row first sync into PostgreSQL).
-  const committedKeys = storedRows === 0 ? new KeyFilter() : undefined;
+  const committedKeys = counted?.rowsRead === 0 ? new KeyFilter() : undefined;
   const commit = (batch: WriteBatch): Promise<void> => {
     if (committedKeys) for (const change of batch.changes) committedKeys.add(change.key);
     return ctx.storage.apply(batch);
