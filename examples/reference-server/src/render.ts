@@ -2,26 +2,15 @@
 import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
 import { formatMoney } from './money-format.js';
 import { direction } from './sign-convention.js';
-import { runSteps, steps, type Awaitable, type Steps } from './store/steps.js';
-import type { RelatedReads, TransactionRow } from './store/types.js';
+import { readRelated } from './store/related.js';
+import { runSteps, type Awaitable, type Steps } from './store/steps.js';
+import type { RelatedReads, RelatedRows, TransactionRow } from './store/types.js';
 
-export type { TransactionRow } from './store/types.js';
+export type { RelatedRows, TransactionRow } from './store/types.js';
 
 function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;
 }
-
-/** What rendering rows needs besides the rows: their accounts, categories, merchants and tags. */
-export interface RelatedRows {
-  accounts: Array<{ id: string; name: string; account_type: string }>;
-  categories: Array<{ id: string; name: string; color: string; icon: string }>;
-  merchants: Array<{ id: string; name: string }>;
-  tags: Array<{ transaction_id: string; id: string; name: string; color: string }>;
-}
-
-const distinct = (values: Array<string | null>) => [
-  ...new Set(values.filter((v): v is string => v !== null)),
-];
 
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
 export function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Awaitable<unknown[]> {
@@ -31,15 +20,7 @@ export function renderTransactions(reads: RelatedReads, rows: TransactionRow[]):
 /** `renderTransactions` as steps, for a caller that is itself written as steps (a PATCH). */
 export function* renderSteps(reads: RelatedReads, rows: TransactionRow[]): Steps<unknown[]> {
   if (rows.length === 0) return [];
-  const [accounts, categories, merchants, tags] = yield* steps<
-    [RelatedRows['accounts'], RelatedRows['categories'], RelatedRows['merchants'], RelatedRows['tags']]
-  >([
-    reads.accountsByIds(distinct(rows.map((r) => r.account_id))),
-    reads.categoriesByIds(distinct(rows.map((r) => r.category_id))),
-    reads.merchantsByIds(distinct(rows.map((r) => r.merchant_id))),
-    reads.tagsOfTransactions(rows.map((r) => r.id)),
-  ]);
-  return renderRows(rows, { accounts, categories, merchants, tags });
+  return renderRows(rows, yield* readRelated(reads, rows));
 }
 
 /** The rows as the service's Transaction JSON, given what they refer to. */

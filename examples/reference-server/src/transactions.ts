@@ -7,7 +7,7 @@ import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
 import { amountProblem, isCalendarDate } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
-import { renderSteps, renderTransactions } from './render.js';
+import { renderRows, renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
 import { runSteps, step, type Awaitable, type Steps } from './store/steps.js';
 import type {
@@ -192,9 +192,8 @@ function* updateSteps(
   today: string,
   keyId: string | undefined,
 ): Steps<unknown> {
-  if (keyId !== undefined && (yield* step(unit.liveKeyScope(keyId))) !== 'read_write')
-    throw new KeyNoLongerLive();
-  const row = yield* step(unit.lockTransaction(userId, id));
+  const { keyScope, row, related } = yield* step(unit.lockForUpdate(userId, id, keyId));
+  if (keyId !== undefined && keyScope !== 'read_write') throw new KeyNoLongerLive();
   if (!row) throw notFound();
   const { changes, tagIds } = yield* checkUpdate(unit, userId, row.currency, readUpdate(body), today);
   const locked = new Set(row.locked);
@@ -214,6 +213,8 @@ function* updateSteps(
     yield* step(unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt }));
     updated = { ...row, ...write, updated_at: updatedAt };
   }
+  // The answer refers to what was read with the row, unless this update changed it: then it is read again.
+  if (!('category_id' in write || 'merchant_id' in write || tagIds)) return renderRows([updated], related)[0];
   return (yield* renderSteps(unit, [updated]))[0];
 }
 

@@ -265,6 +265,22 @@ for (const backend of BACKENDS) {
         expect(await get()).toEqual(ok.body);
       });
 
+      it('a PATCH that changes no reference answers the category, merchant and tags it had, in their order', async () => {
+        // An order unlike the ids' own, so only the assigned positions can give it back.
+        const ordered = [...tags].sort((a, b) => b.id.localeCompare(a.id)).map((tag) => tag.id);
+        const set = await patch({ category_id: categories[1]!.id, tag_ids: ordered });
+        expect(set.status).toBe(200);
+        expect(set.body.merchant).not.toBeNull(); // the row came with one, from the provider
+
+        const response = await patch({ notes: 'only the notes' });
+        expect(response.status).toBe(200);
+        expect(response.body.category).toEqual(set.body.category);
+        expect(response.body.merchant).toEqual(set.body.merchant);
+        expect(response.body.tags.map((tag: { id: string }) => tag.id)).toEqual(ordered);
+        expect(response.body.account).toEqual(set.body.account);
+        expect(await get()).toEqual(response.body);
+      });
+
       it('refuses decimals on a currency without them (a yen row)', async () => {
         const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100');
         const yen = list.body.transactions.find((x: { currency: string }) => x.currency === 'JPY');

@@ -5,12 +5,12 @@ import type {
   UnitOfWork,
   FeedTransaction,
   LockableField,
-  Scope,
   StoredTransaction,
   TransactionRow,
 } from './types.js';
 import { UPDATABLE_COLUMNS } from './types.js';
 import { postgresRelatedReads } from './postgres-reads.js';
+import { lockedForUpdate, lockForUpdateSql, type LockedUpdateColumns } from './postgres-lock-for-update.js';
 
 export type Queryable = Pick<PoolClient, 'query'>;
 
@@ -44,6 +44,7 @@ export function oneQueryAtATime(client: Queryable): Queryable {
  */
 export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
   const insertSql = insertTransactionSql(`${s}.app_transactions`, (n) => `$${n}`);
+  const lockForUpdate = lockForUpdateSql(s);
   const run = async (sql: string, params: unknown[]) => {
     await client.query(sql, params);
   };
@@ -72,14 +73,10 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       );
       return row && storedTransaction(row);
     },
-    liveKeyScope: async (keyId) =>
-      (
-        await rows<{ scope: Scope }>(
-          client,
-          `SELECT scope FROM ${s}.app_api_keys WHERE id = $1 AND revoked_at IS NULL`,
-          [keyId],
-        )
-      )[0]?.scope,
+    lockForUpdate: async (userId, id, keyId) =>
+      lockedForUpdate(
+        (await rows<LockedUpdateColumns>(client, lockForUpdate, [keyId ?? null, id, userId]))[0]!,
+      ),
     setDeleted: (id, at) => run(`UPDATE ${s}.app_transactions SET deleted_at = $2 WHERE id = $1`, [id, at]),
     removeTransaction: (id) => run(`DELETE FROM ${s}.app_transactions WHERE id = $1`, [id]),
     transactionTagIds: async (transactionId) =>

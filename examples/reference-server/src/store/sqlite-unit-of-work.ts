@@ -3,8 +3,10 @@
  * What a PATCH calls answers at once (no promise), so a PATCH runs synchronously (steps.ts).
  */
 import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
+import { noRelated, readRelated } from './related.js';
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
+import { runSteps, thenApply } from './steps.js';
 import {
   UPDATABLE_COLUMNS,
   type AccountRecord,
@@ -46,9 +48,10 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
   const run = (sql: string, ...params: unknown[]) => prepareCached(db, sql).run(...params);
   const get = <T>(sql: string, ...params: unknown[]) =>
     prepareCached(db, sql).get(...params) as T | undefined;
+  // Inside the open database transaction: no gate to pass, and no lock of their own to take.
+  const reads = sqliteRelatedReads(db, (read) => read());
   return {
-    // Inside the open database transaction: no gate to pass, and no lock of their own to take.
-    ...sqliteRelatedReads(db, (read) => read()),
+    ...reads,
     insertUser: async (user) => {
       run(
         'INSERT INTO app_users (id, name, created_at) VALUES (?, ?, ?)',
@@ -68,9 +71,17 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
     },
     lockTransaction: (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
-    liveKeyScope: (keyId) =>
-      get<{ scope: Scope }>('SELECT scope FROM app_api_keys WHERE id = ? AND revoked_at IS NULL', keyId)
-        ?.scope,
+    // Separate statements: on SQLite they cost less than PostgreSQL's one joined read (~7 µs against ~10).
+    lockForUpdate: (userId, id, keyId) => {
+      const keyScope =
+        keyId === undefined
+          ? undefined
+          : get<{ scope: Scope }>('SELECT scope FROM app_api_keys WHERE id = ? AND revoked_at IS NULL', keyId)
+              ?.scope;
+      const row = readTransaction(db, userId, id);
+      if (!row) return { keyScope, row, related: noRelated() };
+      return thenApply(runSteps(readRelated(reads, [row])), (related) => ({ keyScope, row, related }));
+    },
     setDeleted: async (id, at) => {
       run('UPDATE app_transactions SET deleted_at = ? WHERE id = ?', at, id);
     },

@@ -198,6 +198,24 @@ export interface RelatedReads {
   tagsOfTransactions(transactionIds: string[]): Awaitable<Array<Tag & { transaction_id: string }>>;
 }
 
+/** What rendering transactions refers to, as `renderRows` takes it (the answers of `RelatedReads`). */
+export interface RelatedRows {
+  accounts: Array<{ id: string; name: string; account_type: string }>;
+  categories: Category[];
+  merchants: Merchant[];
+  tags: Array<Tag & { transaction_id: string }>;
+}
+
+/** `UnitOfWork.lockForUpdate`'s answer. */
+export interface LockedForUpdate {
+  /** The scope of the key asked about, if it is still live; `undefined` if revoked or not asked about. */
+  keyScope: Scope | undefined;
+  /** The transaction, locked, if it is the user's and not deleted. */
+  row: StoredTransaction | undefined;
+  /** What `row` refers to (its account, category, merchant and tags), read with it; empty without it. */
+  related: RelatedRows;
+}
+
 /**
  * A unit of work: the writes that must commit together, and the reads they depend on, run in one
  * database transaction by `AppStore.atomically` (named so, not "transaction", because this
@@ -217,8 +235,12 @@ export interface UnitOfWork extends RelatedReads {
     id: string,
     options?: { deleted?: boolean },
   ): Awaitable<StoredTransaction | undefined>;
-  /** The scope of the API key if it is still live (not revoked), else `undefined`. */
-  liveKeyScope(keyId: string): Awaitable<Scope | undefined>;
+  /**
+   * A PATCH's one read: the transaction as `lockTransaction` finds it, what its answer refers to, and
+   * the scope of the key `keyId` (when given), in one statement where they used to take four: on
+   * SQLite each statement is a few µs of a PATCH, on PostgreSQL a round trip.
+   */
+  lockForUpdate(userId: string, id: string, keyId: string | undefined): Awaitable<LockedForUpdate>;
   /** Marks a transaction deleted (`at`) or restores it (`null`). */
   setDeleted(id: string, at: string | null): Promise<void>;
   /** Removes a transaction and its tags for good. */
