@@ -13,12 +13,13 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { bundleScript } from '../harness/child-bundle.js';
 
-/** One target under load: mean requests a second, latency percentiles in ms, requests sent. */
+/** One target under load: requests a second, latency percentiles in ms, requests sent, seconds loaded. */
 export interface LoadFigures {
   rps: number;
   p50: number;
   p99: number;
   requests: number;
+  seconds: number;
 }
 
 export interface PatchResult {
@@ -27,6 +28,23 @@ export interface PatchResult {
   bare: LoadFigures;
   /** reference.rps / bare.rps, to two decimals. */
   ratio: number;
+}
+
+/**
+ * Slices of one target as one figure: requests a second over all of them, the median slice's p50 and
+ * the worst slice's p99.
+ */
+function combined(slices: LoadFigures[]): LoadFigures {
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+  const p50s = slices.map((s) => s.p50).sort((a, b) => a - b);
+  return {
+    rps: Math.round(requests / seconds),
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...slices.map((s) => s.p99)),
+    requests,
+    seconds,
+  };
 }
 
 /** The connection counts measured unless told otherwise. */
@@ -69,14 +87,19 @@ async function load(
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${target.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
-    rps: Math.round(result.requests.average),
+    rps: Math.round(result.requests.total / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
+    seconds: result.duration,
   };
 }
 
-/** Each connection count: a 1 s warm-up of both targets, then `seconds` of the reference and of the bare one. */
+/**
+ * Each connection count: a 1 s warm-up of both targets, then `seconds` of each, taken as 1 s slices that
+ * alternate between them (which one goes first alternates too), so a drift in the machine's speed
+ * during the run weighs on both alike instead of on whichever ran second.
+ */
 export async function benchPatch(
   options: { seconds?: number; concurrency?: readonly number[] } = {},
 ): Promise<PatchResult[]> {
@@ -89,11 +112,18 @@ export async function benchPatch(
     const bare = await startTarget('bare', dir);
     started.push(bare);
     const results: PatchResult[] = [];
+    const slices = Math.max(1, Math.round(options.seconds ?? 5));
     for (const connections of options.concurrency ?? PATCH_CONNECTIONS) {
       await load(reference, connections, 1); // warm-up
       await load(bare, connections, 1);
-      const r = await load(reference, connections, options.seconds ?? 5);
-      const b = await load(bare, connections, options.seconds ?? 5);
+      const taken = { reference: [] as LoadFigures[], bare: [] as LoadFigures[] };
+      for (let slice = 0; slice < slices; slice++) {
+        const order = slice % 2 === 0 ? (['reference', 'bare'] as const) : (['bare', 'reference'] as const);
+        for (const name of order)
+          taken[name].push(await load(name === 'reference' ? reference : bare, connections, 1));
+      }
+      const r = combined(taken.reference);
+      const b = combined(taken.bare);
       results.push({ connections, reference: r, bare: b, ratio: Number((r.rps / b.rps).toFixed(2)) });
     }
     return results;
