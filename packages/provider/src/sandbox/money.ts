@@ -59,12 +59,19 @@ export function formatMinor(minor: number, decimals: number): string {
   return `${negative ? '-' : ''}${whole}.${padded.slice(-decimals)}`;
 }
 
+const POWERS_OF_TEN = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+
 /**
  * JSON number for a minor-unit amount. Number("-23.40") prints as -23.4: the shortest form that
  * round-trips, which is exactly the decimal for amounts below 2^53 minor units.
+ * A division gives the same number as parsing the decimal: both operands are exact, and IEEE
+ * division rounds the exact quotient, the decimal itself, to the nearest double, as parsing does.
  */
 export function minorToNumber(minor: number, decimals: number): number {
-  return Number(formatMinor(minor, decimals));
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`Not a safe integer amount: ${minor}`);
+  const scale = POWERS_OF_TEN[decimals];
+  // `+ 0` turns a -0 (from -0 minor units) into the 0 that Number("0.00") gives.
+  return scale === undefined ? Number(formatMinor(minor, decimals)) : minor / scale + 0;
 }
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;

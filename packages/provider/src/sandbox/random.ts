@@ -84,8 +84,13 @@ export class Rng {
   }
 }
 
+/** Two hex digits per byte: `toString(16)` on every id was a tenth of the sandbox's time serving rows. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 function hex8(n: number): string {
-  return (n >>> 0).toString(16).padStart(8, '0');
+  return (
+    HEX_BYTES[n >>> 24]! + HEX_BYTES[(n >>> 16) & 0xff]! + HEX_BYTES[(n >>> 8) & 0xff]! + HEX_BYTES[n & 0xff]!
+  );
 }
 
 /**

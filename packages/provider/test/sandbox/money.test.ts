@@ -61,3 +61,20 @@ describe('random', () => {
     expect(permutedId(7, 0, 20000, 0)).toMatch(/^[0-9a-f]{16}$/);
   });
 });
+
+describe('minorToNumber', () => {
+  it('is the number the decimal string parses to, for every scale a currency has', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.maxSafeInteger()),
+        fc.integer({ min: 0, max: 6 }),
+        (minor, decimals) => {
+          expect(Object.is(minorToNumber(minor, decimals), Number(formatMinor(minor, decimals)))).toBe(true);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(Object.is(minorToNumber(-0, 2), 0)).toBe(true);
+    expect(() => minorToNumber(0.5, 2)).toThrow(RangeError);
+  });
+});
