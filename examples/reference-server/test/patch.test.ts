@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { TransactionSchema } from '@finsync/service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderedTransactionSchema } from '../src/contract.js';
-import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
+import { BACKENDS, holdUnitOfWork, startTestServer, type TestServer } from './helpers.js';
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.skip)(backend.title, () => {
@@ -278,6 +279,28 @@ for (const backend of BACKENDS) {
         expect(response.body.merchant).toEqual(set.body.merchant);
         expect(response.body.tags.map((tag: { id: string }) => tag.id)).toEqual(ordered);
         expect(response.body.account).toEqual(set.body.account);
+        expect(await get()).toEqual(response.body);
+      });
+
+      it('a PATCH that waited for the row answers what the write it waited for committed', async () => {
+        const tag = (await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name: 'Waited for' } }))
+          .body;
+        // Another writer (a feed batch, say) holds the row while it creates a merchant, sets it and
+        // changes the tags: none of it exists for a read that began before the lock was granted.
+        let merchantId = '';
+        const holder = await holdUnitOfWork(t.server.runtime.store, async (unit) => {
+          await unit.lockTransaction(t.users.alice, txId);
+          merchantId = await unit.ensureMerchant(t.users.alice, 'Committed meanwhile', randomUUID());
+          await unit.updateTransaction(txId, { merchant_id: merchantId });
+          await unit.replaceTransactionTags(txId, [tag.id]);
+        });
+        const waiting = patch({ notes: 'after the wait' });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the PATCH is waiting for the row
+        await holder.release();
+        const response = await waiting;
+        expect(response.status).toBe(200);
+        expect(response.body.tags.map((t: { id: string }) => t.id)).toEqual([tag.id]);
+        expect(response.body.merchant).toMatchObject({ id: merchantId, name: 'Committed meanwhile' });
         expect(await get()).toEqual(response.body);
       });
 

@@ -1,18 +1,57 @@
 /**
- * `UnitOfWork.lockForUpdate` on PostgreSQL: one statement, one round trip, for what a PATCH reads
- * before it writes and renders (the row, locked; its account, category, merchant and tags; the key's
- * scope), where separate reads took four. It always answers one row, so a missing transaction still
- * tells the key's scope: the key is judged first. (SQLite composes the separate reads instead: there
- * they cost less than this join, sqlite-unit-of-work.ts.)
+ * `UnitOfWork.lockForUpdate` on PostgreSQL: what a PATCH reads before it writes and renders (the
+ * row, locked; the key's scope; the row's account, category, merchant and tags) in two statements,
+ * two round trips, where separate reads took four or more. (SQLite composes the separate reads
+ * instead: there they cost less than a join, sqlite-unit-of-work.ts.)
  */
 import { TX_COLUMNS } from './columns.js';
 import { noRelated } from './related.js';
+import type { QueryResultRow } from 'pg';
 import type { LockableField, LockedForUpdate, Scope, TransactionRow } from './types.js';
 
-/** The statement's one row: the transaction's columns (null when there is none) beside what it refers to. */
-export type LockedUpdateColumns = { [K in keyof TransactionRow]: TransactionRow[K] | null } & {
+/**
+ * The lock on schema `s` (quoted); its parameters are the key id (or null), the transaction id, the
+ * user id. The key's scope comes with it: one row always, so a missing transaction still tells it.
+ */
+export function lockSql(s: string): string {
+  // FOR UPDATE may not name the nullable side of an outer join: the row is locked in the CTE.
+  return `WITH x AS (
+      SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
+      WHERE id = $2::text AND user_id = $3::text AND deleted_at IS NULL FOR UPDATE
+    )
+    SELECT x.*,
+      (SELECT scope FROM ${s}.app_api_keys WHERE id = $1::text AND revoked_at IS NULL) AS key_scope
+    FROM (SELECT 1) AS one LEFT JOIN x ON true`;
+}
+
+/**
+ * What the locked row refers to, read by a statement of its own that begins once the lock is held.
+ * Joined into the lock's statement, it would be read as of that statement's start: under READ
+ * COMMITTED a statement that waited for a row lock sees the row's newest version, but the rest of
+ * the database as it was before the wait, so a merchant or tags written by the transaction it waited
+ * for would be missing from the answer. Parameters: account, category, merchant and transaction id.
+ */
+export function relatedSql(s: string): string {
+  return `SELECT a.name AS account_name, a.account_type,
+      c.name AS category_name, c.color AS category_color, c.icon AS category_icon,
+      m.name AS merchant_name,
+      (SELECT json_agg(json_build_array(t.id, t.name, t.color) ORDER BY tt.position)
+        FROM ${s}.app_transaction_tags tt JOIN ${s}.app_tags t ON t.id = tt.tag_id
+        WHERE tt.transaction_id = $4::text) AS tags
+    FROM (SELECT 1) AS one
+      LEFT JOIN ${s}.app_accounts a ON a.id = $1::text
+      LEFT JOIN ${s}.app_categories c ON c.id = $2::text
+      LEFT JOIN ${s}.app_merchants m ON m.id = $3::text`;
+}
+
+/** The lock statement's row: the transaction's columns (null when there is none) and the key's scope. */
+export type LockedColumns = { [K in keyof TransactionRow]: TransactionRow[K] | null } & {
   locked: string | null;
   key_scope: Scope | null;
+};
+
+/** The related statement's row. */
+export interface RelatedColumns {
   account_name: string | null;
   account_type: string | null;
   category_name: string | null;
@@ -21,59 +60,44 @@ export type LockedUpdateColumns = { [K in keyof TransactionRow]: TransactionRow[
   merchant_name: string | null;
   /** `[id, name, color]` of each tag in its assigned order (json, parsed by pg), or null for none. */
   tags: Array<[string, string, string]> | null;
-};
-
-/** The statement on schema `s` (quoted); its parameters are the key id (or null), the transaction id, the user id. */
-export function lockForUpdateSql(s: string): string {
-  // FOR UPDATE may not name the nullable side of an outer join: the row is locked in the CTE.
-  return `WITH x AS (
-      SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
-      WHERE id = $2::text AND user_id = $3::text AND deleted_at IS NULL FOR UPDATE
-    )
-    SELECT x.*,
-      (SELECT scope FROM ${s}.app_api_keys WHERE id = $1::text AND revoked_at IS NULL) AS key_scope,
-      a.name AS account_name, a.account_type,
-      c.name AS category_name, c.color AS category_color, c.icon AS category_icon,
-      m.name AS merchant_name,
-      (SELECT json_agg(json_build_array(t.id, t.name, t.color) ORDER BY tt.position)
-        FROM ${s}.app_transaction_tags tt JOIN ${s}.app_tags t ON t.id = tt.tag_id
-        WHERE tt.transaction_id = x.id) AS tags
-    FROM (SELECT 1) AS one
-      LEFT JOIN x ON true
-      LEFT JOIN ${s}.app_accounts a ON a.id = x.account_id
-      LEFT JOIN ${s}.app_categories c ON c.id = x.category_id
-      LEFT JOIN ${s}.app_merchants m ON m.id = x.merchant_id`;
 }
 
-/** The statement's one row as `lockForUpdate` answers it. */
-export function lockedForUpdate(found: LockedUpdateColumns): LockedForUpdate {
-  const keyScope = found.key_scope ?? undefined;
-  if (found.id === null) return { keyScope, row: undefined, related: noRelated() };
-  const {
-    key_scope: _scope,
-    account_name,
-    account_type,
-    category_name,
-    category_color,
-    category_icon,
-    merchant_name,
-    tags,
-    locked,
-    ...columns
-  } = found;
+/**
+ * `lockForUpdate` on PostgreSQL: two round trips (the lock with the key's scope, then what the row
+ * refers to) where separate reads took four or more.
+ */
+export async function lockForUpdate(
+  rows: <T extends QueryResultRow>(sql: string, params: unknown[]) => Promise<T[]>,
+  s: string,
+  userId: string,
+  id: string,
+  keyId: string | undefined,
+): Promise<LockedForUpdate> {
+  const found = (await rows<LockedColumns>(lockSql(s), [keyId ?? null, id, userId]))[0]!;
+  const { key_scope, locked, ...columns } = found;
+  const keyScope = key_scope ?? undefined;
+  if (columns.id === null) return { keyScope, row: undefined, related: noRelated() };
   const row = columns as TransactionRow;
+  const refers = (
+    await rows<RelatedColumns>(relatedSql(s), [row.account_id, row.category_id, row.merchant_id, row.id])
+  )[0]!;
   const related = noRelated();
-  if (account_name !== null)
-    related.accounts.push({ id: row.account_id, name: account_name, account_type: account_type! });
-  if (row.category_id !== null && category_name !== null)
+  if (refers.account_name !== null)
+    related.accounts.push({
+      id: row.account_id,
+      name: refers.account_name,
+      account_type: refers.account_type!,
+    });
+  if (row.category_id !== null && refers.category_name !== null)
     related.categories.push({
       id: row.category_id,
-      name: category_name,
-      color: category_color!,
-      icon: category_icon!,
+      name: refers.category_name,
+      color: refers.category_color!,
+      icon: refers.category_icon!,
     });
-  if (row.merchant_id !== null && merchant_name !== null)
-    related.merchants.push({ id: row.merchant_id, name: merchant_name });
-  for (const [id, name, color] of tags ?? []) related.tags.push({ transaction_id: row.id, id, name, color });
+  if (row.merchant_id !== null && refers.merchant_name !== null)
+    related.merchants.push({ id: row.merchant_id, name: refers.merchant_name });
+  for (const [tagId, name, color] of refers.tags ?? [])
+    related.tags.push({ transaction_id: row.id, id: tagId, name, color });
   return { keyScope, row: { ...row, locked: JSON.parse(locked!) as LockableField[] }, related };
 }

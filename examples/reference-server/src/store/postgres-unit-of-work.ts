@@ -10,7 +10,7 @@ import type {
 } from './types.js';
 import { UPDATABLE_COLUMNS } from './types.js';
 import { postgresRelatedReads } from './postgres-reads.js';
-import { lockedForUpdate, lockForUpdateSql, type LockedUpdateColumns } from './postgres-lock-for-update.js';
+import { lockForUpdate } from './postgres-lock-for-update.js';
 
 export type Queryable = Pick<PoolClient, 'query'>;
 
@@ -44,7 +44,6 @@ export function oneQueryAtATime(client: Queryable): Queryable {
  */
 export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
   const insertSql = insertTransactionSql(`${s}.app_transactions`, (n) => `$${n}`);
-  const lockForUpdate = lockForUpdateSql(s);
   const run = async (sql: string, params: unknown[]) => {
     await client.query(sql, params);
   };
@@ -73,10 +72,8 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       );
       return row && storedTransaction(row);
     },
-    lockForUpdate: async (userId, id, keyId) =>
-      lockedForUpdate(
-        (await rows<LockedUpdateColumns>(client, lockForUpdate, [keyId ?? null, id, userId]))[0]!,
-      ),
+    lockForUpdate: (userId, id, keyId) =>
+      lockForUpdate((sql, params) => rows(client, sql, params), s, userId, id, keyId),
     setDeleted: (id, at) => run(`UPDATE ${s}.app_transactions SET deleted_at = $2 WHERE id = $1`, [id, at]),
     removeTransaction: (id) => run(`DELETE FROM ${s}.app_transactions WHERE id = $1`, [id]),
     transactionTagIds: async (transactionId) =>

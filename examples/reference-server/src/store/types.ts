@@ -236,9 +236,9 @@ export interface UnitOfWork extends RelatedReads {
     options?: { deleted?: boolean },
   ): Awaitable<StoredTransaction | undefined>;
   /**
-   * A PATCH's one read: the transaction as `lockTransaction` finds it, what its answer refers to, and
-   * the scope of the key `keyId` (when given), in one statement where they used to take four: on
-   * SQLite each statement is a few µs of a PATCH, on PostgreSQL a round trip.
+   * What a PATCH reads before it writes: the transaction as `lockTransaction` finds it, locked, the
+   * scope of the key `keyId` (when given), and what the answer refers to, read once the lock is held.
+   * PostgreSQL needs two round trips for it where separate reads took four or more.
    */
   lockForUpdate(userId: string, id: string, keyId: string | undefined): Awaitable<LockedForUpdate>;
   /** Marks a transaction deleted (`at`) or restores it (`null`). */
