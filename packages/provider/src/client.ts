@@ -160,6 +160,13 @@ export class ProviderClient {
     this.#logger = options.logger;
     this.#transactionListSchema = createTransactionListSchema(options.timeZone);
     this.#spill = options.spill ?? {};
+    if (this.#spill !== false) {
+      for (const name of ['afterRows', 'pageRows'] as const) {
+        const value = this.#spill[name];
+        if (value !== undefined && (!Number.isInteger(value) || value < 1))
+          throw new RangeError(`spill.${name} must be a positive integer, got ${String(value)}`);
+      }
+    }
     this.#http = new HttpClient({
       apiKey: options.apiKey,
       baseUrl: this.baseUrl,

@@ -157,6 +157,15 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect((error as InvalidResponseError).issues[0]!.path).toBe('transactions[17].date');
   });
 
+  it('refuses spill sizes that are not positive integers, when the client is made', () => {
+    for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      for (const name of ['afterRows', 'pageRows'])
+        expect(() => new ProviderClient({ apiKey: KEY, baseUrl: BASE, spill: { [name]: value } })).toThrow(
+          new RangeError(`spill.${name} must be a positive integer, got ${String(value)}`),
+        );
+    expect(() => new ProviderClient({ apiKey: KEY, spill: { afterRows: 1, pageRows: 1 } })).not.toThrow();
+  });
+
   it('leaves no file behind when the caller stops early', async () => {
     const rows = history('2026-01-01', '2026-06-30');
     serve({ transactions: rows, total: rows.length });
