@@ -31,8 +31,8 @@ export interface PatchResult {
 }
 
 /**
- * Slices of one target as one figure: requests a second over all of them, the median slice's p50 and
- * the worst slice's p99.
+ * Slices of one target as one figure: requests a second over all of them, the middle slice's p50 (the
+ * upper middle of an even count) and the worst slice's p99.
  */
 function combined(slices: LoadFigures[]): LoadFigures {
   const requests = slices.reduce((sum, s) => sum + s.requests, 0);
@@ -103,6 +103,9 @@ async function load(
 export async function benchPatch(
   options: { seconds?: number; concurrency?: readonly number[] } = {},
 ): Promise<PatchResult[]> {
+  const slices = options.seconds ?? 5;
+  if (!Number.isInteger(slices) || slices < 1)
+    throw new RangeError(`seconds per point must be a whole number of 1 or more, got ${slices}`);
   const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-'));
   // Stopped in `finally` whichever got started, so a target that fails to start leaves no process.
   const started: Awaited<ReturnType<typeof startTarget>>[] = [];
@@ -112,7 +115,6 @@ export async function benchPatch(
     const bare = await startTarget('bare', dir);
     started.push(bare);
     const results: PatchResult[] = [];
-    const slices = Math.max(1, Math.round(options.seconds ?? 5));
     for (const connections of options.concurrency ?? PATCH_CONNECTIONS) {
       await load(reference, connections, 1); // warm-up
       await load(bare, connections, 1);
