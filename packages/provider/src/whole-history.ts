@@ -1,10 +1,9 @@
 /**
- * Reading a whole-history answer as it arrives. What is kept is the rows' text (a quarter of the
- * memory of parsed rows): a small answer's text is parsed and validated once, at the end. Once the
- * answer passes `afterRows` the text goes to a `TransactionSpill`, so memory stays the same whatever
- * the history's length: the rows held so far are parsed and validated then, a page at a time, and
- * every later batch as it arrives (the spill files rows by their dates). Either way every row is
- * checked before any is handed out.
+ * Reading a whole-history answer as it arrives. Rows are parsed and validated a batch at a time, as
+ * the body comes in, but what is kept is their text: a small answer's text is parsed once more at
+ * the end (a quarter of the memory of parsed rows while it is held), and once the answer passes
+ * `afterRows` the text goes to a `TransactionSpill`, so memory stays the same whatever the
+ * history's length. Either way every row is checked before any is handed out.
  */
 import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
@@ -41,9 +40,9 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
   const afterRows = list.spill.afterRows ?? DEFAULT_SPILL.afterRows;
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
-  const pageRows = list.spill.pageRows ?? DEFAULT_SPILL.pageRows;
-  /** The text of every row so far, until the answer passes `afterRows`. */
+  /** The text and the date of every row so far, until the answer passes `afterRows`. */
   let held: string[] = [];
+  let heldDates: CalendarDate[] = [];
   let spill: TransactionSpill | undefined;
 
   /** Rows `offset`.. of the list, parsed and validated. */
@@ -57,26 +56,23 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     return list.parseRows(raw, offset);
   };
 
-  /** Rows `offset`.. checked, and their dates: what the spill files them by. */
-  const dates = (elements: readonly string[], offset: number): CalendarDate[] =>
-    parse(elements, offset).map((row) => row.date);
-
   const take = async (elements: string[]) => {
     if (elements.length === 0) return;
-    if (spill) return spill.add(dates(elements, scanner.elementCount - elements.length), elements);
-    for (const element of elements) held.push(element);
+    const dates = parse(elements, scanner.elementCount - elements.length).map((row) => row.date);
+    if (spill) return spill.add(dates, elements);
+    for (let index = 0; index < elements.length; index++) {
+      held.push(elements[index]!);
+      heldDates.push(dates[index]!);
+    }
     if (held.length <= afterRows) return;
     spill = await TransactionSpill.create({
       directory: list.spill.directory,
-      pageRows,
+      pageRows: list.spill.pageRows ?? DEFAULT_SPILL.pageRows,
       decode: (raw) => list.parseRows(raw, 0),
     });
-    // A page at a time: the rows parsed at once are a page's, not the whole held answer's.
-    for (let offset = 0; offset < held.length; offset += pageRows) {
-      const page = held.slice(offset, offset + pageRows);
-      await spill.add(dates(page, offset), page);
-    }
+    await spill.add(heldDates, held);
     held = [];
+    heldDates = [];
   };
 
   try {
@@ -91,6 +87,7 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     }
     const total = list.parseEnvelope(envelope);
     if (spill) return { rows: [], total, spill };
+    // Validated already, as it arrived: this parse only builds the rows.
     return { rows: parse(held, 0), total };
   } catch (error) {
     await spill?.dispose();
