@@ -71,7 +71,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
     },
     lockTransaction: (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
-    // Separate statements: on SQLite they cost less than PostgreSQL's one joined read (~7 µs against ~10).
+    // Separate statements: on SQLite they cost less than one joined read (~7 µs against ~10).
     lockForUpdate: (userId, id, keyId) => {
       const keyScope =
         keyId === undefined
