@@ -66,6 +66,15 @@ export interface RelatedColumns {
  * `lockForUpdate` on PostgreSQL: two round trips (the lock with the key's scope, then what the row
  * refers to) where separate reads took four or more.
  */
+/** Both statements per schema, written once: a PATCH is the server's busiest write. */
+const statementsBySchema = new Map<string, { lock: string; related: string }>();
+
+function statementsFor(s: string): { lock: string; related: string } {
+  let statements = statementsBySchema.get(s);
+  if (!statements) statementsBySchema.set(s, (statements = { lock: lockSql(s), related: relatedSql(s) }));
+  return statements;
+}
+
 export async function lockForUpdate(
   rows: <T extends QueryResultRow>(sql: string, params: unknown[]) => Promise<T[]>,
   s: string,
@@ -73,13 +82,14 @@ export async function lockForUpdate(
   id: string,
   keyId: string | undefined,
 ): Promise<LockedForUpdate> {
-  const found = (await rows<LockedColumns>(lockSql(s), [keyId ?? null, id, userId]))[0]!;
+  const statements = statementsFor(s);
+  const found = (await rows<LockedColumns>(statements.lock, [keyId ?? null, id, userId]))[0]!;
   const { key_scope, locked, ...columns } = found;
   const keyScope = key_scope ?? undefined;
   if (columns.id === null) return { keyScope, row: undefined, related: noRelated() };
   const row = columns as TransactionRow;
   const refers = (
-    await rows<RelatedColumns>(relatedSql(s), [row.account_id, row.category_id, row.merchant_id, row.id])
+    await rows<RelatedColumns>(statements.related, [row.account_id, row.category_id, row.merchant_id, row.id])
   )[0]!;
   const related = noRelated();
   if (refers.account_name !== null)
