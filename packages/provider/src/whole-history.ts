@@ -8,7 +8,7 @@
 import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
 import type { RawWindowResult } from './transactions.js';
-import { JsonListScanner, ListScanError } from './wire/list-scanner.js';
+import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
 
 export interface SpillSettings {
@@ -40,37 +40,44 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
   const afterRows = list.spill.afterRows ?? DEFAULT_SPILL.afterRows;
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
-  /** The text and the date of every row so far, until the answer passes `afterRows`. */
-  let held: string[] = [];
+  /**
+   * Every row so far, until the answer passes `afterRows`: their text as the runs they came in (each
+   * is parsed again, whole, at the end) and their dates (what the spill files them by).
+   */
+  let held: ListRun[] = [];
+  let heldRows = 0;
   let heldDates: CalendarDate[] = [];
   let spill: TransactionSpill | undefined;
 
-  /** Rows `offset`.. of the list, parsed and validated. */
-  const parse = (elements: readonly string[], offset: number): Transaction[] => {
+  /** The run's rows, parsed and validated; `offset` is the first one's index in the list. */
+  const parse = (run: ListRun, offset: number): Transaction[] => {
     let raw: unknown[];
     try {
-      raw = JSON.parse(`[${elements.join(',')}]`) as unknown[];
+      raw = JSON.parse(`[${run.text}]`) as unknown[];
     } catch (error) {
       throw list.notJson((error as Error).message);
     }
     return list.parseRows(raw, offset);
   };
 
-  const take = async (elements: string[]) => {
-    if (elements.length === 0) return;
-    const dates = parse(elements, scanner.elementCount - elements.length).map((row) => row.date);
-    if (spill) return spill.add(dates, elements);
-    for (let index = 0; index < elements.length; index++) {
-      held.push(elements[index]!);
-      heldDates.push(dates[index]!);
-    }
-    if (held.length <= afterRows) return;
+  const take = async (run: ListRun) => {
+    if (run.count === 0) return;
+    const rows = parse(run, scanner.elementCount - run.count);
+    if (spill) return spill.add(datesOf(rows), elementsOf(run));
+    held.push(run);
+    heldRows += run.count;
+    for (const row of rows) heldDates.push(row.date);
+    if (heldRows <= afterRows) return;
     spill = await TransactionSpill.create({
       directory: list.spill.directory,
       pageRows: list.spill.pageRows ?? DEFAULT_SPILL.pageRows,
       decode: (raw) => list.parseRows(raw, 0),
     });
-    await spill.add(heldDates, held);
+    let at = 0;
+    for (const heldRun of held) {
+      await spill.add(heldDates.slice(at, at + heldRun.count), elementsOf(heldRun));
+      at += heldRun.count;
+    }
     held = [];
     heldDates = [];
   };
@@ -87,14 +94,20 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     }
     const total = list.parseEnvelope(envelope);
     if (spill) return { rows: [], total, spill };
-    // Validated already, as it arrived: this parse only builds the rows.
-    return { rows: parse(held, 0), total };
+    // Validated already, as it arrived: this parse only builds the rows, a run at a time.
+    const rows: Transaction[] = [];
+    let offset = 0;
+    for (const run of held) {
+      for (const row of parse(run, offset)) rows.push(row);
+      offset += run.count;
+    }
+    return { rows, total };
   } catch (error) {
     await spill?.dispose();
     throw error;
   }
 
-  function scan(scanner: JsonListScanner, text: string): string[] {
+  function scan(scanner: JsonListScanner, text: string): ListRun {
     try {
       return scanner.write(text);
     } catch (error) {
@@ -102,4 +115,10 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       throw error;
     }
   }
+}
+
+function datesOf(rows: readonly Transaction[]): CalendarDate[] {
+  const dates: CalendarDate[] = new Array(rows.length);
+  for (let index = 0; index < rows.length; index++) dates[index] = rows[index]!.date;
+  return dates;
 }

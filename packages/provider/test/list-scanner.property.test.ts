@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonListScanner, ListScanError } from '../src/wire/list-scanner.js';
+import { JsonListScanner, ListScanError, elementsOf } from '../src/wire/list-scanner.js';
 
-/** Feeds `text` to a scanner in the given cut points and returns what it handed out. */
+/**
+ * Feeds `text` to a scanner in the given cut points and returns what it handed out, read both ways:
+ * each run as one JSON array, and each element of it on its own (the two must agree).
+ */
 function scan(text: string, cuts: number[], options: { maxElementChars?: number } = {}) {
   const scanner = new JsonListScanner({ listKey: 'transactions', ...options });
   const elements: unknown[] = [];
@@ -10,7 +13,11 @@ function scan(text: string, cuts: number[], options: { maxElementChars?: number 
   for (const cut of [...cuts.filter((c) => c > 0 && c < text.length)]
     .sort((a, b) => a - b)
     .concat(text.length)) {
-    for (const element of scanner.write(text.slice(at, cut))) elements.push(JSON.parse(element));
+    const run = scanner.write(text.slice(at, cut));
+    const whole = JSON.parse(`[${run.text}]`) as unknown[];
+    expect(whole).toHaveLength(run.count);
+    expect(elementsOf(run).map((element) => JSON.parse(element) as unknown)).toEqual(whole);
+    elements.push(...whole);
     at = cut;
   }
   return { elements, envelope: scanner.end() };

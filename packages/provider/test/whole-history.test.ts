@@ -146,6 +146,17 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     );
   });
 
+  it('a week denser than one read of the file comes back whole, row for row', async () => {
+    // ~1,400 rows a week, ~300 KiB of text: the file holds each week as several ranges.
+    const rows = history('2026-06-01', '2026-06-14', 200);
+    serve({ transactions: rows, total: rows.length });
+    const whole = await pagesOf({ spill: false });
+    const spilled = await pagesOf({ spill: { afterRows: 100, pageRows: 2_000, directory: tempDir() } });
+    expect(spilled.length).toBeGreaterThan(1);
+    expect(sortedIds(spilled)).toEqual(sortedIds(whole));
+    expect(sortedIds(spilled)).toHaveLength(rows.length);
+  });
+
   it('a bad row fails a held answer too, naming the row', async () => {
     const rows: unknown[] = history('2026-06-01', '2026-06-20');
     rows[17] = { ...(rows[17] as WireRow), date: 'soon' };

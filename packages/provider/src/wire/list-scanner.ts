@@ -38,6 +38,28 @@ export interface ListScannerOptions {
 type Phase = 'before-list' | 'in-list' | 'after-list';
 
 /**
+ * The elements one `write` completed, as one slice of the body: from the first one's start to the
+ * last one's end, with the commas and whitespace between them, so `[${text}]` is their JSON array
+ * and one `JSON.parse` reads them all without joining thousands of strings first.
+ */
+export interface ListRun {
+  text: string;
+  /** Elements in the run. */
+  count: number;
+  /** Where each element starts and ends in `text`: `[start0, end0, start1, end1, …]`. */
+  bounds: number[];
+}
+
+const EMPTY_RUN: ListRun = Object.freeze({ text: '', count: 0, bounds: [] as number[] });
+
+/** The run's elements, each as its own text. */
+export function elementsOf(run: ListRun): string[] {
+  const elements: string[] = new Array(run.count);
+  for (let k = 0; k < run.count; k++) elements[k] = run.text.slice(run.bounds[2 * k], run.bounds[2 * k + 1]);
+  return elements;
+}
+
+/**
  * A push scanner: `write` each decoded chunk and get back the elements it completed (as JSON
  * text), then `end` for the object around the list. Elements stay text so the caller decides
  * how many to hand to one `JSON.parse`.
@@ -76,8 +98,10 @@ export class JsonListScanner {
     return this.#elementCount;
   }
 
-  write(text: string): string[] {
-    const elements: string[] = [];
+  write(text: string): ListRun {
+    /** Element bounds in `source`, the text every element of this write is a slice of. */
+    const bounds: number[] = [];
+    let source = '';
     let buffer = this.#buffer + text;
     let i = this.#scanned;
     for (; i < buffer.length; i++) {
@@ -102,7 +126,8 @@ export class JsonListScanner {
         // Directly inside the list: a comma or the closing bracket ends the element in progress.
         if (code === COMMA || code === CLOSE_BRACKET) {
           if (this.#elementStart >= 0) {
-            elements.push(buffer.slice(this.#elementStart, i));
+            bounds.push(this.#elementStart, i);
+            source = buffer;
             this.#elementStart = -1;
             this.#elementCount += 1;
           } else if (code === COMMA || this.#awaitingElement) {
@@ -149,7 +174,14 @@ export class JsonListScanner {
       }
     }
     this.#keep(buffer, i);
-    return elements;
+    if (bounds.length === 0) return EMPTY_RUN;
+    const first = bounds[0]!;
+    for (let k = 0; k < bounds.length; k++) bounds[k] = bounds[k]! - first;
+    return {
+      text: source.slice(first, first + bounds[bounds.length - 1]!),
+      count: bounds.length / 2,
+      bounds,
+    };
   }
 
   /** The object around the list, parsed, with the list emptied (`[]`). */
