@@ -43,6 +43,19 @@ describe('readAhead', () => {
     expect(log).toContain('source closed');
   });
 
+  it('says the source is exhausted while its last item is still in use, once', async () => {
+    const log: string[] = [];
+    for await (const item of readAhead(loggedSource(3, log), { onExhausted: () => log.push('exhausted') })) {
+      log.push(`use ${item} start`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`use ${item} end`);
+    }
+    expect(log.filter((line) => line === 'exhausted')).toHaveLength(1);
+    // Known once the last item is handed out (its read-ahead finds nothing), before it is done with.
+    expect(log.indexOf('exhausted')).toBeGreaterThan(log.indexOf('use 1 end'));
+    expect(log.indexOf('exhausted')).toBeLessThan(log.indexOf('use 2 end'));
+  });
+
   it('throws a failed read where that item is asked for, after the items before it were used', async () => {
     const log: string[] = [];
     const seen: number[] = [];

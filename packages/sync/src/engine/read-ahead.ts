@@ -17,11 +17,16 @@ export interface ReadAheadOptions<T> {
    * abort that read (its requests, retries and pauses), which nobody will use.
    */
   onAbandon?: () => void;
+  /**
+   * Called once the source has said it has no more items: while the last one is in use when it was
+   * read ahead, else when the consumer asks past it.
+   */
+  onExhausted?: () => void;
 }
 
 export async function* readAhead<T>(
   source: AsyncIterable<T>,
-  { aheadOf = () => true, onAbandon }: ReadAheadOptions<T> = {},
+  { aheadOf = () => true, onAbandon, onExhausted }: ReadAheadOptions<T> = {},
 ): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<T>> | undefined;
@@ -30,7 +35,7 @@ export async function* readAhead<T>(
   const ask = () => {
     pending = iterator.next();
     // Seen here, so a page that fails while the consumer is busy is not an unhandled rejection.
-    pending.catch(() => undefined);
+    pending.then((result) => result.done && onExhausted?.()).catch(() => undefined);
   };
   try {
     for (;;) {

@@ -8,7 +8,8 @@ import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context
 import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
-import { syncTransactions } from './transactions.js';
+import { openTransactionReads, type TransactionReads } from './transaction-reads.js';
+import { syncTransactions, type TransactionCallbacks } from './transactions.js';
 
 export type { RunContext } from './context.js';
 
@@ -48,16 +49,12 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       (await ctx.storage.listAccountStates(ctx.connectionId)).map((s) => [s.accountId, s]),
     );
     let transactionsFetched = 0;
-    for (const [index, account] of active.entries()) {
-      ctx.onProgress({
-        connectionId: ctx.connectionId,
-        accountsDone: index,
-        accountsTotal: active.length,
-        transactionsFetched,
-        currentAccountId: account.id,
-      });
-      const report = await syncAccount(ctx, account, syncStates.get(account.id), (n) => {
-        transactionsFetched += n;
+    const stateOf = (account: MirrorAccount) =>
+      syncStates.get(account.id) ?? newSyncState(ctx.connectionId, account.id);
+    // The next account's reads, begun while this account is diffed and committed (transaction-reads.ts).
+    let nextReads: TransactionReads | undefined;
+    try {
+      for (const [index, account] of active.entries()) {
         ctx.onProgress({
           connectionId: ctx.connectionId,
           accountsDone: index,
@@ -65,10 +62,30 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
           transactionsFetched,
           currentAccountId: account.id,
         });
-      });
-      accounts.push(report);
-      issues.push(...report.issues);
-      ctx.onAccountDone(report);
+        const reads = nextReads ?? openTransactionReads(ctx, account.id, stateOf(account));
+        const following = active[index + 1];
+        nextReads = following && openTransactionReads(ctx, following.id, stateOf(following));
+        const readsOfNext = nextReads;
+        const report = await syncAccount(ctx, account, stateOf(account), reads, {
+          onFetched: (n) => {
+            transactionsFetched += n;
+            ctx.onProgress({
+              connectionId: ctx.connectionId,
+              accountsDone: index,
+              accountsTotal: active.length,
+              transactionsFetched,
+              currentAccountId: account.id,
+            });
+          },
+          onReadsDone: () => readsOfNext?.begin(),
+        });
+        accounts.push(report);
+        issues.push(...report.issues);
+        ctx.onAccountDone(report);
+      }
+    } finally {
+      // The run stopped early: the next account's reads, begun or not, are aborted and released.
+      await nextReads?.discard();
     }
     ctx.onProgress({
       connectionId: ctx.connectionId,
@@ -155,8 +172,9 @@ function newSyncState(connectionId: string, accountId: string): AccountSyncState
 async function syncAccount(
   ctx: RunContext,
   account: MirrorAccount,
-  previousState: AccountSyncState | undefined,
-  onFetched: (count: number) => void,
+  previousState: AccountSyncState,
+  reads: TransactionReads,
+  { onFetched, onReadsDone }: Pick<TransactionCallbacks, 'onFetched' | 'onReadsDone'>,
 ): Promise<AccountReport> {
   const report: AccountReport = {
     accountId: account.id,
@@ -175,7 +193,7 @@ async function syncAccount(
     reconciliation: null,
     issues: [],
   };
-  let syncState = previousState ?? newSyncState(ctx.connectionId, account.id);
+  let syncState = previousState;
   let current = account;
 
   const markGone = async () => {
@@ -186,8 +204,12 @@ async function syncAccount(
 
   // Transactions. Each commit carries the account's state: a failure half-way keeps what committed.
   try {
-    syncState = await syncTransactions(ctx, account.id, syncState, report, onFetched, (committed) => {
-      syncState = committed;
+    syncState = await syncTransactions(ctx, account.id, syncState, reads, report, {
+      onFetched,
+      onCommitted: (committed) => {
+        syncState = committed;
+      },
+      onReadsDone,
     });
   } catch (error) {
     stopIfConnectionWide('transactions', account.id, error, ctx.signal);
@@ -197,6 +219,9 @@ async function syncAccount(
       return report;
     }
   }
+
+  // The next account's reads go on while this account's balance and holdings are asked for.
+  onReadsDone?.();
 
   // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
   // compared with it only when they synced cleanly: a half-synced history proves nothing.

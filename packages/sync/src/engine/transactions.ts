@@ -1,5 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays, daysBetween } from '@finsync/internals/calendar';
+import { addDays } from '@finsync/internals/calendar';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
@@ -10,32 +10,49 @@ import { keyTransactions } from './keys.js';
 import { advanceLedger, ledgerOfRows } from './ledger.js';
 import { independent, pageWrites, type PageWrites } from './overlap.js';
 import { readAhead } from './read-ahead.js';
+import type { TransactionReads } from './transaction-reads.js';
 import type { AccountReport } from './report.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
 
+export interface TransactionCallbacks {
+  /** Rows fetched, page by page (progress). */
+  onFetched: (count: number) => void;
+  /** The account's state as of each commit that landed. */
+  onCommitted: (state: AccountSyncState) => void;
+  /** No page is left to read: the moment to begin the next account's reads. */
+  onReadsDone?: () => void;
+}
+
 /**
- * Syncs one account's transactions from its watermark. Every commit carries the account's state
+ * Syncs one account's transactions through `reads` (from its watermark). Every commit carries the account's state
  * (ledger included), and `onCommitted` hears each one, so a failure half-way loses no bookkeeping.
  */
 export async function syncTransactions(
   ctx: RunContext,
   accountId: string,
   syncState: AccountSyncState,
+  reads: TransactionReads,
   report: AccountReport,
-  onFetched: (count: number) => void,
-  onCommitted: (state: AccountSyncState) => void,
+  callbacks: TransactionCallbacks,
+): Promise<AccountSyncState> {
+  try {
+    return await syncPages(ctx, accountId, syncState, reads, report, callbacks);
+  } finally {
+    // Reads never iterated (a failure before the first page was asked for) are released here.
+    await reads.discard();
+  }
+}
+
+async function syncPages(
+  ctx: RunContext,
+  accountId: string,
+  syncState: AccountSyncState,
+  reads: TransactionReads,
+  report: AccountReport,
+  { onFetched, onCommitted, onReadsDone }: TransactionCallbacks,
 ): Promise<AccountSyncState> {
   const { tuning } = ctx;
-  const to = ctx.clock.today();
-  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
-  const from = laterDate(
-    syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : undefined,
-    tuning.startDate,
-  );
-  // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
-  const span = from === undefined ? 0 : daysBetween(from, to) + 1;
-  const windowDays =
-    syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
+  const { from, to, abandon } = reads;
   report.window = { from: from ?? null, to };
   // Holds replaced by their posted twin are remembered until no routine re-read reaches them.
   const forgetBefore = addDays(to, -(tuning.pendingOverlapDays + PENDING_MATCH_DAYS));
@@ -55,20 +72,11 @@ export async function syncTransactions(
     if (committedKeys) for (const change of batch.changes) committedKeys.add(change.key);
     return ctx.storage.apply(batch);
   };
-  // Aborted when the run stops early with a page read ahead, or a commit in flight fails while the
-  // next page is read (a long read: joining small windows): nobody will use that page.
-  const abandon = new AbortController();
+  // `abandon` aborts the reads when the run stops early with a page read ahead, or a commit in flight
+  // fails while the next page is read (a long read: joining small windows): nobody will use that page.
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
-  const pages = ctx.client
-    .listTransactions(accountId, {
-      from,
-      to,
-      includePending: tuning.includePending,
-      windowDays,
-      signal: AbortSignal.any([ctx.signal, abandon.signal]),
-    })
-    .pages();
+  const pages = reads.pages;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
   // meanwhile when its reads cannot see that commit (see overlap.ts), and committed after it.
   let committing: { done: Promise<void>; writes: PageWrites } | undefined;
@@ -86,7 +94,12 @@ export async function syncTransactions(
     const coalesced = coalescePages(pages, Math.ceil(tuning.batchSize / 2));
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
-    for await (const page of readAhead(coalesced, { aheadOf: small, onAbandon: () => abandon.abort() })) {
+    const pagesAhead = readAhead(coalesced, {
+      aheadOf: small,
+      onAbandon: () => abandon.abort(),
+      onExhausted: onReadsDone,
+    });
+    for await (const page of pagesAhead) {
       // A page read ahead may arrive after the run was aborted: it is not committed.
       ctx.signal.throwIfAborted();
       report.fetched += page.transactions.length;
@@ -184,16 +197,6 @@ export async function syncTransactions(
     await committing?.done.catch(() => undefined);
   }
   return state;
-}
-
-/**
- * `startDate` is a floor for every read, not only the first: an overlap re-read that reached past it
- * would mirror rows an uninterrupted first sync never asked for, so what the mirror holds would
- * depend on where a crash or an abort cut the first sync.
- */
-function laterDate(a: string | undefined, floor: string | undefined): string | undefined {
-  if (a === undefined) return floor;
-  return floor !== undefined && floor > a ? floor : a;
 }
 
 /**
