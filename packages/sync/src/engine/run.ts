@@ -49,19 +49,21 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       (await ctx.storage.listAccountStates(ctx.connectionId)).map((s) => [s.accountId, s]),
     );
     let transactionsFetched = 0;
+    const progress = (accountsDone: number, currentAccountId: string | null) =>
+      ctx.onProgress({
+        connectionId: ctx.connectionId,
+        accountsDone,
+        accountsTotal: active.length,
+        transactionsFetched,
+        currentAccountId,
+      });
     const stateOf = (account: MirrorAccount) =>
       syncStates.get(account.id) ?? newSyncState(ctx.connectionId, account.id);
-    // The next account's reads, begun while this account is diffed and committed (transaction-reads.ts).
+    // The next account's reads, begun while this account finishes (transaction-reads.ts).
     let nextReads: TransactionReads | undefined;
     try {
       for (const [index, account] of active.entries()) {
-        ctx.onProgress({
-          connectionId: ctx.connectionId,
-          accountsDone: index,
-          accountsTotal: active.length,
-          transactionsFetched,
-          currentAccountId: account.id,
-        });
+        progress(index, account.id);
         const reads = nextReads ?? openTransactionReads(ctx, account.id, stateOf(account));
         const following = active[index + 1];
         nextReads = following && openTransactionReads(ctx, following.id, stateOf(following));
@@ -69,13 +71,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
         const report = await syncAccount(ctx, account, stateOf(account), reads, {
           onFetched: (n) => {
             transactionsFetched += n;
-            ctx.onProgress({
-              connectionId: ctx.connectionId,
-              accountsDone: index,
-              accountsTotal: active.length,
-              transactionsFetched,
-              currentAccountId: account.id,
-            });
+            progress(index, account.id);
           },
           onReadsDone: () => readsOfNext?.begin(),
         });
@@ -84,16 +80,10 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
         ctx.onAccountDone(report);
       }
     } finally {
-      // The run stopped early: the next account's reads, begun or not, are aborted and released.
+      // Set only while an account is left: the run stopped early, and its reads are aborted and released.
       await nextReads?.discard();
     }
-    ctx.onProgress({
-      connectionId: ctx.connectionId,
-      accountsDone: active.length,
-      accountsTotal: active.length,
-      transactionsFetched,
-      currentAccountId: null,
-    });
+    progress(active.length, null);
   } catch (error) {
     if (!(error instanceof StopRun)) throw error;
     issues.push(error.issue);
