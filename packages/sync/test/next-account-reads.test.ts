@@ -142,4 +142,16 @@ describe("the next account's reads", () => {
     expect(await h.storage.countTransactions('c1', '4712')).toBe(0);
     await expectFeedReplaysToMirror(h.storage);
   });
+
+  it('reads the client refuses to open (a startDate after today) fail each account, not the run', async () => {
+    const h = await createHarness({ engine: { startDate: '2099-01-01' } });
+    const report = await h.engine.sync('c1');
+
+    expect(report.accounts.length).toBeGreaterThan(1);
+    for (const account of report.accounts) {
+      expect(account.issues.map((issue) => [issue.stage, issue.message])).toEqual([
+        ['transactions', expect.stringContaining('is after to')],
+      ]);
+    }
+  });
 });

@@ -50,32 +50,42 @@ export function openTransactionReads(
   const windowDays =
     syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
   const abandon = new AbortController();
-  const iterator = ctx.client
-    .listTransactions(accountId, {
-      from,
-      to,
-      includePending: tuning.includePending,
-      windowDays,
-      signal: AbortSignal.any([ctx.signal, abandon.signal]),
-    })
-    .pages()
-    [Symbol.asyncIterator]();
+  // Opened only when first asked for, in the account's turn or as it begins: an option the client
+  // refuses (a `startDate` after today) is then this account's failure, not the run's.
+  let iterator: AsyncIterator<TransactionPage> | undefined;
+  const ask = (): Promise<IteratorResult<TransactionPage>> => {
+    try {
+      iterator ??= ctx.client
+        .listTransactions(accountId, {
+          from,
+          to,
+          includePending: tuning.includePending,
+          windowDays,
+          signal: AbortSignal.any([ctx.signal, abandon.signal]),
+        })
+        .pages()
+        [Symbol.asyncIterator]();
+      return iterator.next();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 
   let first: Promise<IteratorResult<TransactionPage>> | undefined;
   let taken = false;
   const begin = () => {
     if (first !== undefined || taken) return;
-    first = iterator.next();
+    first = ask();
     // Seen here, so a read that fails before the account's turn is not an unhandled rejection.
     first.catch(() => undefined);
   };
   const resumed: AsyncIterator<TransactionPage> = {
     next: () => {
-      const asked = first ?? iterator.next();
+      const asked = first ?? ask();
       first = undefined;
       return asked;
     },
-    return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+    return: async () => (await iterator?.return?.()) ?? { done: true, value: undefined },
   };
   return {
     from,
@@ -95,7 +105,7 @@ export function openTransactionReads(
       abandon.abort();
       await first?.catch(() => undefined);
       first = undefined;
-      await iterator.return?.();
+      await iterator?.return?.();
     },
   };
 }
