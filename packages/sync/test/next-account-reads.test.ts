@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { daysBetween } from '@finsync/provider';
 import { useTempDirs } from '@finsync/test-utils';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
@@ -16,8 +17,8 @@ useMsw();
 const tempDir = useTempDirs('next-account-reads');
 
 /**
- * The engine begins the next account's transaction reads once the current account's first page is
- * in hand (engine/transaction-reads.ts). These tests watch the order of requests and commits, and
+ * The engine begins the next account's transaction reads once the current account has no page left
+ * to read (engine/transaction-reads.ts). These tests watch the order of requests and commits, and
  * what is left when a run stops with such a read begun.
  */
 
@@ -78,8 +79,12 @@ describe("the next account's reads", () => {
       }
       // Each account's transactions were asked for as often as without reading ahead: once whole, or
       // once a window.
-      const requests = log.filter((line) => line.startsWith('request '));
-      expect(new Set(requests).size).toBe(active.length);
+      const windows =
+        engine.startDate === undefined
+          ? 1
+          : Math.ceil((daysBetween(engine.startDate, h.sandbox.today) + 1) / engine.windowDays!);
+      for (const accountId of active)
+        expect(log.filter((line) => line === `request ${accountId}`).length, accountId).toBe(windows);
       await expectMirrorMatchesProvider(h, { from: engine.startDate });
       await expectFeedReplaysToMirror(storage);
     },
@@ -91,10 +96,20 @@ describe("the next account's reads", () => {
       const directory = tempDir();
       const controller = new AbortController();
       const log: string[] = [];
+      // The run stops only once 4713's answer is in its temporary file: what is left is the engine's.
+      const spilled = async () => {
+        for (let waited = 0; readdirSync(directory).length === 0; waited += 5) {
+          if (waited > 5_000) throw new Error('4713 was never read ahead into a file');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      };
       class LoggedCommits extends MemoryStorage {
         override async apply(batch: WriteBatch): Promise<void> {
           const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
-          if (account === '4712' && stop.startsWith('aborted')) controller.abort();
+          if (account === '4712' && stop.startsWith('aborted')) {
+            await spilled();
+            controller.abort();
+          }
           return super.apply(batch);
         }
       }
@@ -109,14 +124,16 @@ describe("the next account's reads", () => {
       logTransactionRequests(log);
       if (stop.startsWith('stopped'))
         server.use(
-          http.get(`${BASE}/accounts/4712/balance`, () =>
-            HttpResponse.json({ error: 'invalid api key' }, { status: 401 }),
-          ),
+          http.get(`${BASE}/accounts/4712/balance`, async () => {
+            await spilled();
+            return HttpResponse.json({ error: 'invalid api key' }, { status: 401 });
+          }),
         );
       const report = await h.engine.sync('c1', { signal: controller.signal });
 
       expect(report.ok).toBe(false);
-      // The read of 4713 had begun when the run stopped, and nothing after it was asked for.
+      // 4713's read had begun when the run stopped (one request a run without reading ahead would not
+      // have sent), and nothing after it was asked for.
       expect(log).toEqual(['request 4711', 'request 4712', 'request 4713']);
       expect(await storage.countTransactions('c1', '4713')).toBe(0);
       expect(readdirSync(directory)).toEqual([]);
@@ -153,5 +170,20 @@ describe("the next account's reads", () => {
         ['transactions', expect.stringContaining('is after to')],
       ]);
     }
+  });
+
+  it('a malformed stored watermark of the next account fails that account, not the run', async () => {
+    const h = await createHarness({ sandbox: { historyDays: 30, transactionsPerDay: 2 } });
+    await h.engine.sync('c1');
+    const [state] = (await h.storage.listAccountStates('c1')).filter((s) => s.accountId === '4712');
+    await h.storage.apply({ changes: [], accountStates: [{ ...state!, watermark: '2026-03-01T00:00:00Z' }] });
+    h.sandbox.advanceDays(1);
+    const report = await h.engine.sync('c1');
+
+    const failed = report.accounts.filter((account) => account.issues.length > 0);
+    expect(failed.map((account) => [account.accountId, account.issues[0]!.stage])).toEqual([
+      ['4712', 'transactions'],
+    ]);
+    expect(report.accounts.find((account) => account.accountId === '4711')!.issues).toEqual([]);
   });
 });

@@ -16,9 +16,12 @@ import type { AccountSyncState } from '../model.js';
 import type { RunContext } from './context.js';
 
 export interface TransactionReads {
-  /** The first day asked for; undefined for the whole history. */
-  readonly from: string | undefined;
-  readonly to: string;
+  /**
+   * The days asked for: from the watermark (less the overlap) or `startDate`, or the whole history
+   * (`from` undefined), to today as of the first request. Throws what working it out throws (a
+   * malformed stored watermark), in the account's turn.
+   */
+  window(): { from: string | undefined; to: string };
   /**
    * The account's pages, to be iterated once; the first is the one `begin()` asked for. Closing the
    * iteration early closes the reads (their response, their temporary files).
@@ -28,43 +31,57 @@ export interface TransactionReads {
   readonly abandon: AbortController;
   /** Asks for the first page now, if it has not been asked for. */
   begin(): void;
-  /** For reads whose pages were never iterated: aborts the one in flight and releases it. */
+  /**
+   * For reads whose pages were never iterated: aborts the one in flight and releases it. Never
+   * throws: a release that fails is logged, and the run's own outcome stands.
+   */
   discard(): Promise<void>;
 }
 
-/** The account's reads from its watermark (less the overlap) or `startDate` to today; none sent yet. */
+/**
+ * The account's reads; nothing is worked out or sent until the first page is asked for, so that
+ * whatever fails (the window, an option the client refuses, the request) fails in the account's turn,
+ * as this account's issue, and `to` is the day the request goes out.
+ */
 export function openTransactionReads(
   ctx: RunContext,
   accountId: string,
   syncState: AccountSyncState,
 ): TransactionReads {
   const { tuning } = ctx;
-  const to = ctx.clock.today();
-  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
-  const from = laterDate(
-    syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : undefined,
-    tuning.startDate,
-  );
-  // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
-  const span = from === undefined ? 0 : daysBetween(from, to) + 1;
-  const windowDays =
-    syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
+  let window: { from: string | undefined; to: string; windowDays: number } | undefined;
+  const windowOf = () => {
+    if (window) return window;
+    const to = ctx.clock.today();
+    const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
+    const from = laterDate(
+      syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : undefined,
+      tuning.startDate,
+    );
+    // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
+    const span = from === undefined ? 0 : daysBetween(from, to) + 1;
+    const windowDays =
+      syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
+    window = { from, to, windowDays };
+    return window;
+  };
   const abandon = new AbortController();
-  // Opened only when first asked for, in the account's turn or as it begins: an option the client
-  // refuses (a `startDate` after today) is then this account's failure, not the run's.
   let iterator: AsyncIterator<TransactionPage> | undefined;
   const ask = (): Promise<IteratorResult<TransactionPage>> => {
     try {
-      iterator ??= ctx.client
-        .listTransactions(accountId, {
-          from,
-          to,
-          includePending: tuning.includePending,
-          windowDays,
-          signal: AbortSignal.any([ctx.signal, abandon.signal]),
-        })
-        .pages()
-        [Symbol.asyncIterator]();
+      if (!iterator) {
+        const { from, to, windowDays } = windowOf();
+        iterator = ctx.client
+          .listTransactions(accountId, {
+            from,
+            to,
+            includePending: tuning.includePending,
+            windowDays,
+            signal: AbortSignal.any([ctx.signal, abandon.signal]),
+          })
+          .pages()
+          [Symbol.asyncIterator]();
+      }
       return iterator.next();
     } catch (error) {
       return Promise.reject(error);
@@ -73,6 +90,15 @@ export function openTransactionReads(
 
   let first: Promise<IteratorResult<TransactionPage>> | undefined;
   let taken = false;
+  /** Aborts a first page still asked for, waits for it, and closes the reads. */
+  const close = async () => {
+    if (first !== undefined) {
+      abandon.abort();
+      await first.catch(() => undefined);
+      first = undefined;
+    }
+    await iterator?.return?.();
+  };
   const begin = () => {
     if (first !== undefined || taken) return;
     first = ask();
@@ -85,11 +111,16 @@ export function openTransactionReads(
       first = undefined;
       return asked;
     },
-    return: async () => (await iterator?.return?.()) ?? { done: true, value: undefined },
+    return: async () => {
+      await close();
+      return { done: true, value: undefined };
+    },
   };
   return {
-    from,
-    to,
+    window: () => {
+      const { from, to } = windowOf();
+      return { from, to };
+    },
     abandon,
     begin,
     pages: {
@@ -102,10 +133,15 @@ export function openTransactionReads(
     async discard() {
       if (taken) return;
       taken = true;
-      abandon.abort();
-      await first?.catch(() => undefined);
-      first = undefined;
-      await iterator?.return?.();
+      try {
+        await close();
+      } catch (error) {
+        ctx.logger?.warn?.('could not release the transaction reads of an account', {
+          connectionId: ctx.connectionId,
+          accountId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
     },
   };
 }

@@ -52,7 +52,8 @@ async function syncPages(
   { onFetched, onCommitted, onReadsDone }: TransactionCallbacks,
 ): Promise<AccountSyncState> {
   const { tuning } = ctx;
-  const { from, to, abandon } = reads;
+  const { from, to } = reads.window();
+  const { abandon } = reads;
   report.window = { from: from ?? null, to };
   // Holds replaced by their posted twin are remembered until no routine re-read reaches them.
   const forgetBefore = addDays(to, -(tuning.pendingOverlapDays + PENDING_MATCH_DAYS));
