@@ -24,8 +24,9 @@ export interface TransactionCallbacks {
 }
 
 /**
- * Syncs one account's transactions through `reads` (from its watermark). Every commit carries the account's state
- * (ledger included), and `onCommitted` hears each one, so a failure half-way loses no bookkeeping.
+ * Syncs one account's transactions through `reads` (from its watermark). Every commit carries the
+ * account's state (ledger included), and `onCommitted` hears each one, so a failure half-way loses
+ * no bookkeeping.
  */
 export async function syncTransactions(
   ctx: RunContext,
@@ -53,6 +54,8 @@ async function syncPages(
 ): Promise<AccountSyncState> {
   const { tuning } = ctx;
   const { from, to } = reads.window();
+  // `abandon` aborts the reads when the run stops early with a page read ahead, or a commit in flight
+  // fails while the next page is read (a long read: joining small windows): nobody will use that page.
   const { abandon } = reads;
   report.window = { from: from ?? null, to };
   // Holds replaced by their posted twin are remembered until no routine re-read reaches them.
@@ -73,11 +76,8 @@ async function syncPages(
     if (committedKeys) for (const change of batch.changes) committedKeys.add(change.key);
     return ctx.storage.apply(batch);
   };
-  // `abandon` aborts the reads when the run stops early with a page read ahead, or a commit in flight
-  // fails while the next page is read (a long read: joining small windows): nobody will use that page.
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
-  const pages = reads.pages;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
   // meanwhile when its reads cannot see that commit (see overlap.ts), and committed after it.
   let committing: { done: Promise<void>; writes: PageWrites } | undefined;
@@ -92,7 +92,7 @@ async function syncPages(
     // No page is read ahead beside one over a batch (a dense 90-day window: ~5,000 rows at 1M), so
     // memory holds one big page, not two. A 1M-row windowed first sync peaked at 187 and 194 MiB
     // with this bound and at 191 and 195 MiB before the read-ahead (198 once without the bound).
-    const coalesced = coalescePages(pages, Math.ceil(tuning.batchSize / 2));
+    const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2));
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
     const pagesAhead = readAhead(coalesced, {
