@@ -6,7 +6,8 @@
  *
  *   --rows N          transactions in the main data set (default 100000; e.g. 1000000)
  *   --runs N          repetitions of every measurement (default 3); figures are medians
- *   --http-reps N     alternating passes of the client and plain-fetch measurement (default 5)
+ *   --http-reps N     alternating passes of the client and plain-fetch measurement (default 5), and
+ *                     pulls of each in the side-by-side (peers) measurement
  *   --memory-rows L   comma-separated sizes for the memory comparison (default 100000,300000 and --rows)
  *   --naive-budget-ms time box of the naive importer's row-by-row inserts (default 5000)
  *   --no-postgres     skip PostgreSQL even when a server answers
@@ -28,12 +29,14 @@ import { loadAverage, machineInfo } from './harness/machine.js';
 import { createProgress } from './harness/progress.js';
 import { runTask } from './harness/spawn-task.js';
 import { measureFleetInBench } from './fleet/in-bench.js';
+import { measurePeers } from './http/peers.js';
 import { measureReferencePatch } from './patch/measure.js';
 import { measurePostgres } from './postgres/measure.js';
 import { postgresUrl, probePostgres } from './postgres/probe.js';
 import {
   httpFigures,
   naiveFigures,
+  peersFigures,
   resyncFigures,
   summarizeRaw,
   syncFigures,
@@ -86,6 +89,9 @@ const raw = await runTask('sqlite-raw', { rows, reps: runs, batchRows });
 // Plain fetch + JSON.parse and the provider client, same server, same URLs.
 progress(`raw HTTP and provider client, ${httpReps} passes each per mode`);
 const http = await runTask('http', { rows, reps: httpReps });
+
+// The same client pull and a plain one side by side, each in its own process (its own peak RSS).
+const peers = await measurePeers({ rows, reps: httpReps, progress });
 
 // The naive importer.
 progress(`naive importer, ${runs} runs per variant (inserts time-boxed at ${naiveBudgetMs} ms)`);
@@ -157,6 +163,7 @@ const results: BenchResults = {
   },
   http: { whole: httpFigures(http.whole), windowed: httpFigures(http.windowed) },
   validation: validationFigures(http.validation),
+  peers: peersFigures(peers),
   postgres,
   memory,
   fleet,

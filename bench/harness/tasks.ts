@@ -4,6 +4,7 @@
  * baseline RSS; a workload that starts its own processes (patch/) runs from the parent instead.
  */
 import { http } from '../http/client-vs-fetch.js';
+import { pull } from '../http/pull.js';
 import { naive } from '../naive/importer.js';
 import { postgresRaw, postgresSync } from '../postgres/tasks.js';
 import { sqliteRaw } from '../sqlite/raw.js';
@@ -13,6 +14,7 @@ export const tasks = {
   'sqlite-sync': sqliteSync,
   'sqlite-raw': sqliteRaw,
   http,
+  pull,
   naive,
   'postgres-sync': postgresSync,
   'postgres-raw': postgresRaw,

@@ -5,10 +5,18 @@
 import type { EngineRunResult } from '../engine/run-engine.js';
 import { summarize, type Summary } from '../harness/stats.js';
 import type { HttpModeResult, ValidationResult } from '../http/client-vs-fetch.js';
+import type { PeersResult } from '../http/peers.js';
 import type { NaiveSample } from '../naive/importer.js';
 import type { RawVariant } from '../sqlite/raw.js';
 import type { SqliteSyncResult } from '../sqlite/sync.js';
-import type { HttpFigures, NaiveFigures, ResyncFigures, SyncFigures, ValidationFigures } from './results.js';
+import type {
+  HttpFigures,
+  NaiveFigures,
+  PeersFigures,
+  ResyncFigures,
+  SyncFigures,
+  ValidationFigures,
+} from './results.js';
 
 export function syncFigures(results: readonly EngineRunResult[], databaseMiB?: number): SyncFigures {
   const first = results[0]!.full;
@@ -64,5 +72,16 @@ export function validationFigures(result: ValidationResult): ValidationFigures {
     rows: result.rows,
     jsonParseMs: summarize(result.jsonParseMs),
     schemaParseMs: summarize(result.schemaParseMs),
+  };
+}
+
+export function peersFigures(result: PeersResult): PeersFigures {
+  return {
+    rows: result.rows,
+    requests: result.requests,
+    clientMs: summarize(result.pulls.client.ms),
+    plainMs: summarize(result.pulls.plain.ms),
+    clientPeakRssMiB: summarize(result.pulls.client.peakRssMiB),
+    plainPeakRssMiB: summarize(result.pulls.plain.peakRssMiB),
   };
 }

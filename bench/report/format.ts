@@ -13,6 +13,7 @@ export const fmt = {
   ms: (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(n < 10 ? 1 : 0)} ms`),
   ratio: (n: number) => (n >= 10 ? `${n.toFixed(0)}×` : `${n.toFixed(2)}×`),
   mib: (n: number) => `${Math.round(n)} MiB`,
+  signedMib: (n: number) => `${n >= 0 ? '+' : '−'}${Math.abs(Math.round(n))} MiB`,
   spread: (s: Summary) => `±${Math.round((s.spread * 100) / 2)}%`,
 };
 

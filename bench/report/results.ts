@@ -80,6 +80,16 @@ export interface HttpFigures {
   clientMs: Summary;
 }
 
+/** A whole pull through the client against a plain fetch + JSON.parse pull, a process per pull. */
+export interface PeersFigures {
+  rows: number;
+  requests: number;
+  clientMs: Summary;
+  plainMs: Summary;
+  clientPeakRssMiB: Summary;
+  plainPeakRssMiB: Summary;
+}
+
 export interface ValidationFigures {
   rows: number;
   jsonParseMs: Summary;
@@ -144,6 +154,8 @@ export interface BenchResults {
   http: Record<SyncMode, HttpFigures>;
   /** The client's response schema vs JSON.parse on the same bodies in memory (see http/client-vs-fetch.ts). */
   validation: ValidationFigures;
+  /** The client's whole pull beside a plain one, each in its own process (http/peers.ts). */
+  peers: PeersFigures;
   postgres: PostgresFigures | { skipped: string };
   memory: MemoryFigures;
   /** The short fleet run (fleet/measure.ts); skipped with `--no-fleet` or without PostgreSQL. */

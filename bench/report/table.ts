@@ -259,7 +259,29 @@ function providerClientSection(r: BenchResults, x: Rates): Line[] {
       ),
     );
   }
+  lines.push(...peersRows(r));
   return lines;
+}
+
+/** The client's whole pull and a plain one, each in a process of its own, with their peak RSS. */
+function peersRows(r: BenchResults): Line[] {
+  const p = r.peers;
+  const rows = (label: string, ms: Summary, peak: Summary, note: string): Row =>
+    timedRow(label, fmt.int(p.rows), ms, perSecond(p.rows, ms), fmt.mib(peak.median), note);
+  return [
+    rows(
+      'peers: ProviderClient whole pull, every row validated',
+      p.clientMs,
+      p.clientPeakRssMiB,
+      `${fmt.ratio(p.clientMs.median / p.plainMs.median)} the plain pull's time, ${fmt.signedMib(p.clientPeakRssMiB.median - p.plainPeakRssMiB.median)} its peak RSS; a process per pull`,
+    ),
+    rows(
+      'peers: plain fetch + JSON.parse whole pull',
+      p.plainMs,
+      p.plainPeakRssMiB,
+      `${p.requests} requests a pull (the account list, then each account's history), the client's URLs`,
+    ),
+  ];
 }
 
 /** Peak RSS per data set size, one row per configuration, the sizes side by side. */

@@ -19,6 +19,7 @@ const TARGETS: readonly Targets[] = [
   memoryGrowthTargets,
   noopTargets,
   providerClientTargets,
+  peersTargets,
   fleetTargets,
   referencePatchTargets,
 ];
@@ -159,6 +160,23 @@ function providerClientTargets(r: BenchResults, x: Rates): Target[] {
       detail: `${fmt.ratio(ratio)} (${fmt.rate(x.client[m])} vs ${fmt.rate(x.plain[m])} rows/s, ${r.http[m].pages} responses)`,
     };
   });
+}
+
+/** The issue's peers target: the client's whole pull, every row validated, against a plain one. */
+const PEERS_MAX_TIME_RATIO = 1.15;
+
+function peersTargets(r: BenchResults): Target[] {
+  const p = r.peers;
+  const ratio = p.clientMs.median / p.plainMs.median;
+  return [
+    {
+      name: `peers: the client's whole pull ≤ ${PEERS_MAX_TIME_RATIO}× the time of a plain fetch + JSON.parse pull, every row validated`,
+      verdict: verdict(ratio <= PEERS_MAX_TIME_RATIO),
+      detail:
+        `${fmt.ratio(ratio)} (${fmt.ms(p.clientMs.median)} vs ${fmt.ms(p.plainMs.median)} for ${fmt.int(p.rows)} rows, ` +
+        `a process per pull); peak RSS ${fmt.mib(p.clientPeakRssMiB.median)} vs ${fmt.mib(p.plainPeakRssMiB.median)}`,
+    },
+  ];
 }
 
 /** One target per connection count; judged on the requests a second, not the rounded ratio. */
