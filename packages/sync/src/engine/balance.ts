@@ -1,4 +1,5 @@
 /** The balance phase of a run: the provider's balance, and whether the mirrored rows add up to it. */
+import type { Balance } from '@finsync/provider';
 import type { AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
@@ -14,16 +15,18 @@ export interface BalanceOutcome {
 }
 
 /**
- * Fetches the balance and, when `check` is set (the account's rows synced cleanly), compares it
- * with the rows. A failure throws and keeps the previous balance: never zero.
+ * Takes the provider's balance (`answer`, asked for when the account's turn began) and, when
+ * `check` is set (the account's rows synced cleanly), compares it with the rows. A failure throws
+ * and keeps the previous balance: never zero.
  */
 export async function syncBalance(
   ctx: RunContext,
   account: MirrorAccount,
   state: AccountSyncState,
   check: boolean,
+  answer: Promise<Balance>,
 ): Promise<BalanceOutcome> {
-  const balance = await ctx.client.getBalance(account.id, { signal: ctx.signal });
+  const balance = await answer;
   let reconciliation: BalanceReconciliation | null = account.reconciliation ?? null;
   let ledger = state.ledger;
   if (check) {

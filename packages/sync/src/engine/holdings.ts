@@ -1,12 +1,18 @@
 /** The holdings phase of a run: the account's holdings mirrored as the provider lists them. */
+import type { HoldingsResult } from '@finsync/provider';
 import type { HoldingChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { holdingRecord, sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
-export async function syncHoldings(ctx: RunContext, accountId: string): Promise<AccountReport['holdings']> {
-  const result = await ctx.client.getHoldings(accountId, { signal: ctx.signal });
+/** Mirrors the provider's answer (asked for when the account's turn began) into the store. */
+export async function syncHoldings(
+  ctx: RunContext,
+  accountId: string,
+  answer: Promise<HoldingsResult>,
+): Promise<AccountReport['holdings']> {
+  const result = await answer;
   const stored = new Map(
     (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
   );

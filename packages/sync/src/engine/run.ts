@@ -1,6 +1,7 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
 import { NotFoundError, type Account } from '@finsync/provider';
 import type { AccountChange, AccountSyncState, ConnectionState, MirrorAccount } from '../model.js';
+import { askAccountAnswers, type AccountAnswers } from './account-answers.js';
 import { syncBalance } from './balance.js';
 import { makeChange } from './changes.js';
 import { nextConnectionState, stopEvent, type ConnectionEvent } from './connection-status.js';
@@ -159,12 +160,43 @@ function newSyncState(connectionId: string, accountId: string): AccountSyncState
   };
 }
 
+/** Holdings for accounts that have them; "not supported" is remembered and asked again rarely. */
+function holdingsDue(ctx: RunContext, state: AccountSyncState): boolean {
+  const checkedAt = state.holdingsCheckedAt;
+  return (
+    state.holdingsSupported !== false ||
+    checkedAt === null ||
+    ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000
+  );
+}
+
+type AccountCallbacks = Pick<TransactionCallbacks, 'onFetched' | 'onReadsDone'>;
+
+/** One account's turn: its balance and holdings are asked for at once, beside its transactions. */
 async function syncAccount(
   ctx: RunContext,
   account: MirrorAccount,
   previousState: AccountSyncState,
   reads: TransactionReads,
-  { onFetched, onReadsDone }: Pick<TransactionCallbacks, 'onFetched' | 'onReadsDone'>,
+  callbacks: AccountCallbacks,
+): Promise<AccountReport> {
+  const withHoldings = holdingsDue(ctx, previousState);
+  const answers = askAccountAnswers(ctx, account.id, { holdings: withHoldings });
+  try {
+    return await syncAccountPhases(ctx, account, previousState, reads, callbacks, answers, withHoldings);
+  } finally {
+    answers.discard();
+  }
+}
+
+async function syncAccountPhases(
+  ctx: RunContext,
+  account: MirrorAccount,
+  previousState: AccountSyncState,
+  reads: TransactionReads,
+  { onFetched, onReadsDone }: AccountCallbacks,
+  answers: AccountAnswers,
+  withHoldings: boolean,
 ): Promise<AccountReport> {
   const report: AccountReport = {
     accountId: account.id,
@@ -210,14 +242,14 @@ async function syncAccount(
     }
   }
 
-  // The next account's reads go on while this account's balance and holdings are asked for.
+  // The next account's reads go on while this account's balance and holdings are taken in.
   onReadsDone?.();
 
   // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
   // compared with it only when they synced cleanly: a half-synced history proves nothing.
   try {
     const check = report.issues.length === 0 && report.shortfall === 0;
-    const outcome = await syncBalance(ctx, current, syncState, check);
+    const outcome = await syncBalance(ctx, current, syncState, check, answers.balance());
     current = outcome.account;
     syncState = outcome.state;
     report.balance = outcome.result;
@@ -232,14 +264,9 @@ async function syncAccount(
     }
   }
 
-  // Holdings, for accounts that have them; "not supported" is remembered and asked again rarely.
-  const checkedAt = syncState.holdingsCheckedAt;
-  const recheckDue =
-    checkedAt === null ||
-    ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000;
-  if (syncState.holdingsSupported !== false || recheckDue) {
+  if (withHoldings) {
     try {
-      report.holdings = await syncHoldings(ctx, account.id);
+      report.holdings = await syncHoldings(ctx, account.id, answers.holdings());
       syncState = {
         ...syncState,
         holdingsSupported: report.holdings !== 'unsupported',
