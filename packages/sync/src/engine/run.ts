@@ -1,7 +1,7 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
 import { NotFoundError, type Account } from '@finsync/provider';
 import type { AccountChange, AccountSyncState, ConnectionState, MirrorAccount } from '../model.js';
-import { askAccountAnswers, type AccountAnswers } from './account-answers.js';
+import { openAccountTurn, type AccountTurn } from './account-turn.js';
 import { syncBalance } from './balance.js';
 import { makeChange } from './changes.js';
 import { nextConnectionState, stopEvent, type ConnectionEvent } from './connection-status.js';
@@ -9,7 +9,6 @@ import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context
 import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
-import { openTransactionReads, type TransactionReads } from './transaction-reads.js';
 import { syncTransactions, type TransactionCallbacks } from './transactions.js';
 
 export type { RunContext } from './context.js';
@@ -60,29 +59,33 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       });
     const stateOf = (account: MirrorAccount) =>
       syncStates.get(account.id) ?? newSyncState(ctx.connectionId, account.id);
-    // The next account's reads, begun while this account finishes (transaction-reads.ts).
-    let nextReads: TransactionReads | undefined;
+    // The next account's turn (its reads, balance and holdings), begun while this account finishes.
+    let next: AccountTurn | undefined;
     try {
       for (const [index, account] of active.entries()) {
         progress(index, account.id);
-        const reads = nextReads ?? openTransactionReads(ctx, account.id, stateOf(account));
+        const turn = next ?? openAccountTurn(ctx, account.id, stateOf(account));
         const following = active[index + 1];
-        nextReads = following && openTransactionReads(ctx, following.id, stateOf(following));
-        const readsOfNext = nextReads;
-        const report = await syncAccount(ctx, account, stateOf(account), reads, {
+        next = following && openAccountTurn(ctx, following.id, stateOf(following));
+        const upcoming = next;
+        // A routine re-read is small, so the next account's requests go out beside this account's. A
+        // first sync's waits until this account has no page left to read: its answer may be a whole
+        // history, which would arrive while this account's pages are diffed (account-turn.ts).
+        if (upcoming?.routine) upcoming.begin();
+        const report = await syncAccount(ctx, account, stateOf(account), turn, {
           onFetched: (n) => {
             transactionsFetched += n;
             progress(index, account.id);
           },
-          onReadsDone: () => readsOfNext?.begin(),
+          onReadsDone: () => upcoming?.begin(),
         });
         accounts.push(report);
         issues.push(...report.issues);
         ctx.onAccountDone(report);
       }
     } finally {
-      // Set only while an account is left: the run stopped early, and its reads are aborted and released.
-      await nextReads?.discard();
+      // Set only while an account is left: the run stopped early, and its requests are aborted and released.
+      await next?.discard();
     }
     progress(active.length, null);
   } catch (error) {
@@ -160,32 +163,21 @@ function newSyncState(connectionId: string, accountId: string): AccountSyncState
   };
 }
 
-/** Holdings for accounts that have them; "not supported" is remembered and asked again rarely. */
-function holdingsDue(ctx: RunContext, state: AccountSyncState): boolean {
-  const checkedAt = state.holdingsCheckedAt;
-  return (
-    state.holdingsSupported !== false ||
-    checkedAt === null ||
-    ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000
-  );
-}
-
 type AccountCallbacks = Pick<TransactionCallbacks, 'onFetched' | 'onReadsDone'>;
 
-/** One account's turn: its balance and holdings are asked for at once, beside its transactions. */
+/** One account's turn: its balance and holdings are asked for with its transactions (account-turn.ts). */
 async function syncAccount(
   ctx: RunContext,
   account: MirrorAccount,
   previousState: AccountSyncState,
-  reads: TransactionReads,
+  turn: AccountTurn,
   callbacks: AccountCallbacks,
 ): Promise<AccountReport> {
-  const withHoldings = holdingsDue(ctx, previousState);
-  const answers = askAccountAnswers(ctx, account.id, { holdings: withHoldings });
+  turn.begin();
   try {
-    return await syncAccountPhases(ctx, account, previousState, reads, callbacks, answers, withHoldings);
+    return await syncAccountPhases(ctx, account, previousState, turn, callbacks);
   } finally {
-    answers.discard();
+    await turn.discard();
   }
 }
 
@@ -193,10 +185,8 @@ async function syncAccountPhases(
   ctx: RunContext,
   account: MirrorAccount,
   previousState: AccountSyncState,
-  reads: TransactionReads,
+  { reads, withHoldings, answers }: AccountTurn,
   { onFetched, onReadsDone }: AccountCallbacks,
-  answers: AccountAnswers,
-  withHoldings: boolean,
 ): Promise<AccountReport> {
   const report: AccountReport = {
     accountId: account.id,
@@ -249,7 +239,7 @@ async function syncAccountPhases(
   // compared with it only when they synced cleanly: a half-synced history proves nothing.
   try {
     const check = report.issues.length === 0 && report.shortfall === 0;
-    const outcome = await syncBalance(ctx, current, syncState, check, answers.balance());
+    const outcome = await syncBalance(ctx, current, syncState, check, answers().balance());
     current = outcome.account;
     syncState = outcome.state;
     report.balance = outcome.result;
@@ -266,7 +256,7 @@ async function syncAccountPhases(
 
   if (withHoldings) {
     try {
-      report.holdings = await syncHoldings(ctx, account.id, answers.holdings());
+      report.holdings = await syncHoldings(ctx, account.id, answers().holdings());
       syncState = {
         ...syncState,
         holdingsSupported: report.holdings !== 'unsupported',

@@ -15,13 +15,14 @@ useMsw();
 
 /**
  * An account's balance and holdings are asked for when its turn begins, beside its transactions
- * (engine/account-answers.ts), and taken in once its transactions have committed. These tests watch
- * the order of requests and commits, and what a failure of either leaves.
+ * (engine/account-answers.ts), and taken in once its transactions have committed; in a routine
+ * re-sync the next account's turn begins with the current one (engine/account-turn.ts). These tests
+ * watch the order of requests and commits, and what a failure leaves.
  */
 
-/** Logs each balance, holdings and transactions request as it arrives; the sandbox answers it. */
-function logRequests(log: string[]): void {
-  for (const endpoint of ['balance', 'holdings', 'transactions'])
+/** Logs each request to `endpoints` as it arrives; the sandbox answers it. */
+function logRequests(log: string[], endpoints = ['balance', 'holdings', 'transactions']): void {
+  for (const endpoint of endpoints)
     server.use(
       http.get(`${BASE}/accounts/:id/${endpoint}`, ({ params }) => {
         log.push(`${endpoint} ${String(params.id)}`);
@@ -126,5 +127,75 @@ describe("an account's balance and holdings", () => {
     const accounts = await h.storage.listAccounts('c1');
     expect(accounts.find((a) => a.id === '4711')?.balance).toBeNull();
     expect(await h.storage.countTransactions('c1')).toBe(0);
+  });
+});
+
+/** Logs each transactions request of `slow` as it arrives and once it is answered, 100 ms later. */
+function slowTransactions(log: string[], slow: string): void {
+  server.use(
+    http.get(`${BASE}/accounts/:id/transactions`, async ({ params }) => {
+      const id = String(params.id);
+      log.push(`transactions ${id}`);
+      if (id !== slow) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      log.push(`answered ${id}`);
+      // No answer: the sandbox's handler answers.
+    }),
+  );
+}
+
+describe('a routine re-sync', () => {
+  it("asks for the next account's transactions, balance and holdings while the current account's are still on their way; a first sync waits", async () => {
+    const log: string[] = [];
+    const h = await createHarness();
+    logRequests(log, ['balance', 'holdings']);
+    slowTransactions(log, '4711');
+    const first = await h.engine.sync('c1');
+    expect(first.ok).toBe(true);
+    // A first sync: 4712 is asked for once 4711's answer is in (its history could be long).
+    expect(log.indexOf('transactions 4712')).toBeGreaterThan(log.indexOf('answered 4711'));
+
+    h.sandbox.advanceDays(1);
+    log.length = 0;
+    const routine = await h.engine.sync('c1');
+    expect(routine.ok).toBe(true);
+    for (const request of ['transactions 4712', 'balance 4712', 'holdings 4712'])
+      expect(log.indexOf(request), request).toBeLessThan(log.indexOf('answered 4711'));
+    // One account ahead, not every account at once.
+    expect(log.indexOf('transactions 4713')).toBeGreaterThan(log.indexOf('answered 4711'));
+    // Each once, as without beginning early.
+    for (const account of routine.accounts)
+      expect(log.filter((line) => line === `transactions ${account.accountId}`)).toHaveLength(1);
+    await expectMirrorMatchesProvider(h);
+    await expectFeedReplaysToMirror(h.storage);
+  });
+
+  it("stopped by a refused key aborts the next account's requests in flight and commits nothing of it", async () => {
+    const h = await createHarness();
+    expect((await h.engine.sync('c1')).ok).toBe(true);
+    const rowsBefore = await h.storage.findTransactions('c1', '4712', {});
+    const accountBefore = (await h.storage.listAccounts('c1')).find((a) => a.id === '4712');
+    h.sandbox.advanceDays(3);
+    const log: string[] = [];
+    const aborted: string[] = [];
+    server.use(
+      // 4712's answer is still on its way when 4711's transactions are refused.
+      http.get(`${BASE}/accounts/4712/transactions`, async ({ request }) => {
+        log.push('transactions 4712');
+        request.signal.addEventListener('abort', () => aborted.push('transactions 4712'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }),
+      http.get(`${BASE}/accounts/4711/transactions`, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return HttpResponse.json({ error: 'Unauthorized' }, { status: 401 });
+      }),
+    );
+    const report = await h.engine.sync('c1');
+    expect(report).toMatchObject({ ok: false, status: 'reauth_required' });
+    expect(report.issues.map((i) => [i.stage, i.accountId])).toEqual([['transactions', '4711']]);
+    expect(log).toEqual(['transactions 4712']);
+    expect(aborted).toEqual(['transactions 4712']);
+    expect(await h.storage.findTransactions('c1', '4712', {})).toEqual(rowsBefore);
+    expect((await h.storage.listAccounts('c1')).find((a) => a.id === '4712')).toEqual(accountBefore);
   });
 });
