@@ -1,12 +1,12 @@
 import { toDecimalString } from '@finsync/provider';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, type WriteBatch } from '../src/index.js';
 import {
   BASE,
   createHarness,
   expectFeedReplaysToMirror,
   expectMirrorMatchesProvider,
+  LoggedSlowCommits,
   server,
   useMsw,
 } from './harness.js';
@@ -28,21 +28,6 @@ function logRequests(log: string[], endpoints = ['balance', 'holdings', 'transac
         log.push(`${endpoint} ${String(params.id)}`);
       }),
     );
-}
-
-/** Commits that take 10 ms, logged by the account whose transactions they carry. */
-class LoggedSlowCommits extends MemoryStorage {
-  constructor(readonly log: string[]) {
-    super();
-  }
-  override async apply(batch: WriteBatch): Promise<void> {
-    const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
-    if (account === undefined) return super.apply(batch);
-    this.log.push(`commit ${account} start`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await super.apply(batch);
-    this.log.push(`commit ${account} end`);
-  }
 }
 
 describe("an account's balance and holdings", () => {

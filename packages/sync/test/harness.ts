@@ -45,6 +45,24 @@ export class SlowCommits extends MemoryStorage {
   }
 }
 
+/**
+ * Commits that take 10 ms, logged as `commit <account> start` and `… end` by the account whose
+ * transactions they carry: tests compare the order of requests and commits.
+ */
+export class LoggedSlowCommits extends MemoryStorage {
+  constructor(readonly log: string[]) {
+    super();
+  }
+  override async apply(batch: WriteBatch): Promise<void> {
+    const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
+    if (account === undefined) return super.apply(batch);
+    this.log.push(`commit ${account} start`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await super.apply(batch);
+    this.log.push(`commit ${account} end`);
+  }
+}
+
 export async function createHarness(
   options: {
     sandbox?: SandboxOptions;

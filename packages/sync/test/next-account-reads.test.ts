@@ -9,6 +9,7 @@ import {
   createHarness,
   expectFeedReplaysToMirror,
   expectMirrorMatchesProvider,
+  LoggedSlowCommits,
   server,
   useMsw,
 } from './harness.js';
@@ -30,21 +31,6 @@ function logTransactionRequests(log: string[]): void {
       // No answer: the sandbox's handler answers.
     }),
   );
-}
-
-/** Commits that take 10 ms, logged by the account whose transactions they carry. */
-class LoggedSlowCommits extends MemoryStorage {
-  constructor(readonly log: string[]) {
-    super();
-  }
-  override async apply(batch: WriteBatch): Promise<void> {
-    const account = batch.changes.find((change) => change.entity === 'transaction')?.accountId;
-    if (account === undefined) return super.apply(batch);
-    this.log.push(`commit ${account} start`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    await super.apply(batch);
-    this.log.push(`commit ${account} end`);
-  }
 }
 
 describe("the next account's reads", () => {
