@@ -68,6 +68,57 @@ describe("an account's balance and holdings", () => {
     await expectFeedReplaysToMirror(storage);
   });
 
+  it('of an account walked in windows are asked for once its last window has been read, not before its first', async () => {
+    const log: string[] = [];
+    const h = await createHarness({
+      sandbox: { historyDays: 120, transactionsPerDay: 3 },
+      engine: { startDate: '2026-02-01', windowDays: 30 },
+    });
+    logRequests(log);
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    for (const { accountId } of report.accounts) {
+      const windows = log.filter((line) => line === `transactions ${accountId}`).length;
+      expect(windows, accountId).toBeGreaterThan(3);
+      // The balance check's first anchor is the balance as of the newest rows, not of the oldest.
+      for (const endpoint of ['balance', 'holdings'])
+        expect(log.indexOf(`${endpoint} ${accountId}`), `${endpoint} ${accountId}`).toBeGreaterThan(
+          log.lastIndexOf(`transactions ${accountId}`),
+        );
+      expect(report.accounts.find((a) => a.accountId === accountId)?.reconciliation?.status).not.toBe(
+        'mismatch',
+      );
+    }
+    await expectMirrorMatchesProvider(h, { from: '2026-02-01' });
+  });
+
+  it('of an account that turns out gone are aborted and never applied', async () => {
+    // A first sync: every account's holdings are asked for too.
+    const h = await createHarness();
+    const aborted: string[] = [];
+    server.use(
+      http.get(`${BASE}/accounts/4712/transactions`, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return HttpResponse.json({ error: 'Not Found' }, { status: 404 });
+      }),
+      ...['balance', 'holdings'].map((endpoint) =>
+        http.get(`${BASE}/accounts/4712/${endpoint}`, async ({ request }) => {
+          request.signal.addEventListener('abort', () => aborted.push(endpoint));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }),
+      ),
+    );
+    const report = await h.engine.sync('c1');
+    expect(report.accounts.find((a) => a.accountId === '4712')).toMatchObject({
+      state: 'gone',
+      balance: 'skipped',
+    });
+    expect(aborted.sort()).toEqual(['balance', 'holdings']);
+    const stored = (await h.storage.listAccounts('c1')).find((a) => a.id === '4712');
+    expect(stored).toMatchObject({ state: 'gone', balance: null });
+    expect(await h.storage.listHoldings('c1', '4712')).toEqual([]);
+  });
+
   it('a balance answer that fails is the balance phase’s issue, after the transactions committed', async () => {
     const h = await createHarness();
     server.use(
@@ -155,6 +206,20 @@ describe('a routine re-sync', () => {
     await expectFeedReplaysToMirror(h.storage);
   });
 
+  it('after a long gap reads each account in its own turn, as a first sync does', async () => {
+    const log: string[] = [];
+    const h = await createHarness();
+    expect((await h.engine.sync('c1')).ok).toBe(true);
+    // 120 days since the last sync: each account's read is one request of over 90 days.
+    h.sandbox.advanceDays(120);
+    logRequests(log, ['balance', 'holdings']);
+    slowTransactions(log, '4711');
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    expect(log.indexOf('transactions 4712')).toBeGreaterThan(log.indexOf('answered 4711'));
+    await expectMirrorMatchesProvider(h);
+  });
+
   it("stopped by a refused key aborts the next account's requests in flight and commits nothing of it", async () => {
     const h = await createHarness();
     expect((await h.engine.sync('c1')).ok).toBe(true);
@@ -170,6 +235,12 @@ describe('a routine re-sync', () => {
         request.signal.addEventListener('abort', () => aborted.push('transactions 4712'));
         await new Promise((resolve) => setTimeout(resolve, 200));
       }),
+      // Its holdings are not due: the first sync learnt it has none.
+      http.get(`${BASE}/accounts/4712/balance`, async ({ request }) => {
+        log.push('balance 4712');
+        request.signal.addEventListener('abort', () => aborted.push('balance 4712'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }),
       http.get(`${BASE}/accounts/4711/transactions`, async () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         return HttpResponse.json({ error: 'Unauthorized' }, { status: 401 });
@@ -178,8 +249,9 @@ describe('a routine re-sync', () => {
     const report = await h.engine.sync('c1');
     expect(report).toMatchObject({ ok: false, status: 'reauth_required' });
     expect(report.issues.map((i) => [i.stage, i.accountId])).toEqual([['transactions', '4711']]);
-    expect(log).toEqual(['transactions 4712']);
-    expect(aborted).toEqual(['transactions 4712']);
+    const next = ['balance 4712', 'transactions 4712'];
+    expect(log.sort()).toEqual(next);
+    expect(aborted.sort()).toEqual(next);
     expect(await h.storage.findTransactions('c1', '4712', {})).toEqual(rowsBefore);
     expect((await h.storage.listAccounts('c1')).find((a) => a.id === '4712')).toEqual(accountBefore);
   });

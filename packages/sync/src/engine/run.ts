@@ -65,13 +65,14 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       for (const [index, account] of active.entries()) {
         progress(index, account.id);
         const turn = next ?? openAccountTurn(ctx, account.id, stateOf(account));
+        turn.begin();
         const following = active[index + 1];
         next = following && openAccountTurn(ctx, following.id, stateOf(following));
         const upcoming = next;
-        // A routine re-read is small, so the next account's requests go out beside this account's. A
-        // first sync's waits until this account has no page left to read: its answer may be a whole
-        // history, which would arrive while this account's pages are diffed (account-turn.ts).
-        if (upcoming?.routine) upcoming.begin();
+        // A small read (a routine re-read) of the next account goes out beside this account's. Any
+        // other waits until this account has no page left to read: its answer may be a whole history
+        // or a long gap, which would arrive while this account's pages are diffed (account-turn.ts).
+        if (upcoming?.small) upcoming.begin();
         const report = await syncAccount(ctx, account, stateOf(account), turn, {
           onFetched: (n) => {
             transactionsFetched += n;
@@ -173,7 +174,6 @@ async function syncAccount(
   turn: AccountTurn,
   callbacks: AccountCallbacks,
 ): Promise<AccountReport> {
-  turn.begin();
   try {
     return await syncAccountPhases(ctx, account, previousState, turn, callbacks);
   } finally {
@@ -185,9 +185,15 @@ async function syncAccountPhases(
   ctx: RunContext,
   account: MirrorAccount,
   previousState: AccountSyncState,
-  { reads, withHoldings, answers }: AccountTurn,
-  { onFetched, onReadsDone }: AccountCallbacks,
+  { reads, withHoldings, answers, readsDone }: AccountTurn,
+  callbacks: AccountCallbacks,
 ): Promise<AccountReport> {
+  const { onFetched } = callbacks;
+  // This account's balance and holdings go out by now (account-turn.ts), and the next account's reads.
+  const onReadsDone = () => {
+    readsDone();
+    callbacks.onReadsDone?.();
+  };
   const report: AccountReport = {
     accountId: account.id,
     name: account.name,
@@ -233,7 +239,7 @@ async function syncAccountPhases(
   }
 
   // The next account's reads go on while this account's balance and holdings are taken in.
-  onReadsDone?.();
+  onReadsDone();
 
   // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
   // compared with it only when they synced cleanly: a half-synced history proves nothing.

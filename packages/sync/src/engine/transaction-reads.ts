@@ -23,6 +23,12 @@ export interface TransactionReads {
    */
   window(): { from: string | undefined; to: string };
   /**
+   * How the reads will ask, worked out now without sending anything: the days (`from` undefined for
+   * the whole history) and the days per request. Undefined when they cannot be worked out (a
+   * malformed stored watermark): `window()` throws that in the account's turn.
+   */
+  plan(): { from: string | undefined; to: string; windowDays: number } | undefined;
+  /**
    * The account's pages, to be iterated once; the first is the one `begin()` asked for. Closing the
    * iteration early closes the reads (their response, their temporary files).
    */
@@ -120,6 +126,13 @@ export function openTransactionReads(
     window: () => {
       const { from, to } = windowOf();
       return { from, to };
+    },
+    plan: () => {
+      try {
+        return windowOf();
+      } catch {
+        return undefined;
+      }
     },
     abandon,
     begin,
