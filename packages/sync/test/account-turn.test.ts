@@ -92,6 +92,24 @@ describe("an account's balance and holdings", () => {
     await expectMirrorMatchesProvider(h, { from: '2026-02-01' });
   });
 
+  it('of the next account in a first sync are asked up to the day its request goes out, not the day its turn was opened', async () => {
+    const h = await createHarness();
+    const asked: string[] = [];
+    server.use(
+      // The day turns while 4711's answer is on its way: 4712's turn is open, its request not yet sent.
+      http.get(`${BASE}/accounts/4711/transactions`, () => {
+        h.sandbox.advanceDays(1);
+      }),
+      http.get(`${BASE}/accounts/4712/transactions`, ({ request }) => {
+        asked.push(new URL(request.url).searchParams.get('to') ?? 'none');
+      }),
+    );
+    const opened = h.sandbox.today;
+    expect((await h.engine.sync('c1')).accounts.length).toBeGreaterThan(1);
+    expect(h.sandbox.today).not.toBe(opened);
+    expect(asked).toEqual([h.sandbox.today]);
+  });
+
   it('of an account that turns out gone are aborted and never applied', async () => {
     // A first sync: every account's holdings are asked for too.
     const h = await createHarness();

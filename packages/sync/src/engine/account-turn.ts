@@ -14,7 +14,6 @@
  * watermark: a routine re-read, not a history nor a long gap), so that a re-sync of many accounts
  * waits for the provider about once for every two accounts instead of once for each.
  */
-import { daysBetween } from '@finsync/internals/calendar';
 import type { AccountSyncState } from '../model.js';
 import { askAccountAnswers, type AccountAnswers } from './account-answers.js';
 import type { RunContext } from './context.js';
@@ -40,7 +39,7 @@ export function openAccountTurn(ctx: RunContext, accountId: string, state: Accou
   const reads = openTransactionReads(ctx, accountId, state);
   const withHoldings = holdingsDue(ctx, state);
   const plan = reads.plan();
-  const days = plan?.from === undefined ? null : daysBetween(plan.from, plan.to) + 1;
+  const days = plan?.days ?? null;
   const oneRequest = plan !== undefined && (days === null || days <= plan.windowDays);
   let answers: AccountAnswers | undefined;
   const ask = () => (answers ??= askAccountAnswers(ctx, accountId, { holdings: withHoldings }));

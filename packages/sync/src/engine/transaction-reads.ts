@@ -15,6 +15,17 @@ import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState } from '../model.js';
 import type { RunContext } from './context.js';
 
+/** The days an account's reads ask for, and how. */
+export interface ReadPlan {
+  /** First day, or undefined for the whole history. */
+  from: string | undefined;
+  to: string;
+  /** Days per request when the reads are walked in windows. */
+  windowDays: number;
+  /** Days from `from` to `to`, both counted; null for the whole history. */
+  days: number | null;
+}
+
 export interface TransactionReads {
   /**
    * The days asked for: from the watermark (less the overlap) or `startDate`, or the whole history
@@ -23,11 +34,11 @@ export interface TransactionReads {
    */
   window(): { from: string | undefined; to: string };
   /**
-   * How the reads will ask, worked out now without sending anything: the days (`from` undefined for
-   * the whole history) and the days per request. Undefined when they cannot be worked out (a
-   * malformed stored watermark): `window()` throws that in the account's turn.
+   * How the reads will ask, as of now and without sending or fixing anything (the window is still
+   * worked out when the first request goes out). Undefined when it cannot be worked out (a malformed
+   * stored watermark): `window()` throws that in the account's turn.
    */
-  plan(): { from: string | undefined; to: string; windowDays: number } | undefined;
+  plan(): ReadPlan | undefined;
   /**
    * The account's pages, to be iterated once; the first is the one `begin()` asked for. Closing the
    * iteration early closes the reads (their response, their temporary files).
@@ -55,9 +66,8 @@ export function openTransactionReads(
   syncState: AccountSyncState,
 ): TransactionReads {
   const { tuning } = ctx;
-  let window: { from: string | undefined; to: string; windowDays: number } | undefined;
-  const windowOf = () => {
-    if (window) return window;
+  /** The reads' days and days per request as of now; `days` is null for the whole history. */
+  const planOf = (): ReadPlan => {
     const to = ctx.clock.today();
     const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
     const from = laterDate(
@@ -65,12 +75,16 @@ export function openTransactionReads(
       tuning.startDate,
     );
     // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
-    const span = from === undefined ? 0 : daysBetween(from, to) + 1;
+    const days = from === undefined ? null : daysBetween(from, to) + 1;
     const windowDays =
-      syncState.watermark === null ? tuning.windowDays : Math.max(tuning.windowDays, Math.min(span, 366));
-    window = { from, to, windowDays };
-    return window;
+      syncState.watermark === null
+        ? tuning.windowDays
+        : Math.max(tuning.windowDays, Math.min(days ?? 0, 366));
+    return { from, to, windowDays, days };
   };
+  /** Worked out once, when the first request goes out: `to` is that request's day. */
+  let window: ReadPlan | undefined;
+  const windowOf = () => (window ??= planOf());
   const abandon = new AbortController();
   let iterator: AsyncIterator<TransactionPage> | undefined;
   const ask = (): Promise<IteratorResult<TransactionPage>> => {
@@ -129,7 +143,7 @@ export function openTransactionReads(
     },
     plan: () => {
       try {
-        return windowOf();
+        return window ?? planOf();
       } catch {
         return undefined;
       }
