@@ -15,7 +15,7 @@ export interface BalanceOutcome {
 }
 
 /**
- * Takes the provider's balance (`answer`, asked for when the account's turn began) and, when
+ * Takes the provider's balance (`answer`, asked for with the transactions: account-turn.ts) and, when
  * `check` is set (the account's rows synced cleanly), compares it with the rows. A failure throws
  * and keeps the previous balance: never zero.
  */

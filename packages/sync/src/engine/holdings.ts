@@ -6,7 +6,7 @@ import type { RunContext } from './context.js';
 import { holdingRecord, sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
-/** Mirrors the provider's answer (asked for when the account's turn began) into the store. */
+/** Mirrors the provider's answer (asked for with the transactions: account-turn.ts) into the store. */
 export async function syncHoldings(
   ctx: RunContext,
   accountId: string,
