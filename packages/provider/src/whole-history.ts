@@ -1,9 +1,9 @@
 /**
  * Reading a whole-history answer as it arrives. Rows are parsed and validated a batch at a time, as
- * the body comes in, but what is kept is their text: a small answer's text is parsed once more at
- * the end (a quarter of the memory of parsed rows while it is held), and once the answer passes
- * `afterRows` the text goes to a `TransactionSpill`, so memory stays the same whatever the
- * history's length. Either way every row is checked before any is handed out.
+ * the body comes in. A small answer keeps the parsed rows, and their text beside them: once the
+ * answer passes `afterRows` the text goes to a `TransactionSpill` and the parsed rows are dropped,
+ * so memory stays the same whatever the history's length. Either way every row is checked before
+ * any is handed out.
  */
 import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
@@ -13,8 +13,9 @@ import type { Transaction } from './wire/schemas.js';
 
 export interface SpillSettings {
   /**
-   * Rows held in memory, as their text, before the answer goes to disk. Default 20 000: about
-   * 5 MiB of text, and five years of a busy current account (some 10 000 rows) stay in memory.
+   * Rows held in memory, parsed and as their text, before the answer goes to disk. Default
+   * 12 000: about 6 MiB (some 360 bytes a parsed row and 190 of text), so five years of a busy
+   * current account (some 10 000 rows) stay in memory and are parsed once.
    */
   afterRows?: number;
   /** Rows per page read back from disk. Default 2 000. */
@@ -23,7 +24,7 @@ export interface SpillSettings {
   directory?: string;
 }
 
-export const DEFAULT_SPILL = { afterRows: 20_000, pageRows: 2_000 } as const;
+export const DEFAULT_SPILL = { afterRows: 12_000, pageRows: 2_000 } as const;
 
 export interface StreamedList {
   chunks(): AsyncIterable<Uint8Array>;
@@ -41,12 +42,14 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
   /**
-   * Every row so far, until the answer passes `afterRows`: their text as the runs they came in (each
-   * is parsed again, whole, at the end) and their dates (what the spill files them by).
+   * Every row so far, until the answer passes `afterRows`: parsed, as the answer's rows if it ends
+   * there, and their text as the runs they came in, for the spill if it does not. The text is a
+   * quarter of the parsed rows' memory; keeping both costs less than parsing the text a second time
+   * (about 0.3 s a million rows) and spares every small answer that second parse.
    */
   let held: ListRun[] = [];
+  let heldParsed: Transaction[][] = [];
   let heldRows = 0;
-  let heldDates: CalendarDate[] = [];
   let spill: TransactionSpill | undefined;
 
   /** The run's rows, parsed and validated; `offset` is the first one's index in the list. */
@@ -65,21 +68,20 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     const rows = parse(run, scanner.elementCount - run.count);
     if (spill) return spill.add(datesOf(rows), elementsOf(run));
     held.push(run);
+    heldParsed.push(rows);
     heldRows += run.count;
-    for (const row of rows) heldDates.push(row.date);
     if (heldRows <= afterRows) return;
     spill = await TransactionSpill.create({
       directory: list.spill.directory,
       pageRows: list.spill.pageRows ?? DEFAULT_SPILL.pageRows,
       decode: (raw) => list.parseRows(raw, 0),
     });
-    let at = 0;
-    for (const heldRun of held) {
-      await spill.add(heldDates.slice(at, at + heldRun.count), elementsOf(heldRun));
-      at += heldRun.count;
-    }
+    const runs = held;
+    const parsed = heldParsed;
     held = [];
-    heldDates = [];
+    heldParsed = [];
+    for (let index = 0; index < runs.length; index++)
+      await spill.add(datesOf(parsed[index]!), elementsOf(runs[index]!));
   };
 
   try {
@@ -94,14 +96,7 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     }
     const total = list.parseEnvelope(envelope);
     if (spill) return { rows: [], total, spill };
-    // Validated already, as it arrived: this parse only builds the rows, a run at a time.
-    const rows: Transaction[] = [];
-    let offset = 0;
-    for (const run of held) {
-      for (const row of parse(run, offset)) rows.push(row);
-      offset += run.count;
-    }
-    return { rows, total };
+    return { rows: heldParsed.length === 1 ? heldParsed[0]! : heldParsed.flat(), total };
   } catch (error) {
     await spill?.dispose();
     throw error;
