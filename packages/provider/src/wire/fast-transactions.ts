@@ -30,6 +30,12 @@ function text(value: unknown): string | null | undefined {
   return trimmed === '' ? null : trimmed;
 }
 
+/** An id the full schema reads: a finite number, a string, `null` or nothing. */
+function isId(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return value === null || value === undefined || typeof value === 'string';
+}
+
 function row(raw: unknown): Transaction | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const wire = raw as Record<string, unknown>;
@@ -37,6 +43,8 @@ function row(raw: unknown): Transaction | undefined {
   const { id, accountId, amount, currency, date, isPending } = wire;
   if (typeof amount !== 'number' || typeof date !== 'string' || typeof isPending !== 'boolean')
     return undefined;
+  // What the full schema refuses as an id: NaN, Infinity, anything but a string or a number.
+  if (!isId(id) || !isId(accountId)) return undefined;
   if (
     currency !== undefined &&
     currency !== null &&
