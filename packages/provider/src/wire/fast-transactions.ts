@@ -8,7 +8,8 @@ import { isValidCalendarDate } from '@finsync/internals/calendar';
 import { toDecimalString } from '@finsync/internals/money';
 import type { Transaction } from './schemas.js';
 
-const DOCUMENTED = new Set([
+/** The keys of a documented row; a row with any other key goes to the full schema. */
+export const DOCUMENTED_FIELDS = [
   'id',
   'accountId',
   'amount',
@@ -17,7 +18,8 @@ const DOCUMENTED = new Set([
   'merchant',
   'description',
   'isPending',
-]);
+] as const;
+const DOCUMENTED = new Set<string>(DOCUMENTED_FIELDS);
 const CURRENCY = /^[A-Z]{3}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Dates already checked against the calendar: a window holds few distinct ones. */

@@ -1,9 +1,10 @@
 /**
  * An account's balance and holdings, asked for with its transactions (when, is account-turn.ts's
  * to say): their requests' latency then passes while the transactions are read, diffed and
- * committed, instead of after them. Before, each account waited for the balance request and then for the holdings request
- * once its last commit had landed (the provider's latency twice per account, and with the sandbox,
- * which answers one request at a time, the next account's whole history first).
+ * committed, instead of after them. Before, each account waited for the balance request and then
+ * for the holdings request once its last commit had landed (the provider's latency twice per
+ * account, and with the sandbox, which answers one request at a time, the next account's whole
+ * history first).
  *
  * The answers are used as before: the balance is compared with the rows once they have committed,
  * and an error is the phase's own, thrown where the phase asks for its answer. A request nobody asks
