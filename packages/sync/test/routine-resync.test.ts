@@ -45,3 +45,41 @@ describe('a routine re-sync with nothing new', () => {
       if (state.watermark !== null) expect(state.watermark).toBe(h.sandbox.today);
   });
 });
+
+describe('a routine re-sync of a new day', () => {
+  it("commits a moved balance and changed holdings with the account's closing state, in one write", async () => {
+    const storage = new RecordingStorage();
+    const h = await createHarness({ storage });
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    storage.batches = [];
+
+    const report = await h.engine.sync('c1');
+
+    expect(report.ok).toBe(true);
+    const moved = report.accounts.filter((a) => a.balance === 'updated').map((a) => a.accountId);
+    expect(moved.length).toBeGreaterThan(0);
+    const touched = new Set<string>(moved);
+    for (const account of report.accounts) if (account.holdings === 'updated') touched.add(account.accountId);
+    for (const accountId of touched) {
+      const writes = storage.batches.filter((b) => b.accountStates?.some((s) => s.accountId === accountId));
+      const closing = writes.at(-1)!;
+      // The account record and the holdings ride in the account's last write, which stores its state.
+      const outside = storage.batches
+        .filter((b) => b !== closing)
+        .flatMap((b) => b.changes)
+        .filter((c) => c.entity !== 'transaction' && c.record?.connectionId === 'c1')
+        .filter(
+          (c) =>
+            (c.entity === 'account' ? c.key : (c.record as { accountId: string }).accountId) === accountId,
+        );
+      expect(outside, accountId).toEqual([]);
+      if (moved.includes(accountId))
+        expect(
+          closing.changes.some((c) => c.entity === 'account' && c.key === accountId),
+          accountId,
+        ).toBe(true);
+    }
+    await expectMirrorMatchesProvider(h);
+  });
+});

@@ -1,6 +1,6 @@
 /** The balance phase of a run: the provider's balance, and whether the mirrored rows add up to it. */
 import type { Balance } from '@finsync/provider';
-import type { AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
+import type { AccountChange, AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { addDecimals } from './decimal.js';
@@ -12,12 +12,16 @@ export interface BalanceOutcome {
   account: MirrorAccount;
   state: AccountSyncState;
   result: AccountReport['balance'];
+  /** The account record's change, when it changed: committed by the account's closing write. */
+  change: AccountChange | undefined;
 }
 
 /**
  * Takes the provider's balance (`answer`, asked for with the transactions: account-turn.ts) and, when
- * `check` is set (the account's rows synced cleanly), compares it with the rows. A failure throws
- * and keeps the previous balance: never zero.
+ * `check` is set (the account's rows synced cleanly), compares it with the rows. Writes nothing: the
+ * account record's change and the ledger's new anchor go in the account's closing write (run.ts),
+ * with its holdings and its state, one commit where there were two. A failure throws and keeps the
+ * previous balance: never zero.
  */
 export async function syncBalance(
   ctx: RunContext,
@@ -55,13 +59,10 @@ export async function syncBalance(
       : { amount: balance.amount, currency: balance.currency, fetchedAt: ctx.clock.now().toISOString() },
     reconciliation,
   };
-  const nextState = { ...state, ledger };
-  // A changed account record commits with the ledger's new anchor; otherwise the anchor waits for
-  // the account's closing write (losing it to a crash only means the next check starts earlier).
-  if (!sameRecord(account, next))
-    await ctx.storage.apply({
-      changes: [makeChange('account', 'modified', next)],
-      accountStates: [nextState],
-    });
-  return { account: next, state: nextState, result: sameBalance ? 'unchanged' : 'updated' };
+  return {
+    account: next,
+    state: { ...state, ledger },
+    result: sameBalance ? 'unchanged' : 'updated',
+    change: sameRecord(account, next) ? undefined : makeChange('account', 'modified', next),
+  };
 }

@@ -6,12 +6,18 @@ import type { RunContext } from './context.js';
 import { holdingRecord, sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
-/** Mirrors the provider's answer (asked for with the transactions: account-turn.ts) into the store. */
+export interface HoldingsOutcome {
+  result: AccountReport['holdings'];
+  /** What mirrors the provider's answer: committed by the account's closing write (run.ts). */
+  changes: HoldingChange[];
+}
+
+/** Diffs the provider's answer (asked for with the transactions: account-turn.ts) with the store. */
 export async function syncHoldings(
   ctx: RunContext,
   accountId: string,
   answer: Promise<HoldingsResult>,
-): Promise<AccountReport['holdings']> {
+): Promise<HoldingsOutcome> {
   const result = await answer;
   const stored = new Map(
     (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
@@ -31,7 +37,6 @@ export async function syncHoldings(
   for (const previous of stored.values()) {
     if (!seen.has(previous.key)) changes.push(makeChange('holding', 'removed', previous));
   }
-  if (changes.length > 0) await ctx.storage.apply({ changes });
-  if (!result.supported) return 'unsupported';
-  return changes.length > 0 ? 'updated' : 'unchanged';
+  if (!result.supported) return { result: 'unsupported', changes };
+  return { result: changes.length > 0 ? 'updated' : 'unchanged', changes };
 }

@@ -1,6 +1,6 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
 import { NotFoundError, type Account } from '@finsync/provider';
-import type { AccountChange, AccountSyncState, ConnectionState, MirrorAccount } from '../model.js';
+import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAccount } from '../model.js';
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
 import { syncBalance } from './balance.js';
 import { makeChange } from './changes.js';
@@ -241,6 +241,11 @@ async function syncAccountPhases(
   // The next account's reads go on while this account's balance and holdings are taken in.
   onReadsDone();
 
+  // The balance and holdings write nothing themselves: their changes go in the account's closing
+  // write, with its state, one commit instead of up to three (a routine re-sync of an account whose
+  // balance moved: two writes where there were three).
+  const closing: Change[] = [];
+
   // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
   // compared with it only when they synced cleanly: a half-synced history proves nothing.
   try {
@@ -249,6 +254,7 @@ async function syncAccountPhases(
     current = outcome.account;
     syncState = outcome.state;
     report.balance = outcome.result;
+    if (outcome.change) closing.push(outcome.change);
     report.reconciliation = check ? current.reconciliation : null;
   } catch (error) {
     stopIfConnectionWide('balance', account.id, error, ctx.signal);
@@ -262,7 +268,9 @@ async function syncAccountPhases(
 
   if (withHoldings) {
     try {
-      report.holdings = await syncHoldings(ctx, account.id, answers().holdings());
+      const outcome = await syncHoldings(ctx, account.id, answers().holdings());
+      report.holdings = outcome.result;
+      closing.push(...outcome.changes);
       syncState = {
         ...syncState,
         holdingsSupported: report.holdings !== 'unsupported',
@@ -280,6 +288,6 @@ async function syncAccountPhases(
     lastSyncedAt: ctx.clock.now().toISOString(),
     lastError: report.issues[0]?.message ?? null,
   };
-  await ctx.storage.apply({ changes: [], accountStates: [syncState] });
+  await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
   return report;
 }
