@@ -147,13 +147,27 @@ export async function writeBatch(
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }
 
-  for (const group of groups) await writeGroup(client, sql, group, counted);
+  // Every statement is queued at once, without waiting for the one before: pg sends each as soon as
+  // the server has answered the one before, so the next statement's parameters (the feed's record
+  // JSON above all) are built while the server runs the previous one, instead of the server waiting
+  // for them. The statements still run one after the other, in this order, in the one transaction.
+  // A failure makes the statements after it fail too (the transaction is aborted); the first
+  // failure, in this order, is the one thrown, and the caller rolls back.
+  const sent: Promise<unknown>[] = [];
+  const send = (statement: Promise<unknown>) => {
+    // Seen at once: building a later statement's parameters may throw before the failures are read.
+    statement.catch(() => undefined);
+    sent.push(statement);
+  };
+  for (const group of groups) send(writeGroup(client, sql, group, counted));
 
   const connections = lastById<ConnectionState>(batch.connections ?? [], (c) => c.id);
   if (connections.length > 0) {
-    await client.query(
-      sql.upsertConnections,
-      toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
+    send(
+      client.query(
+        sql.upsertConnections,
+        toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
+      ),
     );
   }
   const states = lastById<AccountSyncState>(
@@ -161,19 +175,23 @@ export async function writeBatch(
     (s) => `${s.connectionId}\u0000${s.accountId}`,
   );
   if (states.length > 0) {
-    await client.query(
-      sql.upsertAccountStates,
-      toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
+    send(
+      client.query(
+        sql.upsertAccountStates,
+        toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
+      ),
     );
   }
 
   const released = batch.releasedSuperseded ?? [];
   if (released.length > 0) {
-    await client.query(
-      sql.releaseSuperseded,
-      toColumns(
-        released.map((r) => [r.connectionId, r.accountId, r.key]),
-        3,
+    send(
+      client.query(
+        sql.releaseSuperseded,
+        toColumns(
+          released.map((r) => [r.connectionId, r.accountId, r.key]),
+          3,
+        ),
       ),
     );
   }
@@ -182,9 +200,11 @@ export async function writeBatch(
     (r) => `${r.connectionId}\u0000${r.accountId}\u0000${r.key}`,
   );
   if (superseded.length > 0) {
-    await client.query(
-      sql.upsertSuperseded,
-      toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
+    send(
+      client.query(
+        sql.upsertSuperseded,
+        toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
+      ),
     );
   }
 
@@ -197,10 +217,15 @@ export async function writeBatch(
   // commit in the same order, so once seq n is visible every lower seq is visible or will never
   // exist (a rolled-back batch leaves a gap that is never filled).
   if (batch.changes.length > 0) {
-    await client.query(sql.appendFeed, [
-      FEED_LOCK,
-      schemaKey,
-      ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
-    ]);
+    send(
+      client.query(sql.appendFeed, [
+        FEED_LOCK,
+        schemaKey,
+        ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
+      ]),
+    );
   }
+
+  for (const outcome of await Promise.allSettled(sent))
+    if (outcome.status === 'rejected') throw outcome.reason;
 }

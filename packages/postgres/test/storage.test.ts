@@ -1,6 +1,7 @@
 import { StorageConflictError, type Change, type FeedEntry, type MirrorTransaction } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
 import { adminPool, countingPool, dropSchema, url } from './helpers.js';
@@ -162,6 +163,34 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
     expect(await storage.readChanges({ after: before, limit: 10 })).toEqual([]);
     expect(await storage.getConnection('c9')).toBeUndefined();
     expect(await storage.listAccountStates('c9')).toEqual([]);
+  });
+
+  it('a statement failing mid-batch throws its own error, not the aborted ones after it, and leaves nothing', async () => {
+    // The batch's statements are queued at once (write.ts); this pool makes the account states'
+    // upsert, between the rows and the feed, fail as the server would fail it.
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    cleanups.push(() => pool.end());
+    pool.on('connect', (client) => {
+      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+        return /INSERT INTO \S+\.account_states/.test(text ?? '')
+          ? original('SELECT 1 / 0')
+          : original(...args);
+      };
+    });
+    const storage = await open({ pool });
+    const before = await storage.lastSeq();
+    const error = await storage
+      .apply({ changes: rows(50).map(added), accountStates: [accountState('c1', 'a1')] })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: '22012' }); // division_by_zero, not 25P02 (transaction aborted)
+    expect(await storage.countTransactions('c1')).toBe(0);
+    expect(await storage.lastSeq()).toBe(before);
+    expect(await storage.listAccountStates('c1')).toEqual([]);
+    // The connection went back to the pool usable: the next batch commits.
+    await storage.apply({ changes: rows(5).map(added) });
+    expect(await storage.countTransactions('c1')).toBe(5);
   });
 
   it('reports the first conflicting change of a group, in batch order', async () => {
