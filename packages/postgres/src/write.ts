@@ -77,18 +77,19 @@ const statementOf = { added: 'insert', modified: 'update', removed: 'remove' } a
 export class CountFellShort extends Error {}
 
 /**
- * Writes one group with one statement. A count short of the group's size means some row existed
+ * One statement of a batch with its parameters built: `send` runs it on the batch's client and
+ * checks its answer, throwing what makes the batch roll back.
+ */
+type Prepared = () => Promise<void>;
+
+/**
+ * Prepares one group's statement. A count short of the group's size means some row existed
  * (`added`) or did not (`modified`, `removed`): the first such change, in batch order, is the one
  * reported. `counted` writes without `RETURNING` and throws `CountFellShort` instead: sending back
  * and parsing every identity was about a fifth of the storage's time on a first sync (`apply`
  * 0.68–0.84× the raw unnest loop with it, 0.90–1.08× without), and a batch that collides is rare.
  */
-async function writeGroup(
-  client: ClientBase,
-  sql: Statements,
-  group: Group,
-  counted: boolean,
-): Promise<void> {
+function prepareGroup(client: ClientBase, sql: Statements, group: Group, counted: boolean): Prepared {
   const spec = codec.mirror[group.entity];
   const statements = sql.mirror[group.entity];
   const ids = group.changes.map((change) => spec.identity(change));
@@ -100,15 +101,48 @@ async function writeGroup(
   const values = toColumns(rows, width);
   const statement = statementOf[group.op];
   if (counted) {
-    const result = await client.query({ text: statements.counted[statement], values });
-    if (result.rowCount !== group.changes.length) throw new CountFellShort();
-    return;
+    return async () => {
+      const result = await client.query({ text: statements.counted[statement], values });
+      if (result.rowCount !== group.changes.length) throw new CountFellShort();
+    };
   }
-  const result = await client.query<string[]>({ text: statements[statement], values, rowMode: 'array' });
-  if (result.rows.length === group.changes.length) return;
-  const touched = new Set(result.rows.map((row) => row.join('\u0000')));
-  const missed = group.changes.find((_, i) => !touched.has(ids[i]!.join('\u0000'))) ?? group.changes[0]!;
-  throw conflict(missed, group.op === 'added' ? 'already exists' : 'does not exist');
+  return async () => {
+    const result = await client.query<string[]>({ text: statements[statement], values, rowMode: 'array' });
+    if (result.rows.length === group.changes.length) return;
+    const touched = new Set(result.rows.map((row) => row.join('\u0000')));
+    const missed = group.changes.find((_, i) => !touched.has(ids[i]!.join('\u0000'))) ?? group.changes[0]!;
+    throw conflict(missed, group.op === 'added' ? 'already exists' : 'does not exist');
+  };
+}
+
+/** A statement whose answer needs no check, its parameters built now. */
+function prepareQuery(client: ClientBase, text: string, values: unknown[]): Prepared {
+  return async () => {
+    await client.query(text, values);
+  };
+}
+
+/**
+ * Runs the statements in order, one at a time on the client (pg allows one query in flight), and
+ * builds each one's parameters while the one before runs on the server: the feed's record JSON, the
+ * largest, is built while the server inserts the rows, instead of the server waiting for it. The
+ * first failure stops the rest and is thrown.
+ */
+async function runInOrder(steps: ReadonlyArray<() => Prepared | undefined>): Promise<void> {
+  let running: Promise<void> | undefined;
+  try {
+    for (const step of steps) {
+      const send = step();
+      if (!send) continue;
+      await running;
+      running = send();
+    }
+  } catch (error) {
+    // A step that threw while building left the statement before it running: wait for it.
+    await running?.catch(() => undefined);
+    throw error;
+  }
+  await running;
 }
 
 /** The last state per id: one upsert statement cannot touch the same row twice, and the last wins. */
@@ -147,85 +181,68 @@ export async function writeBatch(
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }
 
-  // Every statement is queued at once, without waiting for the one before: pg sends each as soon as
-  // the server has answered the one before, so the next statement's parameters (the feed's record
-  // JSON above all) are built while the server runs the previous one, instead of the server waiting
-  // for them. The statements still run one after the other, in this order, in the one transaction.
-  // A failure makes the statements after it fail too (the transaction is aborted); the first
-  // failure, in this order, is the one thrown, and the caller rolls back.
-  const sent: Promise<unknown>[] = [];
-  const send = (statement: Promise<unknown>) => {
-    // Seen at once: building a later statement's parameters may throw before the failures are read.
-    statement.catch(() => undefined);
-    sent.push(statement);
-  };
-  for (const group of groups) send(writeGroup(client, sql, group, counted));
-
   const connections = lastById<ConnectionState>(batch.connections ?? [], (c) => c.id);
-  if (connections.length > 0) {
-    send(
-      client.query(
-        sql.upsertConnections,
-        toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
-      ),
-    );
-  }
   const states = lastById<AccountSyncState>(
     batch.accountStates ?? [],
     (s) => `${s.connectionId}\u0000${s.accountId}`,
   );
-  if (states.length > 0) {
-    send(
-      client.query(
-        sql.upsertAccountStates,
-        toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
-      ),
-    );
-  }
-
   const released = batch.releasedSuperseded ?? [];
-  if (released.length > 0) {
-    send(
-      client.query(
-        sql.releaseSuperseded,
-        toColumns(
-          released.map((r) => [r.connectionId, r.accountId, r.key]),
-          3,
-        ),
-      ),
-    );
-  }
   const superseded = lastById(
     batch.superseded ?? [],
     (r) => `${r.connectionId}\u0000${r.accountId}\u0000${r.key}`,
   );
-  if (superseded.length > 0) {
-    send(
-      client.query(
-        sql.upsertSuperseded,
-        toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
-      ),
-    );
-  }
-
-  // Last, so the feed lock is held for as little as possible: from here to COMMIT.
-  //
-  // Why a lock at all: seqs come from an identity sequence, which hands numbers out at insert time,
-  // not at commit. Without the lock, batch A could draw seqs 1-10, batch B 11-20, and B commit
-  // first; a reader paging with `after` would see 11-20, move its cursor to 20, and never see 1-10
-  // once A commits. Holding one lock from drawing the first seq until commit makes batches draw and
-  // commit in the same order, so once seq n is visible every lower seq is visible or will never
-  // exist (a rolled-back batch leaves a gap that is never filled).
-  if (batch.changes.length > 0) {
-    send(
-      client.query(sql.appendFeed, [
-        FEED_LOCK,
-        schemaKey,
-        ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
-      ]),
-    );
-  }
-
-  for (const outcome of await Promise.allSettled(sent))
-    if (outcome.status === 'rejected') throw outcome.reason;
+  await runInOrder([
+    ...groups.map((group) => () => prepareGroup(client, sql, group, counted)),
+    () =>
+      connections.length === 0
+        ? undefined
+        : prepareQuery(
+            client,
+            sql.upsertConnections,
+            toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
+          ),
+    () =>
+      states.length === 0
+        ? undefined
+        : prepareQuery(
+            client,
+            sql.upsertAccountStates,
+            toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
+          ),
+    () =>
+      released.length === 0
+        ? undefined
+        : prepareQuery(
+            client,
+            sql.releaseSuperseded,
+            toColumns(
+              released.map((r) => [r.connectionId, r.accountId, r.key]),
+              3,
+            ),
+          ),
+    () =>
+      superseded.length === 0
+        ? undefined
+        : prepareQuery(
+            client,
+            sql.upsertSuperseded,
+            toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
+          ),
+    // Last, so the feed lock is held for as little as possible: from here to COMMIT.
+    //
+    // Why a lock at all: seqs come from an identity sequence, which hands numbers out at insert
+    // time, not at commit. Without the lock, batch A could draw seqs 1-10, batch B 11-20, and B
+    // commit first; a reader paging with `after` would see 11-20, move its cursor to 20, and never
+    // see 1-10 once A commits. Holding one lock from drawing the first seq until commit makes
+    // batches draw and commit in the same order, so once seq n is visible every lower seq is
+    // visible or will never exist (a rolled-back batch leaves a gap that is never filled).
+    () =>
+      batch.changes.length === 0
+        ? undefined
+        : prepareQuery(client, sql.appendFeed, [
+            FEED_LOCK,
+            schemaKey,
+            ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
+          ]),
+  ]);
 }
