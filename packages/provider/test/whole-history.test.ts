@@ -97,10 +97,26 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
         if (page.from !== null) expect(t.date >= page.from).toBe(true);
         expect(t.date <= page.to!).toBe(true);
       }
-      // Whole weeks make a page: about pageRows rows (a week here is 21).
-      expect(page.transactions.length).toBeLessThanOrEqual(40 + 21);
+      // Whole weeks make a page, at most pageRows rows: a week here is 21, so one a page.
+      expect(page.transactions.length).toBeLessThanOrEqual(40);
     }
     expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('packs as many whole weeks as fit in `pageRows` into a page; a week holding more is a page alone', async () => {
+    const rows = history('2026-01-01', '2026-06-30'); // 21 rows a week
+    serve({ transactions: rows, total: rows.length });
+    const packed = await pagesOf({ spill: { afterRows: 50, pageRows: 100, directory: tempDir() } });
+    expect(packed.flatMap((p) => p.transactions)).toHaveLength(rows.length);
+    for (const page of packed.slice(0, -1)) {
+      // At most pageRows, and full: the next week would not have fitted.
+      expect(page.transactions.length).toBeLessThanOrEqual(100);
+      expect(page.transactions.length + 21).toBeGreaterThan(100);
+    }
+    const weekly = await pagesOf({ spill: { afterRows: 50, pageRows: 15, directory: tempDir() } });
+    const weeks = new Set(rows.map((r) => Math.floor(Date.parse(r.date) / (7 * 86_400_000))));
+    expect(weekly).toHaveLength(weeks.size);
+    expect(weekly.flatMap((p) => p.transactions)).toHaveLength(rows.length);
   });
 
   it('rows dated after the asked window make no page of their own', async () => {
