@@ -77,7 +77,7 @@ const statementOf = { added: 'insert', modified: 'update', removed: 'remove' } a
 export class CountFellShort extends Error {}
 
 /**
- * One statement of a batch with its parameters built: `send` runs it on the batch's client and
+ * One statement of a batch with its parameters built: calling it runs it on the batch's client and
  * checks its answer, throwing what makes the batch roll back.
  */
 type Prepared = () => Promise<void>;
@@ -138,8 +138,10 @@ async function runInOrder(steps: ReadonlyArray<() => Prepared | undefined>): Pro
       running = send();
     }
   } catch (error) {
-    // A step that threw while building left the statement before it running: wait for it.
-    await running?.catch(() => undefined);
+    // A step that threw while building left the statement before it running: wait for it, and
+    // should it fail, its error is the first failure and the one thrown (a CountFellShort there
+    // means the batch is written again).
+    await running;
     throw error;
   }
   await running;

@@ -174,6 +174,7 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
     cleanups.push(() => pool.end());
     let inFlight = 0;
     let mostInFlight = 0;
+    const sent: string[] = [];
     pool.on('connect', (client) => {
       const original = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
       (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -183,6 +184,11 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
         if (typeof args.at(-1) === 'function') return original(...args);
         inFlight += 1;
         mostInFlight = Math.max(mostInFlight, inFlight);
+        sent.push(
+          failing
+            ? 'failing'
+            : (text ?? '').split(' ')[0]! + ((text ?? '').includes('.feed ') ? ' feed' : ''),
+        );
         return original(...(failing ? ['SELECT 1 / 0'] : args)).finally(() => (inFlight -= 1));
       };
     });
@@ -197,6 +203,8 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
       .apply({ changes: rows(50, 'id:more-').map(added), accountStates: [accountState('c1', 'a1')] })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: '22012' }); // division_by_zero, not 25P02 (transaction aborted)
+    // The first failure stops the batch: the feed insert after it is never sent, only the rollback.
+    expect(sent.slice(sent.indexOf('failing'))).toEqual(['failing', 'ROLLBACK']);
     expect(mostInFlight).toBe(1);
     expect(await storage.countTransactions('c1')).toBe(2_000);
     expect(await storage.lastSeq()).toBe(before);

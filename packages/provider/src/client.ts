@@ -55,8 +55,8 @@ export interface ProviderClientOptions {
   /**
    * A whole-history answer (`listTransactions` without `from`) is read as it arrives; past
    * `afterRows` rows it is kept in temporary files, not in memory, and handed out as pages of
-   * about `pageRows` rows whose windows tile the history, oldest first. `false` holds every answer
-   * in memory and hands a whole history out as one page.
+   * whole weeks, at most `pageRows` rows unless one week holds more, whose windows tile the history,
+   * oldest first. `false` holds every answer in memory and hands a whole history out as one page.
    */
   spill?: SpillSettings | false;
   /** A `fetch` implementation; default `globalThis.fetch`. */

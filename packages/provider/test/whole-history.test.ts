@@ -119,18 +119,19 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(weekly.flatMap((p) => p.transactions)).toHaveLength(rows.length);
   });
 
-  it('rows dated after the asked window make no page of their own', async () => {
-    const rows = history('2026-01-01', '2026-06-30');
-    serve({ transactions: rows, total: rows.length });
-    const pages = await pagesOf(
-      { spill: { afterRows: 50, pageRows: 40, directory: tempDir() } },
-      '2026-03-31',
-    );
-    expect(pages.at(-1)!.to).toBe('2026-03-31');
-    for (const page of pages) if (page.from !== null) expect(page.from <= page.to!).toBe(true);
-    const kept = pages.flatMap((p) => p.transactions);
-    expect(kept).toHaveLength(rows.filter((r) => r.date <= '2026-03-31').length);
-  });
+  it.each([40, 100])(
+    'rows dated after the asked window make no page of their own (%i rows a page)',
+    async (pageRows) => {
+      const rows = history('2026-01-01', '2026-06-30');
+      serve({ transactions: rows, total: rows.length });
+      const pages = await pagesOf({ spill: { afterRows: 50, pageRows, directory: tempDir() } }, '2026-03-31');
+      expect(pages.at(-1)!.to).toBe('2026-03-31');
+      for (let i = 1; i < pages.length; i++) expect(pages[i]!.from).toBe(addDays(pages[i - 1]!.to!, 1));
+      for (const page of pages) if (page.from !== null) expect(page.from <= page.to!).toBe(true);
+      const kept = pages.flatMap((p) => p.transactions);
+      expect(kept).toHaveLength(rows.filter((r) => r.date <= '2026-03-31').length);
+    },
+  );
 
   it('a smaller answer is one page, held in memory as before', async () => {
     const rows = history('2026-06-01', '2026-06-05');

@@ -59,8 +59,9 @@ describe('a routine re-sync of a new day', () => {
     expect(report.ok).toBe(true);
     const moved = report.accounts.filter((a) => a.balance === 'updated').map((a) => a.accountId);
     expect(moved.length).toBeGreaterThan(0);
-    const touched = new Set<string>(moved);
-    for (const account of report.accounts) if (account.holdings === 'updated') touched.add(account.accountId);
+    const held = report.accounts.filter((a) => a.holdings === 'updated').map((a) => a.accountId);
+    expect(held.length).toBeGreaterThan(0);
+    const touched = new Set<string>([...moved, ...held]);
     for (const accountId of touched) {
       const writes = storage.batches.filter((b) => b.accountStates?.some((s) => s.accountId === accountId));
       const closing = writes.at(-1)!;
@@ -68,17 +69,15 @@ describe('a routine re-sync of a new day', () => {
       const outside = storage.batches
         .filter((b) => b !== closing)
         .flatMap((b) => b.changes)
-        .filter((c) => c.entity !== 'transaction' && c.record?.connectionId === 'c1')
-        .filter(
-          (c) =>
-            (c.entity === 'account' ? c.key : (c.record as { accountId: string }).accountId) === accountId,
-        );
+        .filter((c) => c.entity !== 'transaction' && c.connectionId === 'c1' && c.accountId === accountId);
       expect(outside, accountId).toEqual([]);
       if (moved.includes(accountId))
         expect(
           closing.changes.some((c) => c.entity === 'account' && c.key === accountId),
           accountId,
         ).toBe(true);
+      if (held.includes(accountId))
+        expect(closing.changes.some((c) => c.entity === 'holding'), accountId).toBe(true);
     }
     await expectMirrorMatchesProvider(h);
   });
