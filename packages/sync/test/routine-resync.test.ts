@@ -77,7 +77,10 @@ describe('a routine re-sync of a new day', () => {
           accountId,
         ).toBe(true);
       if (held.includes(accountId))
-        expect(closing.changes.some((c) => c.entity === 'holding'), accountId).toBe(true);
+        expect(
+          closing.changes.some((c) => c.entity === 'holding'),
+          accountId,
+        ).toBe(true);
     }
     await expectMirrorMatchesProvider(h);
   });
