@@ -11,7 +11,7 @@ import {
   type WriteBatch,
 } from '@finsync/sync';
 import type { ClientBase } from 'pg';
-import { codec, toColumns } from './rows.js';
+import { codec, toColumns, type SqlValue } from './rows.js';
 import { FEED_LOCK } from './schema.js';
 import type { Statements } from './sql.js';
 
@@ -193,43 +193,18 @@ export async function writeBatch(
     batch.superseded ?? [],
     (r) => `${r.connectionId}\u0000${r.accountId}\u0000${r.key}`,
   );
+  // A set-based statement over `items`, its column arrays built when its turn comes (runInOrder);
+  // none when there is nothing to write.
+  const setStep =
+    <T>(text: string, items: readonly T[], values: (item: T) => SqlValue[], width: number) =>
+    () =>
+      items.length === 0 ? undefined : prepareQuery(client, text, toColumns(items.map(values), width));
   await runInOrder([
     ...groups.map((group) => () => prepareGroup(client, sql, group, counted)),
-    () =>
-      connections.length === 0
-        ? undefined
-        : prepareQuery(
-            client,
-            sql.upsertConnections,
-            toColumns(connections.map(codec.connection.values), codec.connection.columns.length),
-          ),
-    () =>
-      states.length === 0
-        ? undefined
-        : prepareQuery(
-            client,
-            sql.upsertAccountStates,
-            toColumns(states.map(codec.accountState.values), codec.accountState.columns.length),
-          ),
-    () =>
-      released.length === 0
-        ? undefined
-        : prepareQuery(
-            client,
-            sql.releaseSuperseded,
-            toColumns(
-              released.map((r) => [r.connectionId, r.accountId, r.key]),
-              3,
-            ),
-          ),
-    () =>
-      superseded.length === 0
-        ? undefined
-        : prepareQuery(
-            client,
-            sql.upsertSuperseded,
-            toColumns(superseded.map(codec.superseded.values), codec.superseded.columns.length),
-          ),
+    setStep(sql.upsertConnections, connections, codec.connection.values, codec.connection.columns.length),
+    setStep(sql.upsertAccountStates, states, codec.accountState.values, codec.accountState.columns.length),
+    setStep(sql.releaseSuperseded, released, (r) => [r.connectionId, r.accountId, r.key], 3),
+    setStep(sql.upsertSuperseded, superseded, codec.superseded.values, codec.superseded.columns.length),
     // Last, so the feed lock is held for as little as possible: from here to COMMIT.
     //
     // Why a lock at all: seqs come from an identity sequence, which hands numbers out at insert

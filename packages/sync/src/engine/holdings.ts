@@ -37,6 +37,8 @@ export async function syncHoldings(
   for (const previous of stored.values()) {
     if (!seen.has(previous.key)) changes.push(makeChange('holding', 'removed', previous));
   }
-  if (!result.supported) return { result: 'unsupported', changes };
-  return { result: changes.length > 0 ? 'updated' : 'unchanged', changes };
+  return {
+    result: !result.supported ? 'unsupported' : changes.length > 0 ? 'updated' : 'unchanged',
+    changes,
+  };
 }
