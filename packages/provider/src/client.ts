@@ -54,9 +54,10 @@ export interface ProviderClientOptions {
   timeZone?: string;
   /**
    * A whole-history answer (`listTransactions` without `from`) is read as it arrives; past
-   * `afterRows` rows it is kept in temporary files, not in memory, and handed out as pages of
-   * whole weeks, at most `pageRows` rows unless one week holds more, whose windows tile the history,
-   * oldest first. `false` holds every answer in memory and hands a whole history out as one page.
+   * `afterRows` rows it is kept in temporary files, not in memory. Held or spilled, it is handed
+   * out as pages of whole weeks, at most `pageRows` rows unless one week holds more, whose windows
+   * tile the history, oldest first. `false` holds every answer in memory and hands a whole history
+   * out as one page.
    */
   spill?: SpillSettings | false;
   /** A `fetch` implementation; default `globalThis.fetch`. */

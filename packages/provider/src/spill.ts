@@ -1,23 +1,19 @@
 /**
- * Where a whole-history answer waits while it is read. The provider sends an account's whole
- * history as one response, in no promised order; holding it all would make memory follow the
- * history's length. Rows are instead written, already validated and as the text they came in, to
- * a temporary file, grouped by week of date, and read back a few weeks at a time, oldest first, as
- * pages whose date windows tile the request's window. Each page is then exactly what a request for
- * its window would have answered, so the sync engine's windowed rules (what vanished, which hold
- * posted) apply unchanged.
+ * Where a whole-history answer too long to hold waits while it is read. The provider sends an
+ * account's whole history as one response, in no promised order; holding it all would make memory
+ * follow the history's length. Rows are instead written, already validated and as the text they
+ * came in, to a temporary file, grouped by week of date, and read back a few weeks at a time as the
+ * pages week-pages.ts describes.
  */
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addDays, type CalendarDate } from '@finsync/internals/calendar';
+import type { CalendarDate } from '@finsync/internals/calendar';
+import { weekOf, weekRuns, type HistoryPage, type HistoryWindow, type PagedHistory } from './week-pages.js';
 import type { Transaction } from './wire/schemas.js';
 
-const DAY_MS = 86_400_000;
-/** Dates per bucket: the unit a page is made of. */
-const BUCKET_DAYS = 7;
 /**
- * Text held in memory across all buckets before it is written. Small: text held longer survives
+ * Text held in memory across all weeks before it is written. Small: text held longer survives
  * young-generation collections and piles up in the old generation, where it is collected late.
  */
 const FLUSH_CHARS = 256 << 10;
@@ -37,34 +33,20 @@ export interface SpillOptions {
   decode: (raw: unknown[]) => Transaction[];
 }
 
-export interface SpilledPage {
-  from: CalendarDate | null;
-  to: CalendarDate | null;
-  rows: Transaction[];
-}
-
-function bucketOf(date: CalendarDate): number {
-  return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS / BUCKET_DAYS);
-}
-
-function lastDayOf(bucket: number): CalendarDate {
-  return new Date(((bucket + 1) * BUCKET_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
-}
-
-export class TransactionSpill {
+export class TransactionSpill implements PagedHistory {
   readonly #directory: string;
   readonly #file: FileHandle;
   #fileSize = 0;
-  /** Where each bucket's text lies in the file: `[offset, length]` per write. */
+  /** Where each week's text lies in the file: `[offset, length]` per write. */
   readonly #ranges = new Map<number, Array<[number, number]>>();
   #writeBuffer: Buffer = Buffer.alloc(0);
   #readBuffer: Buffer = Buffer.alloc(0);
   readonly #pageRows: number;
   readonly #decode: SpillOptions['decode'];
-  /** Rows per bucket written or waiting, by bucket number. */
+  /** Rows per week written or waiting, by week number. */
   readonly #counts = new Map<number, number>();
   readonly #waiting = new Map<number, string[]>();
-  readonly #bucketOfDate = new Map<CalendarDate, number>();
+  readonly #weekOfDate = new Map<CalendarDate, number>();
   #waitingChars = 0;
   #rows = 0;
   #earliest: CalendarDate | undefined;
@@ -100,16 +82,16 @@ export class TransactionSpill {
   async add(dates: readonly CalendarDate[], texts: readonly string[]): Promise<void> {
     for (let index = 0; index < dates.length; index++) {
       const date = dates[index]!;
-      let bucket = this.#bucketOfDate.get(date);
-      if (bucket === undefined) {
-        bucket = bucketOf(date);
-        this.#bucketOfDate.set(date, bucket);
+      let week = this.#weekOfDate.get(date);
+      if (week === undefined) {
+        week = weekOf(date);
+        this.#weekOfDate.set(date, week);
       }
       const line = texts[index]!;
-      const waiting = this.#waiting.get(bucket);
+      const waiting = this.#waiting.get(week);
       if (waiting) waiting.push(line);
-      else this.#waiting.set(bucket, [line]);
-      this.#counts.set(bucket, (this.#counts.get(bucket) ?? 0) + 1);
+      else this.#waiting.set(week, [line]);
+      this.#counts.set(week, (this.#counts.get(week) ?? 0) + 1);
       this.#waitingChars += line.length;
       this.#rows += 1;
       if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
@@ -119,35 +101,10 @@ export class TransactionSpill {
     }
   }
 
-  /**
-   * The rows as pages, oldest first. The pages' windows tile `window`: the first starts where it
-   * starts (`null`: unbounded), each next one the day after the previous ends, and the last ends
-   * where it ends.
-   */
-  async *pages(window: { from: CalendarDate | null; to: CalendarDate | null }): AsyncGenerator<SpilledPage> {
+  async *pages(window: HistoryWindow): AsyncGenerator<HistoryPage> {
     await this.#flush();
-    const buckets = [...this.#counts.keys()].sort((a, b) => a - b);
-    let from = window.from;
-    for (let start = 0; start < buckets.length;) {
-      // As many whole weeks as fit in pageRows, and at least one: a page of a little more than
-      // pageRows rows was committed by the engine as a batch and a remainder, two commits where one
-      // would do (at 1M rows, 915 commits for 980k rows, against some 500).
-      let end = start + 1;
-      let rowsInPage = this.#counts.get(buckets[start]!)!;
-      while (end < buckets.length && rowsInPage + this.#counts.get(buckets[end]!)! <= this.#pageRows) {
-        rowsInPage += this.#counts.get(buckets[end]!)!;
-        end += 1;
-      }
-      const last = end === buckets.length;
-      let to: CalendarDate | null = last ? window.to : lastDayOf(buckets[end - 1]!);
-      if (to !== null && window.to !== null && to > window.to) to = window.to;
-      const rows = await this.#read(buckets.slice(start, end));
-      yield { from, to, rows };
-      // Rows in later buckets are dated after the asked window: nothing of them would be kept.
-      if (to === null || (window.to !== null && to >= window.to)) return;
-      from = addDays(to, 1);
-      start = end;
-    }
+    for (const run of weekRuns(this.#counts, this.#pageRows, window))
+      yield { from: run.from, to: run.to, rows: await this.#read(run.weeks) };
   }
 
   /** Removes the file. Safe to call more than once. */
@@ -160,24 +117,24 @@ export class TransactionSpill {
   async #flush(): Promise<void> {
     if (this.#waiting.size === 0) return;
     let length = 0;
-    const writeRange = (bucket: number, lines: readonly string[], from: number, to: number) => {
+    const writeRange = (week: number, lines: readonly string[], from: number, to: number) => {
       // Each row ends with a comma: a range's text is a JSON array's contents plus one comma.
       const text = `${lines.slice(from, to).join(',')},`;
       this.#writeBuffer = ensureCapacity(this.#writeBuffer, length + Buffer.byteLength(text));
       const size = this.#writeBuffer.write(text, length);
       const range: [number, number] = [this.#fileSize + length, size];
-      const ranges = this.#ranges.get(bucket);
+      const ranges = this.#ranges.get(week);
       if (ranges) ranges.push(range);
-      else this.#ranges.set(bucket, [range]);
+      else this.#ranges.set(week, [range]);
       length += size;
     };
-    for (const [bucket, lines] of this.#waiting) {
+    for (const [week, lines] of this.#waiting) {
       let from = 0;
       let chars = 0;
       for (let index = 0; index < lines.length; index++) {
         chars += lines[index]!.length + 1;
         if (chars < RANGE_CHARS && index < lines.length - 1) continue;
-        writeRange(bucket, lines, from, index + 1);
+        writeRange(week, lines, from, index + 1);
         from = index + 1;
         chars = 0;
       }
@@ -190,8 +147,8 @@ export class TransactionSpill {
     this.#fileSize += length;
   }
 
-  async #read(buckets: readonly number[]): Promise<Transaction[]> {
-    const ranges = buckets.flatMap((bucket) => this.#ranges.get(bucket)!);
+  async #read(weeks: readonly number[]): Promise<Transaction[]> {
+    const ranges = weeks.flatMap((week) => this.#ranges.get(week)!);
     const length = ranges.reduce((sum, [, size]) => sum + size, 0);
     this.#readBuffer = ensureCapacity(this.#readBuffer, length);
     let at = 0;

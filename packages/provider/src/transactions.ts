@@ -4,7 +4,7 @@
  * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
  */
 import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/calendar';
-import type { TransactionSpill } from './spill.js';
+import type { PagedHistory } from './week-pages.js';
 import type { Transaction } from './wire/schemas.js';
 
 export interface TransactionWindow {
@@ -31,10 +31,10 @@ export interface RawWindowResult {
   rows: Transaction[];
   total: number | null;
   /**
-   * Set for a whole-history answer too large to hold: its rows wait here (and `rows` is empty).
-   * The walk reads them back as pages and removes the files.
+   * Set for a whole-history answer read as it arrived: its rows wait here, in memory or in a spill
+   * file (and `rows` is empty). The walk hands them out as pages of whole weeks and disposes of them.
    */
-  spill?: TransactionSpill;
+  paged?: PagedHistory;
 }
 
 export type FetchWindow = (window: TransactionWindow) => Promise<RawWindowResult>;
@@ -70,7 +70,7 @@ function pageFor(
 }
 
 function received(result: RawWindowResult): number {
-  return result.spill ? result.spill.rowCount : result.rows.length;
+  return result.paged ? result.paged.rowCount : result.rows.length;
 }
 
 function isShort(result: RawWindowResult): boolean {
@@ -133,12 +133,12 @@ export async function* walkTransactionPages(
   try {
     if (!isShort(result) || received(result) === 0) {
       const shortfall = isShort(result) ? (result.total ?? 0) : 0;
-      if (!result.spill) {
+      if (!result.paged) {
         yield* report([pageFor(window, result, options.includePending, shortfall)]);
         return;
       }
       // Pages whose windows tile the asked one, each as complete as the answer was.
-      for await (const page of result.spill.pages(window)) {
+      for await (const page of result.paged.pages(window)) {
         const pageWindow = { from: page.from, to: page.to };
         yield* report([pageFor(pageWindow, { rows: page.rows, total: null }, options.includePending, 0)]);
       }
@@ -146,8 +146,8 @@ export async function* walkTransactionPages(
     }
     // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies
     // before the earliest row it sent cannot be found without a `from`, and is reported as shortfall.
-    const earliest = result.spill ? result.spill.earliest! : earliestDate(result.rows);
-    await result.spill?.dispose();
+    const earliest = result.paged ? result.paged.earliest! : earliestDate(result.rows);
+    await result.paged?.dispose();
     const to = options.to ?? options.today;
     let got = 0;
     const countingFetch: FetchWindow = async (w) => {
@@ -167,7 +167,7 @@ export async function* walkTransactionPages(
       yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
     }
   } finally {
-    await result.spill?.dispose();
+    await result.paged?.dispose();
   }
 }
 

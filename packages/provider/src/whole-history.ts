@@ -3,10 +3,11 @@
  * the body comes in. A small answer keeps the parsed rows, and their text beside them: once the
  * answer passes `afterRows` the text goes to a `TransactionSpill` and the parsed rows are dropped,
  * so memory stays the same whatever the history's length. Either way every row is checked before
- * any is handed out.
+ * any is handed out, and the answer is handed out in the same pages of whole weeks (week-pages.ts).
  */
 import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
+import { HeldHistory } from './week-pages.js';
 import type { RawWindowResult } from './transactions.js';
 import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
@@ -18,7 +19,7 @@ export interface SpillSettings {
    * current account (some 10 000 rows) stay in memory and are parsed once.
    */
   afterRows?: number;
-  /** Rows per page read back from disk. Default 2 000. */
+  /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
   pageRows?: number;
   /** Where the temporary files go. Default: the OS temp directory. */
   directory?: string;
@@ -39,6 +40,7 @@ export interface StreamedList {
 
 export async function readStreamedList(list: StreamedList): Promise<RawWindowResult> {
   const afterRows = list.spill.afterRows ?? DEFAULT_SPILL.afterRows;
+  const pageRows = list.spill.pageRows ?? DEFAULT_SPILL.pageRows;
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
   /**
@@ -73,7 +75,7 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (heldRows <= afterRows) return;
     spill = await TransactionSpill.create({
       directory: list.spill.directory,
-      pageRows: list.spill.pageRows ?? DEFAULT_SPILL.pageRows,
+      pageRows,
       decode: (raw) => list.parseRows(raw, 0),
     });
     const runs = held;
@@ -95,8 +97,10 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       throw list.notJson((error as Error).message);
     }
     const total = list.parseEnvelope(envelope);
-    if (spill) return { rows: [], total, spill };
-    return { rows: heldParsed.flat(), total };
+    if (spill) return { rows: [], total, paged: spill };
+    // An empty answer stays one page: a page, even empty, is what carries a shortfall.
+    if (heldRows === 0) return { rows: [], total };
+    return { rows: [], total, paged: new HeldHistory(heldParsed.flat(), pageRows) };
   } catch (error) {
     await spill?.dispose();
     throw error;

@@ -133,14 +133,24 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     },
   );
 
-  it('a smaller answer is one page, held in memory as before', async () => {
-    const rows = history('2026-06-01', '2026-06-05');
+  it('a smaller answer is held in memory, writes no file, and comes back in the same pages as a spilled one', async () => {
+    const rows = history('2026-01-01', '2026-06-30'); // 21 rows a week
     serve({ transactions: rows, total: rows.length });
     const directory = tempDir();
-    const pages = await pagesOf({ spill: { afterRows: 50, directory } });
-    expect(pages).toHaveLength(1);
-    expect(pages[0]).toMatchObject({ from: null, to: '2026-06-30', total: rows.length, shortfall: 0 });
+    const held = await pagesOf({ spill: { afterRows: rows.length, pageRows: 100, directory } });
     expect(readdirSync(directory)).toEqual([]);
+    const spilled = await pagesOf({ spill: { afterRows: 50, pageRows: 100, directory: tempDir() } });
+    // Not one page diffed whole before the first commit: pages of whole weeks, as a spilled answer's.
+    expect(held.length).toBeGreaterThan(5);
+    expect(held).toEqual(spilled);
+    expect(held.flatMap((p) => p.transactions)).toHaveLength(rows.length);
+  });
+
+  it('an empty answer is one page, with its shortfall when the provider counted rows it did not send', async () => {
+    serve({ transactions: [], total: 0 });
+    expect(await pagesOf({ spill: { directory: tempDir() } })).toEqual([
+      { from: null, to: '2026-06-30', transactions: [], total: 0, shortfall: 0 },
+    ]);
   });
 
   it('every row comes back as a body read whole would give it, held or spilled, unusual shapes too', async () => {
