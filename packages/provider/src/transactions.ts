@@ -160,12 +160,15 @@ export async function* walkTransactionPages(
       pages.push(page);
       if (pages.length > 1) yield* report([pages.shift()!]);
     }
+    const unaccounted = Math.max(0, (result.total ?? 0) - got);
     const last = pages.shift();
-    if (last) {
-      const expected = result.total ?? 0;
-      const unaccounted = Math.max(0, expected - got);
-      yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
-    }
+    if (last) yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
+    // Every row it sent was dated after `to`: no window to walk, and the rows it did not send are
+    // still missing. One empty page says so, as for an answer that sent nothing.
+    else
+      yield* report([
+        pageFor(window, { rows: [], total: result.total }, options.includePending, unaccounted),
+      ]);
   } finally {
     await result.paged?.dispose();
   }

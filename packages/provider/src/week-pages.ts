@@ -24,7 +24,10 @@ export interface PagedHistory {
   readonly rowCount: number;
   /** The earliest date of any row, if any. */
   readonly earliest: CalendarDate | undefined;
-  /** The rows as pages of whole weeks, oldest first, tiling `window` (see `weekRuns`). */
+  /**
+   * The rows as pages of whole weeks, oldest first, tiling `window` (see `weekRuns`). Called once,
+   * and not after `dispose()`.
+   */
   pages(window: HistoryWindow): AsyncGenerator<HistoryPage>;
   /** Lets go of the rows (and any file). Safe to call more than once. */
   dispose(): Promise<void>;
@@ -54,34 +57,49 @@ export interface WeekRun {
 /**
  * Groups the weeks that hold rows into pages: as many whole weeks as fit in `pageRows`, and at least
  * one (a week holding more is a page alone). The first page starts where `window` starts (`null`:
- * unbounded), each next one the day after the previous ends, and the last ends where `window` ends;
- * weeks dated wholly after the window make no page.
+ * unbounded, as for a whole history, the only window paged), each next one the day after the
+ * previous ends, and the last ends where `window` ends; weeks dated wholly after the window make no
+ * page, and a window without a week of rows is one page.
+ *
+ * Packed from the newest week back, so the page left short is the oldest. The newest page is then
+ * full, weeks deep: a hold and the posted row that replaces it, days apart at the recent end of the
+ * history, land in one page and are paired there, rather than the hold being added with one page
+ * and replaced with the next (as when the short page was the newest, sometimes a single week).
+ * Packed rather than cut at `pageRows`: a page of a little more was committed by the engine as a
+ * batch and a remainder, two commits where one would do (at 1M rows, 915 commits for 980k rows,
+ * against some 500).
  */
 export function* weekRuns(
   rowsPerWeek: ReadonlyMap<number, number>,
   pageRows: number,
   window: HistoryWindow,
 ): Generator<WeekRun> {
-  const weeks = [...rowsPerWeek.keys()].sort((a, b) => a - b);
-  let from = window.from;
-  for (let start = 0; start < weeks.length;) {
-    // Packed rather than cut at pageRows: a page of a little more than pageRows rows was committed by
-    // the engine as a batch and a remainder, two commits where one would do (at 1M rows, 915 commits
-    // for 980k rows, against some 500).
-    let end = start + 1;
+  const lastWeek = window.to === null ? Infinity : weekOf(window.to);
+  const weeks = [...rowsPerWeek.keys()].filter((week) => week <= lastWeek).sort((a, b) => a - b);
+  if (weeks.length === 0) {
+    yield { from: window.from, to: window.to, weeks: [] };
+    return;
+  }
+  /** Where each page's weeks begin, newest page first. */
+  const starts: number[] = [];
+  for (let end = weeks.length; end > 0;) {
+    let start = end - 1;
     let rowsInPage = rowsPerWeek.get(weeks[start]!)!;
-    while (end < weeks.length && rowsInPage + rowsPerWeek.get(weeks[end]!)! <= pageRows) {
-      rowsInPage += rowsPerWeek.get(weeks[end]!)!;
-      end += 1;
+    while (start > 0 && rowsInPage + rowsPerWeek.get(weeks[start - 1]!)! <= pageRows) {
+      start -= 1;
+      rowsInPage += rowsPerWeek.get(weeks[start]!)!;
     }
-    const last = end === weeks.length;
-    let to: CalendarDate | null = last ? window.to : lastDayOf(weeks[end - 1]!);
-    if (to !== null && window.to !== null && to > window.to) to = window.to;
-    yield { from, to, weeks: weeks.slice(start, end) };
-    // Rows in later weeks are dated after the asked window: nothing of them would be kept.
-    if (to === null || (window.to !== null && to >= window.to)) return;
-    from = addDays(to, 1);
-    start = end;
+    starts.push(start);
+    end = start;
+  }
+  starts.reverse();
+  let from = window.from;
+  for (let page = 0; page < starts.length; page++) {
+    const end = page + 1 < starts.length ? starts[page + 1]! : weeks.length;
+    // Every week before the last lies wholly before the window's end.
+    const to = end === weeks.length ? window.to : lastDayOf(weeks[end - 1]!);
+    yield { from, to, weeks: weeks.slice(starts[page], end) };
+    if (to !== null) from = addDays(to, 1);
   }
 }
 
@@ -121,7 +139,7 @@ export class HeldHistory implements PagedHistory {
   }
 
   async *pages(window: HistoryWindow): AsyncGenerator<HistoryPage> {
-    if (this.#paged) throw new Error('a held history is paged once');
+    if (this.#paged) throw new Error('a held history is paged once, and not after dispose()');
     this.#paged = true;
     for (const run of weekRuns(this.#rowsPerWeek, this.#pageRows, window)) {
       const rows: Transaction[] = [];
@@ -135,6 +153,7 @@ export class HeldHistory implements PagedHistory {
   }
 
   async dispose(): Promise<void> {
+    this.#paged = true;
     this.#byWeek.clear();
   }
 }

@@ -108,8 +108,10 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     serve({ transactions: rows, total: rows.length });
     const packed = await pagesOf({ spill: { afterRows: 50, pageRows: 100, directory: tempDir() } });
     expect(packed.flatMap((p) => p.transactions)).toHaveLength(rows.length);
-    for (const page of packed.slice(0, -1)) {
-      // At most pageRows, and full: the next week would not have fitted.
+    // Packed from the newest week back: the oldest page is the short one, and every later one is
+    // full (the week before it would not have fitted), so the newest page reaches weeks back.
+    expect(packed[0]!.transactions.length).toBeLessThanOrEqual(100);
+    for (const page of packed.slice(1)) {
       expect(page.transactions.length).toBeLessThanOrEqual(100);
       expect(page.transactions.length + 21).toBeGreaterThan(100);
     }
@@ -119,12 +121,16 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(weekly.flatMap((p) => p.transactions)).toHaveLength(rows.length);
   });
 
-  it.each([40, 100])(
-    'rows dated after the asked window make no page of their own (%i rows a page)',
-    async (pageRows) => {
+  it.each([
+    [40, 'spilled', 50],
+    [100, 'spilled', 50],
+    [40, 'held', 10_000],
+  ])(
+    'rows dated after the asked window make no page of their own (%i rows a page, %s)',
+    async (pageRows, _, afterRows) => {
       const rows = history('2026-01-01', '2026-06-30');
       serve({ transactions: rows, total: rows.length });
-      const pages = await pagesOf({ spill: { afterRows: 50, pageRows, directory: tempDir() } }, '2026-03-31');
+      const pages = await pagesOf({ spill: { afterRows, pageRows, directory: tempDir() } }, '2026-03-31');
       expect(pages.at(-1)!.to).toBe('2026-03-31');
       for (let i = 1; i < pages.length; i++) expect(pages[i]!.from).toBe(addDays(pages[i - 1]!.to!, 1));
       for (const page of pages) if (page.from !== null) expect(page.from <= page.to!).toBe(true);
@@ -137,8 +143,19 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     const rows = history('2026-01-01', '2026-06-30'); // 21 rows a week
     serve({ transactions: rows, total: rows.length });
     const directory = tempDir();
-    const held = await pagesOf({ spill: { afterRows: rows.length, pageRows: 100, directory } });
-    expect(readdirSync(directory)).toEqual([]);
+    const client = new ProviderClient({
+      apiKey: KEY,
+      rateLimit: false,
+      spill: { afterRows: rows.length, pageRows: 100, directory },
+    });
+    const held: TransactionPage[] = [];
+    for await (const page of client
+      .listTransactions('4711', { to: '2026-06-30', includePending: true })
+      .pages()) {
+      // While the pages are handed out: a spilled answer's file would be there now.
+      expect(readdirSync(directory)).toEqual([]);
+      held.push(page);
+    }
     const spilled = await pagesOf({ spill: { afterRows: 50, pageRows: 100, directory: tempDir() } });
     // Not one page diffed whole before the first commit: pages of whole weeks, as a spilled answer's.
     expect(held.length).toBeGreaterThan(5);
@@ -146,12 +163,18 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(held.flatMap((p) => p.transactions)).toHaveLength(rows.length);
   });
 
-  it('an empty answer is one page, with its shortfall when the provider counted rows it did not send', async () => {
-    serve({ transactions: [], total: 0 });
-    expect(await pagesOf({ spill: { directory: tempDir() } })).toEqual([
-      { from: null, to: '2026-06-30', transactions: [], total: 0, shortfall: 0 },
-    ]);
-  });
+  it.each([
+    [0, 0],
+    [5, 5],
+  ])(
+    'an empty answer is one page, with the rows the provider counted but did not send as its shortfall (total %i)',
+    async (total, shortfall) => {
+      serve({ transactions: [], total });
+      expect(await pagesOf({ spill: { directory: tempDir() } })).toEqual([
+        { from: null, to: '2026-06-30', transactions: [], total, shortfall },
+      ]);
+    },
+  );
 
   it('every row comes back as a body read whole would give it, held or spilled, unusual shapes too', async () => {
     const rows = history('2026-01-01', '2026-03-31').map((row): Record<string, unknown> => ({ ...row }));
@@ -274,24 +297,39 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
-  it('an answer cut short is walked again in windows from its earliest day, as before', async () => {
-    const rows = history('2026-03-01', '2026-06-30');
-    const urls = serve((url) => {
-      const from = url.searchParams.get('from');
-      const to = url.searchParams.get('to')!;
-      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
-      // The whole history is capped at 200 rows; windows of 30 days fit.
-      const sent = from ? matching : matching.slice(0, 200);
-      return HttpResponse.json({ transactions: sent, total: matching.length });
-    });
-    const directory = tempDir();
-    const pages = await pagesOf({ windowDays: 30, spill: { afterRows: 50, directory } });
-    expect(urls[0]).not.toContain('from=');
-    expect(urls.length).toBeGreaterThan(1);
-    const earliestSent = rows.slice(0, 200).reduce((d, r) => (r.date < d ? r.date : d), '9999-12-31');
-    expect(pages[0]!.from).toBe(earliestSent);
-    const got = pages.flatMap((p) => p.transactions);
-    expect(got.length + pages.reduce((n, p) => n + p.shortfall, 0)).toBe(rows.length);
-    expect(readdirSync(directory)).toEqual([]);
+  it.each([
+    ['spilled', 50],
+    ['held', 10_000],
+  ])(
+    'an answer cut short is walked again in windows from its earliest day, as before (%s)',
+    async (_, afterRows) => {
+      const rows = history('2026-03-01', '2026-06-30');
+      const urls = serve((url) => {
+        const from = url.searchParams.get('from');
+        const to = url.searchParams.get('to')!;
+        const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+        // The whole history is capped at 200 rows; windows of 30 days fit.
+        const sent = from ? matching : matching.slice(0, 200);
+        return HttpResponse.json({ transactions: sent, total: matching.length });
+      });
+      const directory = tempDir();
+      const pages = await pagesOf({ windowDays: 30, spill: { afterRows, directory } });
+      expect(urls[0]).not.toContain('from=');
+      expect(urls.length).toBeGreaterThan(1);
+      const earliestSent = rows.slice(0, 200).reduce((d, r) => (r.date < d ? r.date : d), '9999-12-31');
+      expect(pages[0]!.from).toBe(earliestSent);
+      const got = pages.flatMap((p) => p.transactions);
+      expect(got.length + pages.reduce((n, p) => n + p.shortfall, 0)).toBe(rows.length);
+      expect(readdirSync(directory)).toEqual([]);
+    },
+  );
+
+  it('an answer cut short whose every row is dated after the asked window says what is missing', async () => {
+    // Asked up to 2026-03-31; the provider counts 40 rows and sends 10, all dated in April.
+    const rows = history('2026-04-01', '2026-04-10', 1);
+    serve({ transactions: rows, total: 40 });
+    expect(await pagesOf({ spill: { directory: tempDir() } }, '2026-03-31')).toEqual([
+      { from: null, to: '2026-03-31', transactions: [], total: 40, shortfall: 40 },
+    ]);
   });
 });
