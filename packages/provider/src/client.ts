@@ -10,7 +10,7 @@ import {
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import { readDocumentedTransactionList } from './wire/fast-transactions.js';
-import { readStreamedList, type SpillSettings } from './whole-history.js';
+import { DEFAULT_SPILL, readStreamedList, type SpillSettings } from './whole-history.js';
 import {
   AccountListSchema,
   BalanceSchema,
@@ -56,8 +56,8 @@ export interface ProviderClientOptions {
    * A whole-history answer (`listTransactions` without `from`) is read as it arrives; past
    * `afterRows` rows it is kept in temporary files, not in memory. Held or spilled, it is handed
    * out as pages of whole weeks, at most `pageRows` rows unless one week holds more, whose windows
-   * tile the history, oldest first. `false` holds every answer in memory and hands a whole history
-   * out as one page.
+   * tile the history, oldest first; so is a window's answer of more than `pageRows` rows. `false`
+   * holds every answer in memory and hands each out as one page.
    */
   spill?: SpillSettings | false;
   /** A `fetch` implementation; default `globalThis.fetch`. */
@@ -255,6 +255,7 @@ export class ProviderClient {
         today: todayIn(this.#timeZone),
         windowDays,
         includePending,
+        ...(this.#spill === false ? {} : { pageRows: this.#spill.pageRows ?? DEFAULT_SPILL.pageRows }),
         onShortfall: (page) =>
           logTo(this.#logger, 'warn', 'provider returned fewer transactions than its total', {
             accountId: id,

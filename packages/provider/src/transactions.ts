@@ -4,7 +4,7 @@
  * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
  */
 import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/calendar';
-import type { PagedHistory } from './week-pages.js';
+import { HeldHistory, type PagedHistory } from './week-pages.js';
 import type { Transaction } from './wire/schemas.js';
 
 export interface TransactionWindow {
@@ -45,8 +45,15 @@ export interface WalkOptions {
   today: CalendarDate;
   windowDays: number;
   includePending: boolean;
+  /**
+   * A complete window answer of more rows is handed out in pages of whole weeks of at most this many
+   * rows (unless one week holds more), as a whole history is. Default: one page a window.
+   */
+  pageRows?: number;
   onShortfall?: (page: TransactionPage) => void;
 }
+
+type PageOptions = Pick<WalkOptions, 'includePending' | 'pageRows'>;
 
 function keepRow(row: Transaction, window: TransactionWindow, includePending: boolean): boolean {
   if (!includePending && row.isPending) return false;
@@ -80,11 +87,20 @@ function isShort(result: RawWindowResult): boolean {
 async function* walkBoundedWindow(
   fetchWindow: FetchWindow,
   window: { from: CalendarDate; to: CalendarDate },
-  includePending: boolean,
+  options: PageOptions,
 ): AsyncGenerator<TransactionPage> {
+  const { includePending, pageRows = Infinity } = options;
   const result = await fetchWindow(window);
   if (!isShort(result)) {
-    yield pageFor(window, result, includePending, 0);
+    if (result.rows.length <= pageRows) {
+      yield pageFor(window, result, includePending, 0);
+      return;
+    }
+    // A dense window (some 5,000 rows in 90 days of a busy account) in pages of whole weeks: the
+    // engine diffs and commits a page while the next waits in memory, and asks for the next window
+    // while the last page is in use, instead of waiting for it before the first.
+    for await (const page of new HeldHistory(result.rows, pageRows).pages(window))
+      yield pageFor({ from: page.from, to: page.to }, { rows: page.rows, total: null }, includePending, 0);
     return;
   }
   const span = daysBetween(window.from, window.to);
@@ -93,8 +109,8 @@ async function* walkBoundedWindow(
     return;
   }
   const firstHalfEnd = addDays(window.from, Math.floor(span / 2));
-  yield* walkBoundedWindow(fetchWindow, { from: window.from, to: firstHalfEnd }, includePending);
-  yield* walkBoundedWindow(fetchWindow, { from: addDays(firstHalfEnd, 1), to: window.to }, includePending);
+  yield* walkBoundedWindow(fetchWindow, { from: window.from, to: firstHalfEnd }, options);
+  yield* walkBoundedWindow(fetchWindow, { from: addDays(firstHalfEnd, 1), to: window.to }, options);
 }
 
 async function* walkRange(
@@ -105,7 +121,7 @@ async function* walkRange(
 ): AsyncGenerator<TransactionPage> {
   for (let start = from; start <= to; start = addDays(start, options.windowDays)) {
     const end = addDays(start, options.windowDays - 1);
-    yield* walkBoundedWindow(fetchWindow, { from: start, to: end < to ? end : to }, options.includePending);
+    yield* walkBoundedWindow(fetchWindow, { from: start, to: end < to ? end : to }, options);
   }
 }
 

@@ -57,9 +57,9 @@ export interface WeekRun {
 /**
  * Groups the weeks that hold rows into pages: as many whole weeks as fit in `pageRows`, and at least
  * one (a week holding more is a page alone). The first page starts where `window` starts (`null`:
- * unbounded, as for a whole history, the only window paged), each next one the day after the
- * previous ends, and the last ends where `window` ends; weeks dated wholly after the window make no
- * page, and a window without a week of rows is one page.
+ * unbounded, as for a whole history), each next one the day after the previous ends, and the last
+ * ends where `window` ends; weeks dated wholly outside the window make no page, and a window without
+ * a week of rows is one page.
  *
  * Packed from the newest week back, so the page left short is the oldest. The newest page is then
  * full, weeks deep: a hold and the posted row that replaces it, days apart at the recent end of the
@@ -74,8 +74,11 @@ export function* weekRuns(
   pageRows: number,
   window: HistoryWindow,
 ): Generator<WeekRun> {
+  const firstWeek = window.from === null ? -Infinity : weekOf(window.from);
   const lastWeek = window.to === null ? Infinity : weekOf(window.to);
-  const weeks = [...rowsPerWeek.keys()].filter((week) => week <= lastWeek).sort((a, b) => a - b);
+  const weeks = [...rowsPerWeek.keys()]
+    .filter((week) => week >= firstWeek && week <= lastWeek)
+    .sort((a, b) => a - b);
   if (weeks.length === 0) {
     yield { from: window.from, to: window.to, weeks: [] };
     return;

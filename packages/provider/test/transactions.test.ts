@@ -1,7 +1,14 @@
 import { http, HttpResponse } from 'msw';
 import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
-import { InvalidResponseError, ProviderClient, addDays, type Transaction } from '../src/index.js';
+import {
+  InvalidResponseError,
+  ProviderClient,
+  addDays,
+  type ProviderClientOptions,
+  type Transaction,
+  type TransactionPage,
+} from '../src/index.js';
 import { BASE, KEY, type WireRow } from './helpers.js';
 
 const server = useMswServer();
@@ -86,6 +93,66 @@ describe('listTransactions', () => {
       isPending: false,
     });
     expect(got.filter((t) => t.isPending).every((t) => t.id === null)).toBe(true);
+  });
+
+  it('hands a window answer of more than `spill.pageRows` rows out in pages of whole weeks tiling the window', async () => {
+    const rows = history('2026-01-01', '2026-03-31');
+    const served = serve(rows, { leak: true });
+    const pagesWith = async (options: Partial<ProviderClientOptions>) => {
+      const paged = new ProviderClient({ apiKey: KEY, rateLimit: false, windowDays: 45, ...options });
+      const pages: TransactionPage[] = [];
+      const list = paged.listTransactions('4711', {
+        from: '2026-01-01',
+        to: '2026-03-31',
+        includePending: true,
+      });
+      for await (const page of list.pages()) pages.push(page);
+      return pages;
+    };
+    const paged = await pagesWith({ spill: { pageRows: 10 } });
+    const whole = await pagesWith({ spill: false });
+    // The same two requests either way; one page a window without paging.
+    expect(served.requests).toHaveLength(4);
+    expect(whole.map((p) => [p.from, p.to])).toEqual([
+      ['2026-01-01', '2026-02-14'],
+      ['2026-02-15', '2026-03-31'],
+    ]);
+    // Paged: whole weeks of at most 10 rows (7 a week here), tiling each window, every row once.
+    expect(paged.length).toBeGreaterThan(8);
+    expect(paged[0]!.from).toBe('2026-01-01');
+    expect(paged.at(-1)!.to).toBe('2026-03-31');
+    for (let i = 1; i < paged.length; i++) expect(paged[i]!.from).toBe(addDays(paged[i - 1]!.to!, 1));
+    for (const page of paged) {
+      expect(page.transactions.length).toBeLessThanOrEqual(10);
+      expect(page.shortfall).toBe(0);
+      for (const t of page.transactions) expect(t.date >= page.from! && t.date <= page.to!).toBe(true);
+    }
+    const ids = (pages: TransactionPage[]) =>
+      pages.flatMap((p) => p.transactions.map((t) => `${t.date} ${t.id}`));
+    expect(ids(paged)).toEqual(ids(whole));
+    expect(ids(paged)).toHaveLength(rows.length);
+  });
+
+  it('splits a window the provider cut short first, then pages its complete halves, every row once', async () => {
+    const rows = history('2026-01-01', '2026-01-31');
+    serve(rows, { cap: 20 });
+    const paged = new ProviderClient({
+      apiKey: KEY,
+      rateLimit: false,
+      windowDays: 31,
+      spill: { pageRows: 5 },
+    });
+    const pages: TransactionPage[] = [];
+    const list = paged.listTransactions('4711', {
+      from: '2026-01-01',
+      to: '2026-01-31',
+      includePending: true,
+    });
+    for await (const page of list.pages()) pages.push(page);
+    // Split in halves until each fits (20 rows), then each complete half paged by weeks.
+    expect(pages.flatMap((p) => p.transactions)).toHaveLength(rows.length);
+    expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(0);
+    for (const page of pages) expect(page.transactions.length).toBeLessThanOrEqual(7);
   });
 
   it('leaves pending rows out unless asked, on the client too', async () => {
