@@ -89,9 +89,9 @@ async function syncPages(
   try {
     // Windows are joined while the group is under half a batch: fewer reads and commits, and a group
     // holds at most half a batch plus one window (joining up to a full batch peaked ~15 MiB higher).
-    // No page is read ahead beside one over a batch (a dense 90-day window: ~5,000 rows at 1M), so
-    // memory holds one big page, not two. A 1M-row windowed first sync peaked at 187 and 194 MiB
-    // with this bound and at 191 and 195 MiB before the read-ahead (198 once without the bound).
+    // No page is read ahead beside one over a batch (a week of more rows than the client's pageRows,
+    // or a dense window from a client with `spill: false`), so memory holds one big page, not two.
+    // The provider client hands dense windows out in pages of whole weeks, so this is rare now.
     const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2));
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
