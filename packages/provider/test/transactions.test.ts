@@ -62,6 +62,15 @@ function serve(rows: WireRow[], { cap, leak = false }: { cap?: number; leak?: bo
   return served;
 }
 
+/** The pages of a walk from `from` to `to`, pending rows included, by a client with `options`. */
+async function windowPages(options: Partial<ProviderClientOptions>, from: string, to: string) {
+  const paged = new ProviderClient({ apiKey: KEY, rateLimit: false, ...options });
+  const pages: TransactionPage[] = [];
+  for await (const page of paged.listTransactions('4711', { from, to, includePending: true }).pages())
+    pages.push(page);
+  return pages;
+}
+
 describe('listTransactions', () => {
   it('walks a range in windows and yields every row once, normalized', async () => {
     const rows = history('2026-01-01', '2026-03-31');
@@ -98,19 +107,8 @@ describe('listTransactions', () => {
   it('hands a window answer of more than `spill.pageRows` rows out in pages of whole weeks tiling the window', async () => {
     const rows = history('2026-01-01', '2026-03-31');
     const served = serve(rows, { leak: true });
-    const pagesWith = async (options: Partial<ProviderClientOptions>) => {
-      const paged = new ProviderClient({ apiKey: KEY, rateLimit: false, windowDays: 45, ...options });
-      const pages: TransactionPage[] = [];
-      const list = paged.listTransactions('4711', {
-        from: '2026-01-01',
-        to: '2026-03-31',
-        includePending: true,
-      });
-      for await (const page of list.pages()) pages.push(page);
-      return pages;
-    };
-    const paged = await pagesWith({ spill: { pageRows: 10 } });
-    const whole = await pagesWith({ spill: false });
+    const paged = await windowPages({ windowDays: 45, spill: { pageRows: 10 } }, '2026-01-01', '2026-03-31');
+    const whole = await windowPages({ windowDays: 45, spill: false }, '2026-01-01', '2026-03-31');
     // The same two requests either way; one page a window without paging.
     expect(served.requests).toHaveLength(4);
     expect(whole.map((p) => [p.from, p.to])).toEqual([
@@ -136,19 +134,7 @@ describe('listTransactions', () => {
   it('splits a window the provider cut short first, then pages its complete halves, every row once', async () => {
     const rows = history('2026-01-01', '2026-01-31');
     serve(rows, { cap: 20 });
-    const paged = new ProviderClient({
-      apiKey: KEY,
-      rateLimit: false,
-      windowDays: 31,
-      spill: { pageRows: 5 },
-    });
-    const pages: TransactionPage[] = [];
-    const list = paged.listTransactions('4711', {
-      from: '2026-01-01',
-      to: '2026-01-31',
-      includePending: true,
-    });
-    for await (const page of list.pages()) pages.push(page);
+    const pages = await windowPages({ windowDays: 31, spill: { pageRows: 5 } }, '2026-01-01', '2026-01-31');
     // Split in halves until each fits (20 rows), then each complete half paged by weeks.
     expect(pages.flatMap((p) => p.transactions)).toHaveLength(rows.length);
     expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(0);
