@@ -1,9 +1,10 @@
 /**
- * How a whole-history answer is handed out, wherever its rows wait (in memory or in a spill file):
- * oldest first, as pages of whole weeks of date, as many weeks as fit in `pageRows` and at least
- * one, whose windows tile the asked window. Each page is then exactly what a request for its window
- * would have answered, so the sync engine's windowed rules (what vanished, which hold posted) apply
- * unchanged, and a page is about one commit of the engine.
+ * How a large answer is handed out: a whole history, wherever its rows wait (in memory or in a spill
+ * file), and a window's answer of more than `pageRows` rows. Oldest first, as pages of whole weeks of
+ * date, as many weeks as fit in `pageRows` and at least one, whose windows tile the asked window.
+ * Each page is then exactly what a request for its window would have answered, so the sync engine's
+ * windowed rules (what vanished, which hold posted) apply unchanged, and a page is about one commit
+ * of the engine.
  */
 import { addDays, type CalendarDate } from '@finsync/internals/calendar';
 import type { Transaction } from './wire/schemas.js';
@@ -18,7 +19,7 @@ export interface HistoryPage {
   rows: Transaction[];
 }
 
-/** A whole-history answer that has arrived in full and been validated, waiting to be paged. */
+/** An answer that has arrived in full and been validated, waiting to be paged. */
 export interface PagedHistory {
   /** Rows in the answer. */
   readonly rowCount: number;
@@ -107,10 +108,11 @@ export function* weekRuns(
 }
 
 /**
- * A whole-history answer small enough to hold (up to `spill.afterRows` rows), paged as a spilled one
- * is: the same pages, row for row. Handed out as one page, it was diffed whole before its first
- * commit, and the store sat idle meanwhile (about 100 ms for 10,000 rows, before every account of a
- * 100k-row first sync into PostgreSQL); as pages, the engine diffs the next while the one before commits.
+ * An answer held in memory (a whole history of up to `spill.afterRows` rows, or a dense window's),
+ * paged as a spilled one is: the same pages, row for row. Handed out as one page, it was diffed
+ * whole before its first commit, and the store sat idle meanwhile (about 100 ms for 10,000 rows,
+ * before every account of a 100k-row first sync into PostgreSQL); as pages, the engine diffs the
+ * next while the one before commits.
  */
 export class HeldHistory implements PagedHistory {
   readonly #byWeek = new Map<number, Transaction[]>();
