@@ -84,6 +84,16 @@ function isShort(result: RawWindowResult): boolean {
   return result.total !== null && result.total > received(result);
 }
 
+/** A complete answer's pages of whole weeks, tiling `window`, each as complete as the answer was. */
+async function* completePages(
+  paged: PagedHistory,
+  window: TransactionWindow,
+  includePending: boolean,
+): AsyncGenerator<TransactionPage> {
+  for await (const page of paged.pages(window))
+    yield pageFor({ from: page.from, to: page.to }, { rows: page.rows, total: null }, includePending, 0);
+}
+
 async function* walkBoundedWindow(
   fetchWindow: FetchWindow,
   window: { from: CalendarDate; to: CalendarDate },
@@ -99,8 +109,7 @@ async function* walkBoundedWindow(
     // A dense window (some 5,000 rows in 90 days of a busy account) in pages of whole weeks: the
     // engine diffs and commits a page while the next waits in memory, and asks for the next window
     // while the last page is in use, instead of waiting for it before the first.
-    for await (const page of new HeldHistory(result.rows, pageRows).pages(window))
-      yield pageFor({ from: page.from, to: page.to }, { rows: page.rows, total: null }, includePending, 0);
+    yield* completePages(new HeldHistory([result.rows], pageRows), window, includePending);
     return;
   }
   const span = daysBetween(window.from, window.to);
@@ -153,11 +162,8 @@ export async function* walkTransactionPages(
         yield* report([pageFor(window, result, options.includePending, shortfall)]);
         return;
       }
-      // Pages whose windows tile the asked one, each as complete as the answer was.
-      for await (const page of result.paged.pages(window)) {
-        const pageWindow = { from: page.from, to: page.to };
-        yield* report([pageFor(pageWindow, { rows: page.rows, total: null }, options.includePending, 0)]);
-      }
+      // Complete, so no page can carry a shortfall: nothing for `report` to warn of.
+      yield* completePages(result.paged, window, options.includePending);
       return;
     }
     // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies

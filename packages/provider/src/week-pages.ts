@@ -122,23 +122,28 @@ export class HeldHistory implements PagedHistory {
   readonly rowCount: number;
   readonly earliest: CalendarDate | undefined;
 
-  constructor(rows: readonly Transaction[], pageRows: number) {
+  /** `batches`: the rows as they were parsed, a batch at a time (not joined into one array first). */
+  constructor(batches: ReadonlyArray<readonly Transaction[]>, pageRows: number) {
     this.#pageRows = pageRows;
-    this.rowCount = rows.length;
+    let rowCount = 0;
     let earliest: CalendarDate | undefined;
     let lastDate: CalendarDate | undefined;
     let week = 0;
-    for (const row of rows) {
-      // Neighbouring rows mostly share a date: the week is worked out once per run of one date.
-      if (row.date !== lastDate) {
-        lastDate = row.date;
-        week = weekOf(row.date);
-        if (earliest === undefined || row.date < earliest) earliest = row.date;
+    for (const rows of batches) {
+      rowCount += rows.length;
+      for (const row of rows) {
+        // Neighbouring rows mostly share a date: the week is worked out once per run of one date.
+        if (row.date !== lastDate) {
+          lastDate = row.date;
+          week = weekOf(row.date);
+          if (earliest === undefined || row.date < earliest) earliest = row.date;
+        }
+        const list = this.#byWeek.get(week);
+        if (list) list.push(row);
+        else this.#byWeek.set(week, [row]);
       }
-      const list = this.#byWeek.get(week);
-      if (list) list.push(row);
-      else this.#byWeek.set(week, [row]);
     }
+    this.rowCount = rowCount;
     for (const [week, list] of this.#byWeek) this.#rowsPerWeek.set(week, list.length);
     this.earliest = earliest;
   }

@@ -100,7 +100,7 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (spill) return { rows: [], total, paged: spill };
     // An empty answer stays one page: a page, even empty, is what carries a shortfall.
     if (heldRows === 0) return { rows: [], total };
-    return { rows: [], total, paged: new HeldHistory(heldParsed.flat(), pageRows) };
+    return { rows: [], total, paged: new HeldHistory(heldParsed, pageRows) };
   } catch (error) {
     await spill?.dispose();
     throw error;
