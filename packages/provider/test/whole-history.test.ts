@@ -207,6 +207,17 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(sortedIds(spilled)).toHaveLength(rows.length);
   });
 
+  it('a page of weeks written across several flushes comes back in the order a held answer gives', async () => {
+    // Dense weeks, shuffled: each flush of the file holds part of every week, so one page's ranges
+    // lie in the file as week A, week B, week A, week B, and must come back week by week.
+    const rows = history('2026-06-01', '2026-06-14', 200);
+    serve({ transactions: rows, total: rows.length });
+    const held = await pagesOf({ spill: { afterRows: rows.length, pageRows: 5_000 } });
+    const spilled = await pagesOf({ spill: { afterRows: 100, pageRows: 5_000, directory: tempDir() } });
+    expect(held).toHaveLength(1);
+    expect(spilled).toEqual(held);
+  });
+
   it('a bad row fails a held answer too, naming the row', async () => {
     const rows: unknown[] = history('2026-06-01', '2026-06-20');
     rows[17] = { ...(rows[17] as WireRow), date: 'soon' };
