@@ -1,8 +1,7 @@
 /**
- * The shared row codec (`@finsync/sync/sql`) set up for SQLite, plus the column lists and feed
- * parameters that are SQLite's own.
+ * The shared row codec (`@finsync/sync/sql`) set up for SQLite, plus the column lists that are
+ * SQLite's own.
  */
-import type { Change } from '@finsync/sync';
 import { columnNames, createRowCodec, type RowTypes } from '@finsync/sync/sql';
 
 /** Rows as better-sqlite3 returns them: flags are 0/1 integers. */
@@ -23,8 +22,3 @@ export const transactionColumns = columnNames([
 ]);
 /** What reads select from the feed: `seq`, the columns filled from the change, then `at`. */
 export const feedColumns = `seq, ${columnNames(codec.feed.columns)}, at`;
-
-/** Parameters for the feed insert: everything but `seq`, which SQLite assigns; `at` is the batch's time. */
-export function feedParams(change: Change, at: string): SqlValue[] {
-  return [...codec.feed.values(change), at];
-}

@@ -19,6 +19,10 @@ import {
 
 type Params = [SqlValue[]];
 type Statement<Result = unknown> = Database.Statement<Params, Result>;
+/** Bound as two arrays, which better-sqlite3 binds one after the other: no third array per row. */
+type PairStatement = Database.Statement<[SqlValue[], SqlValue[]]>;
+/** The feed's columns from the change as one array, and the batch's commit time by name. */
+type FeedStatement = Database.Statement<[SqlValue[], { at: string }]>;
 
 /** The write side of one mirror table; each call reports how many rows it touched (0 or 1). */
 export interface MirrorTable {
@@ -36,18 +40,18 @@ function mirrorTable(db: Database.Database, spec: (typeof codec.mirror)[Change['
   const all = [...idColumns, ...fieldColumns];
   // DO NOTHING only swallows the primary-key conflict (what `added` must not hit); NOT NULL and
   // CHECK violations still throw, unlike INSERT OR IGNORE.
-  const insert: Statement = db.prepare<Params>(
+  const insert: PairStatement = db.prepare<[SqlValue[], SqlValue[]]>(
     `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
   );
-  const update: Statement = db.prepare<Params>(
+  const update: PairStatement = db.prepare<[SqlValue[], SqlValue[]]>(
     `UPDATE ${table} SET ${fieldColumns.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
   );
   const remove: Statement = db.prepare<Params>(`DELETE FROM ${table} WHERE ${where}`);
   const exists: Statement = db.prepare<Params>(`SELECT 1 FROM ${table} WHERE ${where}`);
   // Only changes that carry a record reach insert/update (the storage checks first).
   return {
-    insert: (change) => insert.run([...spec.identity(change), ...spec.fields(change.record!)]).changes,
-    update: (change) => update.run([...spec.fields(change.record!), ...spec.identity(change)]).changes,
+    insert: (change) => insert.run(spec.identity(change), spec.fields(change.record!)).changes,
+    update: (change) => update.run(spec.fields(change.record!), spec.identity(change)).changes,
     remove: (change) => remove.run(spec.identity(change)).changes,
     exists: (change) => exists.get(spec.identity(change)) !== undefined,
   };
@@ -64,7 +68,7 @@ function upsert(table: string, columns: string, keyColumns: readonly string[]): 
 
 export class Statements {
   readonly tables: Record<Change['entity'], MirrorTable>;
-  readonly appendFeed: Statement;
+  readonly appendFeed: FeedStatement;
   readonly upsertConnection: Statement;
   readonly upsertAccountState: Statement;
   readonly upsertSuperseded: Statement;
@@ -101,9 +105,9 @@ export class Statements {
       transaction: mirrorTable(db, codec.mirror.transaction),
       holding: mirrorTable(db, codec.mirror.holding),
     };
-    this.appendFeed = db.prepare<Params>(
+    this.appendFeed = db.prepare<[SqlValue[], { at: string }]>(
       `INSERT INTO feed (${columnNames(codec.feed.columns)}, at) ` +
-        `VALUES (${codec.feed.columns.map(() => '?').join(', ')}, ?)`,
+        `VALUES (${codec.feed.columns.map(() => '?').join(', ')}, @at)`,
     );
     this.upsertConnection = db.prepare<Params>(upsert('connections', connectionColumns, ['id']));
     this.upsertAccountState = db.prepare<Params>(

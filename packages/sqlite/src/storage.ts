@@ -16,7 +16,7 @@ import {
 } from '@finsync/sync';
 import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { assertSchemaCurrent, migrate } from './migrations.js';
-import { codec, feedParams } from './rows.js';
+import { codec } from './rows.js';
 import { Statements } from './statements.js';
 
 /** Open (and own) a database file. */
@@ -152,7 +152,8 @@ export class SqliteStorage implements Storage {
 
   /** The body of `apply`, run inside one transaction: a throw anywhere rolls back the whole batch. */
   #writeBatch(s: Statements, batch: WriteBatch): void {
-    const at = new Date().toISOString();
+    // One object for the whole batch: the feed's `@at`, bound by name beside each row's columns.
+    const commitTime = { at: new Date().toISOString() };
     // Existence is checked by the write itself: the number of rows an INSERT … DO NOTHING, UPDATE
     // or DELETE touched says whether the row was there, counting the batch's own earlier changes,
     // without a SELECT per row.
@@ -180,7 +181,7 @@ export class SqliteStorage implements Storage {
         default:
           throw new TypeError(`unknown change op ${JSON.stringify((change as Change).op)}`);
       }
-      s.appendFeed.run(feedParams(change, at));
+      s.appendFeed.run(codec.feed.values(change), commitTime);
     }
     for (const connection of batch.connections ?? [])
       s.upsertConnection.run(codec.connection.values(connection));
