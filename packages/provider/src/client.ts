@@ -10,7 +10,12 @@ import {
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import { readDocumentedTransactionList } from './wire/fast-transactions.js';
-import { DEFAULT_SPILL, readStreamedList, type SpillSettings } from './whole-history.js';
+import {
+  readStreamedList,
+  resolveSpillSettings,
+  type ResolvedSpillSettings,
+  type SpillSettings,
+} from './whole-history.js';
 import {
   AccountListSchema,
   BalanceSchema,
@@ -146,7 +151,7 @@ export class ProviderClient {
   readonly #timeZone: string | undefined;
   readonly #logger: ProviderLogger | undefined;
   readonly #transactionListSchema: ReturnType<typeof createTransactionListSchema>;
-  readonly #spill: SpillSettings | false;
+  readonly #spill: ResolvedSpillSettings | false;
 
   constructor(options: ProviderClientOptions) {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
@@ -160,14 +165,15 @@ export class ProviderClient {
     this.#timeZone = options.timeZone;
     this.#logger = options.logger;
     this.#transactionListSchema = createTransactionListSchema(options.timeZone);
-    this.#spill = options.spill ?? {};
-    if (this.#spill !== false) {
+    const spill = options.spill ?? {};
+    if (spill !== false) {
       for (const name of ['afterRows', 'pageRows'] as const) {
-        const value = this.#spill[name];
+        const value = spill[name];
         if (value !== undefined && (!Number.isInteger(value) || value < 1))
           throw new RangeError(`spill.${name} must be a positive integer, got ${String(value)}`);
       }
     }
+    this.#spill = spill === false ? false : resolveSpillSettings(spill);
     this.#http = new HttpClient({
       apiKey: options.apiKey,
       baseUrl: this.baseUrl,
@@ -255,7 +261,7 @@ export class ProviderClient {
         today: todayIn(this.#timeZone),
         windowDays,
         includePending,
-        ...(this.#spill === false ? {} : { pageRows: this.#spill.pageRows ?? DEFAULT_SPILL.pageRows }),
+        ...(this.#spill === false ? {} : { pageRows: this.#spill.pageRows }),
         onShortfall: (page) =>
           logTo(this.#logger, 'warn', 'provider returned fewer transactions than its total', {
             accountId: id,
@@ -283,7 +289,7 @@ export class ProviderClient {
     };
   }
 
-  #readWholeHistory(response: StreamResponse, accountId: string, spill: SpillSettings) {
+  #readWholeHistory(response: StreamResponse, accountId: string, spill: ResolvedSpillSettings) {
     const invalid = (issues: ResponseIssue[]) => invalidResponse(response, issues);
     return readStreamedList({
       chunks: response.chunks,

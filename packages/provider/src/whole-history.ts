@@ -25,7 +25,19 @@ export interface SpillSettings {
   directory?: string;
 }
 
-export const DEFAULT_SPILL = { afterRows: 12_000, pageRows: 2_000 } as const;
+const DEFAULT_SPILL = { afterRows: 12_000, pageRows: 2_000 } as const;
+
+/** Spill settings with their defaults filled in, once, by the client that owns them. */
+export type ResolvedSpillSettings = Required<Pick<SpillSettings, 'afterRows' | 'pageRows'>> &
+  Pick<SpillSettings, 'directory'>;
+
+export function resolveSpillSettings(spill: SpillSettings): ResolvedSpillSettings {
+  return {
+    afterRows: spill.afterRows ?? DEFAULT_SPILL.afterRows,
+    pageRows: spill.pageRows ?? DEFAULT_SPILL.pageRows,
+    directory: spill.directory,
+  };
+}
 
 export interface StreamedList {
   chunks(): AsyncIterable<Uint8Array>;
@@ -35,12 +47,11 @@ export interface StreamedList {
   parseEnvelope(envelope: unknown): number | null;
   /** A body that is not the JSON it claims to be. */
   notJson(message: string): Error;
-  spill: SpillSettings;
+  spill: ResolvedSpillSettings;
 }
 
 export async function readStreamedList(list: StreamedList): Promise<RawWindowResult> {
-  const afterRows = list.spill.afterRows ?? DEFAULT_SPILL.afterRows;
-  const pageRows = list.spill.pageRows ?? DEFAULT_SPILL.pageRows;
+  const { afterRows, pageRows } = list.spill;
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
   /**

@@ -20,9 +20,9 @@ import {
 type Params = [SqlValue[]];
 type Statement<Result = unknown> = Database.Statement<Params, Result>;
 /** Bound as two arrays, which better-sqlite3 binds one after the other: no third array per row. */
-type PairStatement = Database.Statement<[SqlValue[], SqlValue[]]>;
+type PairParams = [SqlValue[], SqlValue[]];
 /** The feed's columns from the change as one array, and the batch's commit time by name. */
-type FeedStatement = Database.Statement<[SqlValue[], { at: string }]>;
+type FeedParams = [SqlValue[], { at: string }];
 
 /** The write side of one mirror table; each call reports how many rows it touched (0 or 1). */
 export interface MirrorTable {
@@ -40,10 +40,10 @@ function mirrorTable(db: Database.Database, spec: (typeof codec.mirror)[Change['
   const all = [...idColumns, ...fieldColumns];
   // DO NOTHING only swallows the primary-key conflict (what `added` must not hit); NOT NULL and
   // CHECK violations still throw, unlike INSERT OR IGNORE.
-  const insert: PairStatement = db.prepare<[SqlValue[], SqlValue[]]>(
+  const insert = db.prepare<PairParams>(
     `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
   );
-  const update: PairStatement = db.prepare<[SqlValue[], SqlValue[]]>(
+  const update = db.prepare<PairParams>(
     `UPDATE ${table} SET ${fieldColumns.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
   );
   const remove: Statement = db.prepare<Params>(`DELETE FROM ${table} WHERE ${where}`);
@@ -68,7 +68,7 @@ function upsert(table: string, columns: string, keyColumns: readonly string[]): 
 
 export class Statements {
   readonly tables: Record<Change['entity'], MirrorTable>;
-  readonly appendFeed: FeedStatement;
+  readonly appendFeed: Database.Statement<FeedParams>;
   readonly upsertConnection: Statement;
   readonly upsertAccountState: Statement;
   readonly upsertSuperseded: Statement;
@@ -105,7 +105,7 @@ export class Statements {
       transaction: mirrorTable(db, codec.mirror.transaction),
       holding: mirrorTable(db, codec.mirror.holding),
     };
-    this.appendFeed = db.prepare<[SqlValue[], { at: string }]>(
+    this.appendFeed = db.prepare<FeedParams>(
       `INSERT INTO feed (${columnNames(codec.feed.columns)}, at) ` +
         `VALUES (${codec.feed.columns.map(() => '?').join(', ')}, @at)`,
     );
