@@ -29,29 +29,74 @@ export interface KeyedWindow {
   listedSuperseded: Map<string, MirrorTransaction>;
 }
 
+/** An incoming content class with more than one member, or any `h:` class: settled as a group. */
+interface ClassMembers {
+  cls: string;
+  members: MirrorTransaction[];
+}
+
 /**
  * Settles the keys of one response's rows against what is stored. Per content class, the stored
  * keys are taken first (the mirror keeps its rows), then the superseded ones (a replaced hold still
  * listed, absorbed so it is not added back), and only what is left over is new, under occurrence
  * numbers no stored or superseded key uses.
+ *
+ * Rows with an id are nearly all of a response, and each is a class of its own (`keyTransactions`
+ * drops repeated ids): such a row is settled alone, by looking its key up, without the per-class
+ * lists, sets and sorts a class of alike rows needs (they were most of a first sync's allocations
+ * here). The result is the same, in the same order: classes in the order they first appear.
  */
 export function settleKeys(
   incoming: readonly MirrorTransaction[],
   stored: ReadonlyMap<string, MirrorTransaction>,
   superseded: readonly SupersededTransaction[],
 ): KeyedWindow {
-  const storedByClass = new Map<string, string[]>();
-  for (const key of stored.keys()) push(storedByClass, keyClass(key), key);
   const supersededByClass = new Map<string, string[]>();
   for (const row of superseded) push(supersededByClass, keyClass(row.key), row.key);
 
-  const incomingByClass = new Map<string, MirrorTransaction[]>();
-  for (const row of incoming) push(incomingByClass, keyClass(row.key), row);
+  /** Each class once, where it first appears: a row with an id alone, or a class's members. */
+  const slots: Array<MirrorTransaction | ClassMembers> = [];
+  /** Where each class's slot is. */
+  const slotOf = new Map<string, number>();
+  let hashed = false;
+  for (const row of incoming) {
+    const cls = keyClass(row.key);
+    const at = slotOf.get(cls);
+    if (at === undefined) {
+      slotOf.set(cls, slots.length);
+      if (cls.startsWith('h:')) {
+        hashed = true;
+        slots.push({ cls, members: [row] });
+      } else slots.push(row);
+      continue;
+    }
+    const slot = slots[at]!;
+    if ('members' in slot) slot.members.push(row);
+    else slots[at] = { cls, members: [slot, row] };
+  }
+
+  // Only classes of alike rows (`h:`) can hold several stored keys; an id class holds its key alone.
+  const storedByClass = new Map<string, string[]>();
+  if (hashed)
+    for (const key of stored.keys()) if (key.startsWith('h:')) push(storedByClass, keyClass(key), key);
 
   const rows: MirrorTransaction[] = [];
   const listedSuperseded = new Map<string, MirrorTransaction>();
-  for (const [cls, members] of incomingByClass) {
-    const kept = (storedByClass.get(cls) ?? []).sort(byOccurrence);
+  for (const slot of slots) {
+    if (!('members' in slot)) {
+      // A row with an id, alone in its class: it keeps its key if stored, else is absorbed by a
+      // superseded row of that key, else is new under it.
+      const absorbed = stored.has(slot.key) ? undefined : supersededByClass.get(slot.key)?.[0];
+      if (absorbed !== undefined) listedSuperseded.set(absorbed, { ...slot, key: absorbed });
+      else rows.push(slot);
+      continue;
+    }
+    const { cls, members } = slot;
+    const kept = cls.startsWith('h:')
+      ? (storedByClass.get(cls) ?? []).sort(byOccurrence)
+      : stored.has(cls)
+        ? [cls]
+        : [];
     const replaced = (supersededByClass.get(cls) ?? []).sort(byOccurrence);
     const used = new Set([...kept, ...replaced]);
     let next = 0;
