@@ -9,7 +9,7 @@ import {
   type TransactionWindow,
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
-import { readDocumentedTransactionList } from './wire/fast-transactions.js';
+import { readDocumentedDates, readDocumentedTransactionList } from './wire/fast-transactions.js';
 import {
   readStreamedList,
   resolveSpillSettings,
@@ -291,6 +291,18 @@ export class ProviderClient {
 
   #readWholeHistory(response: StreamResponse, accountId: string, spill: ResolvedSpillSettings) {
     const invalid = (issues: ResponseIssue[]) => invalidResponse(response, issues);
+    const parseRows = (raw: unknown[], offset: number): Transaction[] => {
+      const body = { transactions: raw };
+      let rows = readDocumentedTransactionList(body)?.transactions;
+      if (!rows) {
+        const result = this.#transactionListSchema.safeParse(body);
+        // Issue paths count rows from the start of the answer, not of this batch.
+        if (!result.success) throw invalid(issuesOf(result.error, offset));
+        rows = result.data.transactions;
+      }
+      for (const row of rows) row.accountId = accountId;
+      return rows;
+    };
     return readStreamedList({
       chunks: response.chunks,
       spill,
@@ -301,18 +313,8 @@ export class ProviderClient {
           this.#parse(this.#transactionListSchema, { ...response, body: envelope });
         return parsed.total ?? parsed.count ?? null;
       },
-      parseRows: (raw, offset) => {
-        const body = { transactions: raw };
-        let rows = readDocumentedTransactionList(body)?.transactions;
-        if (!rows) {
-          const result = this.#transactionListSchema.safeParse(body);
-          // Issue paths count rows from the start of the answer, not of this batch.
-          if (!result.success) throw invalid(issuesOf(result.error, offset));
-          rows = result.data.transactions;
-        }
-        for (const row of rows) row.accountId = accountId;
-        return rows;
-      },
+      parseRows,
+      datesOfRows: (raw, offset) => readDocumentedDates(raw) ?? parseRows(raw, offset).map((row) => row.date),
     });
   }
 

@@ -57,6 +57,23 @@ function serve(body: Record<string, unknown> | ((url: URL) => Response)): string
   return urls;
 }
 
+/** `body` as JSON sent in chunks of `size` characters, as a long answer arrives over the network. */
+function inChunks(body: unknown, size: number): () => Response {
+  const text = JSON.stringify(body);
+  return () =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          const bytes = new TextEncoder();
+          for (let at = 0; at < text.length; at += size)
+            controller.enqueue(bytes.encode(text.slice(at, at + size)));
+          controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    );
+}
+
 async function pagesOf(options: Partial<ProviderClientOptions>, to = '2026-06-30') {
   const client = new ProviderClient({ apiKey: KEY, rateLimit: false, maxRetries: 0, ...options });
   const pages: TransactionPage[] = [];
@@ -182,7 +199,8 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     rows[5] = { ...rows[5], amount: '-12.30' };
     rows[77] = { ...rows[77], isPending: undefined, merchant: '  padded  ' };
     rows[150] = { ...rows[150], date: `${rows[150]!.date as string}T23:30:00Z` };
-    serve({ transactions: rows, total: rows.length });
+    // In chunks: rows after the first 30 go to disk as they arrive, checked and dated only.
+    serve(inChunks({ transactions: rows, total: rows.length }, 2_048));
     const byKey = (pages: TransactionPage[]) =>
       pages
         .flatMap((p) => p.transactions)
@@ -255,25 +273,40 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(readdirSync(directory)).toEqual([]);
   });
 
-  it('a bad row anywhere fails the answer before any page is handed out, naming the row', async () => {
-    const rows: unknown[] = history('2026-01-01', '2026-06-30');
-    rows[300] = { ...(rows[300] as WireRow), amount: 'twelve' };
-    serve({ transactions: rows, total: rows.length });
-    const directory = tempDir();
-    const seen: TransactionPage[] = [];
-    const client = new ProviderClient({
-      apiKey: KEY,
-      rateLimit: false,
-      spill: { afterRows: 50, pageRows: 40, directory },
-    });
-    const error = await (async () => {
-      for await (const page of client.listTransactions('4711', { to: '2026-06-30' }).pages()) seen.push(page);
-    })().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as InvalidResponseError).issues[0]!.path).toBe('transactions[300].amount');
-    expect(seen).toEqual([]);
-    expect(readdirSync(directory)).toEqual([]);
-  });
+  // Rows going to disk are only checked and dated as they arrive, and read in full later: a row the
+  // schema refuses must still fail the answer first, whichever field is wrong.
+  it.each([
+    ['amount', 'twelve'],
+    ['merchant', 42],
+    ['description', { text: 'x' }],
+    ['date', '2026-02-30'],
+    ['currency', 978],
+    ['isPending', ['yes']],
+    ['id', true],
+  ])(
+    'a bad row anywhere fails the answer before any page is handed out, naming the row (%s)',
+    async (field, value) => {
+      const rows: unknown[] = history('2026-01-01', '2026-06-30');
+      rows[300] = { ...(rows[300] as WireRow), [field]: value };
+      // In chunks, so the bad row arrives after the answer has started going to disk.
+      serve(inChunks({ transactions: rows, total: rows.length }, 2_048));
+      const directory = tempDir();
+      const seen: TransactionPage[] = [];
+      const client = new ProviderClient({
+        apiKey: KEY,
+        rateLimit: false,
+        spill: { afterRows: 50, pageRows: 40, directory },
+      });
+      const error = await (async () => {
+        for await (const page of client.listTransactions('4711', { to: '2026-06-30' }).pages())
+          seen.push(page);
+      })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect((error as InvalidResponseError).issues[0]!.path).toBe(`transactions[300].${field}`);
+      expect(seen).toEqual([]);
+      expect(readdirSync(directory)).toEqual([]);
+    },
+  );
 
   it('a body cut off or not JSON is an InvalidResponseError, and the files go', async () => {
     const rows = history('2026-01-01', '2026-06-30');

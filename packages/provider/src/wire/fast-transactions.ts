@@ -38,13 +38,18 @@ function isId(value: unknown): boolean {
   return value === null || value === undefined || typeof value === 'string';
 }
 
-function row(raw: unknown): Transaction | undefined {
+/**
+ * The row, when it is of the documented shape and the full schema would read it the same way; else
+ * undefined. It only checks: a spilled answer needs its rows checked and dated, not built.
+ */
+function documented(raw: unknown): Record<string, unknown> | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const wire = raw as Record<string, unknown>;
   for (const key in wire) if (!DOCUMENTED.has(key)) return undefined;
   const { id, accountId, amount, currency, date, isPending } = wire;
-  if (typeof amount !== 'number' || typeof date !== 'string' || typeof isPending !== 'boolean')
-    return undefined;
+  // A finite amount always has a decimal (toDecimalString); NaN and Infinity go to the schema.
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) return undefined;
+  if (typeof date !== 'string' || typeof isPending !== 'boolean') return undefined;
   // What the full schema refuses as an id: NaN, Infinity, anything but a string or a number.
   if (!isId(id) || !isId(accountId)) return undefined;
   if (
@@ -53,37 +58,54 @@ function row(raw: unknown): Transaction | undefined {
     (typeof currency !== 'string' || !CURRENCY.test(currency))
   )
     return undefined;
+  if (!isText(wire.merchant) || !isText(wire.description)) return undefined;
   if (!knownDates.has(date)) {
     if (!DATE.test(date) || !isValidCalendarDate(date)) return undefined;
     if (knownDates.size > 50_000) knownDates.clear();
     knownDates.add(date);
   }
-  const decimal = toDecimalString(amount);
-  const normalizedId = text(typeof id === 'number' ? String(id) : id);
-  const merchant = text(wire.merchant);
-  const description = text(wire.description);
-  if (
-    decimal === undefined ||
-    normalizedId === undefined ||
-    merchant === undefined ||
-    description === undefined
-  )
-    return undefined;
+  return wire;
+}
+
+/** Text the schema reads (trimmed, empty as null): a string, `null` or nothing. */
+function isText(value: unknown): boolean {
+  return value === null || value === undefined || typeof value === 'string';
+}
+
+function row(raw: unknown): Transaction | undefined {
+  const wire = documented(raw);
+  if (wire === undefined) return undefined;
+  const { id, accountId, amount, currency, date, isPending } = wire;
   return {
-    id: normalizedId,
+    id: text(typeof id === 'number' ? String(id) : id)!,
     accountId:
       typeof accountId === 'number'
         ? String(accountId)
         : typeof accountId === 'string'
           ? accountId.trim()
           : '',
-    amount: decimal,
+    amount: toDecimalString(amount)!,
     currency: (currency as string | null | undefined) ?? null,
-    date,
-    merchant,
-    description,
-    isPending,
+    date: date as string,
+    merchant: text(wire.merchant)!,
+    description: text(wire.description)!,
+    isPending: isPending as boolean,
   };
+}
+
+/**
+ * The dates of a batch of rows when every one is of the documented shape (the rows it would read),
+ * else `undefined` (the caller reads the batch with the full schema). For rows that are only checked
+ * now and read later: a whole history going to disk.
+ */
+export function readDocumentedDates(rows: readonly unknown[]): string[] | undefined {
+  const dates: string[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i += 1) {
+    const wire = documented(rows[i]);
+    if (wire === undefined) return undefined;
+    dates[i] = wire['date'] as string;
+  }
+  return dates;
 }
 
 /**
