@@ -30,9 +30,11 @@ export interface KeyedWindow {
 }
 
 /** An incoming content class with more than one member, or any `h:` class: settled as a group. */
-interface ClassMembers {
-  cls: string;
-  members: MirrorTransaction[];
+class ClassMembers {
+  constructor(
+    readonly cls: string,
+    readonly members: MirrorTransaction[],
+  ) {}
 }
 
 /**
@@ -66,13 +68,13 @@ export function settleKeys(
       slotOf.set(cls, slots.length);
       if (cls.startsWith('h:')) {
         hashed = true;
-        slots.push({ cls, members: [row] });
+        slots.push(new ClassMembers(cls, [row]));
       } else slots.push(row);
       continue;
     }
     const slot = slots[at]!;
-    if ('members' in slot) slot.members.push(row);
-    else slots[at] = { cls, members: [slot, row] };
+    if (slot instanceof ClassMembers) slot.members.push(row);
+    else slots[at] = new ClassMembers(cls, [slot, row]);
   }
 
   // Only classes of alike rows (`h:`) can hold several stored keys; an id class holds its key alone.
@@ -83,7 +85,7 @@ export function settleKeys(
   const rows: MirrorTransaction[] = [];
   const listedSuperseded = new Map<string, MirrorTransaction>();
   for (const slot of slots) {
-    if (!('members' in slot)) {
+    if (!(slot instanceof ClassMembers)) {
       // A row with an id, alone in its class: it keeps its key if stored, else is absorbed by a
       // superseded row of that key, else is new under it.
       const absorbed = stored.has(slot.key) ? undefined : supersededByClass.get(slot.key)?.[0];
