@@ -109,6 +109,36 @@ export function decimalToMinorUnits(value: DecimalString, scale: number): bigint
   return sign === '-' ? -units : units;
 }
 
+/**
+ * `decimalToMinorUnits` as a number, read without a regular expression or a bigint, when no
+ * rounding is needed (at most `scale` fraction digits) and the result is a safe integer; else
+ * `undefined`, and the caller takes `decimalToMinorUnits`.
+ */
+export function decimalToSafeMinorUnits(value: DecimalString, scale: number): number | undefined {
+  const sign = value.charCodeAt(0);
+  let at = sign === 0x2d || sign === 0x2b ? 1 : 0;
+  let units = 0;
+  let digits = 0;
+  /** Digits after the point so far; -1 before the point. */
+  let fraction = -1;
+  for (; at < value.length; at++) {
+    const code = value.charCodeAt(at);
+    if (code === 0x2e && fraction < 0) {
+      fraction = 0;
+      continue;
+    }
+    if (code < 0x30 || code > 0x39) return undefined;
+    // Exact while below 2^53; past it the result stays past it, and is refused below.
+    units = units * 10 + (code - 0x30);
+    digits += 1;
+    if (fraction >= 0) fraction += 1;
+  }
+  if (digits === 0 || fraction > scale) return undefined;
+  for (let k = Math.max(fraction, 0); k < scale; k++) units *= 10;
+  if (!Number.isSafeInteger(units)) return undefined;
+  return sign === 0x2d ? -units : units;
+}
+
 /** Formats integer minor units as a canonical decimal string. */
 export function minorUnitsToDecimal(units: bigint, scale: number): DecimalString {
   const negative = units < 0n;

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalToMinorUnits, minorUnitsToDecimal, negateDecimal, toDecimalString } from '../src/money.js';
+import {
+  decimalToMinorUnits,
+  decimalToSafeMinorUnits,
+  minorUnitsToDecimal,
+  negateDecimal,
+  toDecimalString,
+} from '../src/money.js';
 
 describe('toDecimalString', () => {
   it.each([
@@ -83,5 +89,42 @@ describe('toDecimalString of a JSON number', () => {
     expect(toDecimalString(-412.07)).toBe('-412.07');
     expect(toDecimalString(0.5)).toBe('0.5');
     expect(toDecimalString(12)).toBe('12');
+  });
+});
+
+describe('decimalToSafeMinorUnits', () => {
+  const digits = (max: number) =>
+    fc.array(fc.constantFrom(...'0123456789'), { maxLength: max }).map((d) => d.join(''));
+  const decimal = fc
+    .tuple(fc.constantFrom('', '-', '+'), digits(20), fc.option(digits(8), { nil: undefined }))
+    .map(([sign, int, frac]) => `${sign}${int}${frac === undefined ? '' : `.${frac}`}`);
+
+  it('is decimalToMinorUnits as a number where that needs no rounding and is safe, else undefined', () => {
+    fc.assert(
+      fc.property(decimal, fc.integer({ min: 0, max: 6 }), (value, scale) => {
+        const fraction = value.includes('.') ? value.length - value.indexOf('.') - 1 : 0;
+        const hasDigit = /\d/.test(value);
+        const exact = hasDigit ? decimalToMinorUnits(value, scale) : undefined;
+        const expected =
+          exact !== undefined &&
+          fraction <= scale &&
+          exact >= BigInt(Number.MIN_SAFE_INTEGER) &&
+          exact <= BigInt(Number.MAX_SAFE_INTEGER)
+            ? Number(exact)
+            : undefined;
+        const actual = decimalToSafeMinorUnits(value, scale);
+        // `+ 0` reads -0 (from "-0.00") as 0, as the bigint has it.
+        expect(actual === undefined ? undefined : actual + 0).toBe(expected);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('refuses what it cannot read exactly', () => {
+    expect(decimalToSafeMinorUnits('12.345', 2)).toBeUndefined();
+    expect(decimalToSafeMinorUnits('9007199254740992', 0)).toBeUndefined();
+    expect(decimalToSafeMinorUnits('1e5', 2)).toBeUndefined();
+    expect(decimalToSafeMinorUnits('', 2)).toBeUndefined();
+    expect(decimalToSafeMinorUnits('-12.3', 2)).toBe(-1230);
   });
 });
