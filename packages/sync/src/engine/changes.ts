@@ -11,6 +11,39 @@ import type {
   TransactionChange,
 } from '../model.js';
 
+/**
+ * A change, made by `new` and not by an object literal, yet a plain object (its prototype is
+ * `Object.prototype`): a page's changes live until its commit, and V8 would otherwise allocate them
+ * straight in the old generation once it found them all alive (see `KeyedRecord` in keys.ts).
+ */
+const PlainChange = function (
+  this: Record<string, unknown>,
+  entity: Change['entity'],
+  op: ChangeOp,
+  connectionId: string,
+  accountId: string,
+  key: string,
+  record: Change['record'],
+) {
+  this['entity'] = entity;
+  this['op'] = op;
+  this['connectionId'] = connectionId;
+  this['accountId'] = accountId;
+  this['key'] = key;
+  this['record'] = record;
+} as unknown as {
+  new (
+    entity: Change['entity'],
+    op: ChangeOp,
+    connectionId: string,
+    accountId: string,
+    key: string,
+    record: Change['record'],
+  ): Change;
+  prototype: object;
+};
+PlainChange.prototype = Object.prototype;
+
 /** The other side of a replacement (see SPEC.md, "Replacement rules"). */
 export interface ReplacementLink {
   key: string;
@@ -41,14 +74,14 @@ export function makeChange(
   // An account is its own scope: its key is its id.
   const accountId = 'accountId' in record ? record.accountId : record.id;
   const key = 'key' in record ? record.key : record.id;
-  const change = {
+  const change = new PlainChange(
     entity,
     op,
-    connectionId: record.connectionId,
+    record.connectionId,
     accountId,
     key,
-    record: op === 'removed' ? null : record,
-  } as Change;
+    op === 'removed' ? null : record,
+  );
   if (!link) return change;
   // Only the transaction overloads take a link.
   const row = change as TransactionChange;

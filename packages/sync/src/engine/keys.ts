@@ -11,6 +11,37 @@ function digest(parts: Array<string | null>): string {
 }
 
 /**
+ * A row's mirror record, made by `new` and not by an object literal, yet a plain object all the same:
+ * its prototype is `Object.prototype`. A page's records live until its commit, and V8 allocates the
+ * later objects of an object literal whose objects it once found all alive straight in the old
+ * generation ("pretenuring"). This literal was pretenured early in long first syncs, and from then on
+ * every record went to the old generation. Objects made by `new` are not followed that way (see the
+ * provider's `DocumentedRow`, and docs/benchmarks.md, eighteenth session).
+ */
+const KeyedRecord = function (
+  this: MirrorTransaction,
+  connectionId: string,
+  accountId: string,
+  key: string,
+  row: Transaction,
+) {
+  this.connectionId = connectionId;
+  this.accountId = accountId;
+  this.key = key;
+  this.providerId = row.id;
+  this.amount = row.amount;
+  this.currency = row.currency;
+  this.date = row.date;
+  this.merchant = row.merchant;
+  this.description = row.description;
+  this.isPending = row.isPending;
+} as unknown as {
+  new (connectionId: string, accountId: string, key: string, row: Transaction): MirrorTransaction;
+  prototype: object;
+};
+KeyedRecord.prototype = Object.prototype;
+
+/**
  * Gives every row of one provider response a key. Rows with an id use it. Rows without one are
  * keyed by their content plus their occurrence among identical rows in the same response, so two
  * identical pending purchases stay two rows, and the same two come back as the same two keys.
@@ -47,18 +78,7 @@ export function keyTransactions(
       occurrences.set(hash, n + 1);
       key = `h:${hash}:${n}`;
     }
-    records.push({
-      connectionId,
-      accountId,
-      key,
-      providerId: row.id,
-      amount: row.amount,
-      currency: row.currency,
-      date: row.date,
-      merchant: row.merchant,
-      description: row.description,
-      isPending: row.isPending,
-    });
+    records.push(new KeyedRecord(connectionId, accountId, key, row));
   }
   return { records, duplicateIds };
 }
