@@ -83,7 +83,7 @@ function isText(value: unknown): boolean {
  * session; the engine's records and changes are made the same way). Objects made by `new` have no
  * such site.
  */
-const DocumentedRow = function (
+function documentedRow(
   this: Transaction,
   id: string,
   accountId: string,
@@ -93,7 +93,7 @@ const DocumentedRow = function (
   merchant: string | null,
   description: string | null,
   isPending: boolean,
-) {
+): void {
   this.id = id;
   this.accountId = accountId;
   this.amount = amount;
@@ -102,17 +102,9 @@ const DocumentedRow = function (
   this.merchant = merchant;
   this.description = description;
   this.isPending = isPending;
-} as unknown as {
-  new (
-    id: string,
-    accountId: string,
-    amount: string,
-    currency: string | null,
-    date: string,
-    merchant: string | null,
-    description: string | null,
-    isPending: boolean,
-  ): Transaction;
+}
+const DocumentedRow = documentedRow as unknown as {
+  new (...fields: Parameters<typeof documentedRow>): Transaction;
   prototype: object;
 };
 DocumentedRow.prototype = Object.prototype;

@@ -16,7 +16,7 @@ import type {
  * `Object.prototype`): a page's changes live until its commit, and V8 would otherwise allocate them
  * straight in the old generation once it found them all alive (see `KeyedRecord` in keys.ts).
  */
-const PlainChange = function (
+function plainChange(
   this: Record<string, unknown>,
   entity: Change['entity'],
   op: ChangeOp,
@@ -24,22 +24,16 @@ const PlainChange = function (
   accountId: string,
   key: string,
   record: Change['record'],
-) {
+): void {
   this['entity'] = entity;
   this['op'] = op;
   this['connectionId'] = connectionId;
   this['accountId'] = accountId;
   this['key'] = key;
   this['record'] = record;
-} as unknown as {
-  new (
-    entity: Change['entity'],
-    op: ChangeOp,
-    connectionId: string,
-    accountId: string,
-    key: string,
-    record: Change['record'],
-  ): Change;
+}
+const PlainChange = plainChange as unknown as {
+  new (...fields: Parameters<typeof plainChange>): Change;
   prototype: object;
 };
 PlainChange.prototype = Object.prototype;

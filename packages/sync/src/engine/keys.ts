@@ -18,13 +18,13 @@ function digest(parts: Array<string | null>): string {
  * every record went to the old generation. Objects made by `new` are not followed that way (see the
  * provider's `DocumentedRow`, and docs/benchmarks.md, eighteenth session).
  */
-const KeyedRecord = function (
+function keyedRecord(
   this: MirrorTransaction,
   connectionId: string,
   accountId: string,
   key: string,
   row: Transaction,
-) {
+): void {
   this.connectionId = connectionId;
   this.accountId = accountId;
   this.key = key;
@@ -35,8 +35,9 @@ const KeyedRecord = function (
   this.merchant = row.merchant;
   this.description = row.description;
   this.isPending = row.isPending;
-} as unknown as {
-  new (connectionId: string, accountId: string, key: string, row: Transaction): MirrorTransaction;
+}
+const KeyedRecord = keyedRecord as unknown as {
+  new (...fields: Parameters<typeof keyedRecord>): MirrorTransaction;
   prototype: object;
 };
 KeyedRecord.prototype = Object.prototype;
