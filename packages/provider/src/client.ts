@@ -10,6 +10,7 @@ import {
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import { readDocumentedDates, readDocumentedTransactionList } from './wire/fast-transactions.js';
+import { remadeRows } from './wire/transaction-row.js';
 import {
   readStreamedList,
   resolveSpillSettings,
@@ -249,8 +250,7 @@ export class ProviderClient {
       }
       const response = await this.#http.getJson(path, request);
       // Rows of the documented shape skip the full schema; any other row sends the list through it.
-      const parsed =
-        readDocumentedTransactionList(response.body) ?? this.#parse(this.#transactionListSchema, response);
+      const parsed = readDocumentedTransactionList(response.body) ?? this.#parseTransactionList(response);
       for (const row of parsed.transactions) row.accountId = id;
       return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
     };
@@ -298,7 +298,7 @@ export class ProviderClient {
         const result = this.#transactionListSchema.safeParse(body);
         // Issue paths count rows from the start of the answer, not of this batch.
         if (!result.success) throw invalid(issuesOf(result.error, offset));
-        rows = result.data.transactions;
+        rows = remadeRows(result.data.transactions);
       }
       for (const row of rows) row.accountId = accountId;
       return rows;
@@ -316,6 +316,12 @@ export class ProviderClient {
       parseRows,
       datesOfRows: (raw, offset) => readDocumentedDates(raw) ?? parseRows(raw, offset).map((row) => row.date),
     });
+  }
+
+  /** A list the fast path did not take, through the full schema, its rows made as the fast path's are. */
+  #parseTransactionList(response: { body: unknown; status: number; path: string }) {
+    const parsed = this.#parse(this.#transactionListSchema, response);
+    return { ...parsed, transactions: remadeRows(parsed.transactions) };
   }
 
   #parse<S extends z.ZodType>(

@@ -7,6 +7,7 @@
 import { isValidCalendarDate } from '@finsync/internals/calendar';
 import { toDecimalString } from '@finsync/internals/money';
 import type { Transaction } from './schemas.js';
+import { TransactionRow } from './transaction-row.js';
 
 /** The keys of a documented row; a row with any other key goes to the full schema. */
 export const DOCUMENTED_FIELDS = [
@@ -72,48 +73,11 @@ function isText(value: unknown): boolean {
   return value === null || value === undefined || typeof value === 'string';
 }
 
-/**
- * A documented row, made by `new` and not by an object literal, yet a plain object all the same: its
- * prototype is `Object.prototype`. V8 follows where the objects of each object literal go (its
- * "allocation site"). When a young-generation collection finds all of a site's objects alive, V8
- * allocates that site's later objects straight in the old generation ("pretenuring"). A held answer's
- * rows are all alive while it arrives, so the row literal was pretenured. Every row read back from a
- * spilled answer then went to the old generation, with what it refers to: a 1M-row first sync promoted
- * some 200 MiB instead of 50-90, and its heap peaked some 25 MiB higher (docs/benchmarks.md, eighteenth
- * session; the engine's records and changes are made the same way). Objects made by `new` have no
- * such site.
- */
-function documentedRow(
-  this: Transaction,
-  id: string,
-  accountId: string,
-  amount: string,
-  currency: string | null,
-  date: string,
-  merchant: string | null,
-  description: string | null,
-  isPending: boolean,
-): void {
-  this.id = id;
-  this.accountId = accountId;
-  this.amount = amount;
-  this.currency = currency;
-  this.date = date;
-  this.merchant = merchant;
-  this.description = description;
-  this.isPending = isPending;
-}
-const DocumentedRow = documentedRow as unknown as {
-  new (...fields: Parameters<typeof documentedRow>): Transaction;
-  prototype: object;
-};
-DocumentedRow.prototype = Object.prototype;
-
 function row(raw: unknown): Transaction | undefined {
   const wire = documented(raw);
   if (wire === undefined) return undefined;
   const { id, accountId, amount, currency, date, isPending } = wire;
-  return new DocumentedRow(
+  return new TransactionRow(
     text(typeof id === 'number' ? String(id) : id)!,
     typeof accountId === 'number' ? String(accountId) : typeof accountId === 'string' ? accountId.trim() : '',
     toDecimalString(amount)!,
