@@ -3,15 +3,17 @@ import type { Transaction } from './schemas.js';
 
 /**
  * A transaction as the client hands it out, made by `new` and not by an object literal, yet a plain
- * object all the same: its prototype is `Object.prototype`. V8 follows where the objects of each object literal go (its
- * "allocation site"). When a young-generation collection finds all of a site's objects alive, V8
- * allocates that site's later objects straight in the old generation ("pretenuring"). A held answer's
- * rows are all alive while it arrives, so the row literal was pretenured. Every row read back from a
- * spilled answer then went to the old generation, with what it refers to: a 1M-row first sync promoted
- * some 200 MiB instead of 50-90, and its heap peaked some 25 MiB higher (docs/benchmarks.md, eighteenth
- * session; the engine's records and changes are made the same way). Objects made by `new` have no
- * such site. The fast path makes its rows here, and the full schema's are made again here
- * (`remadeRows`).
+ * object all the same: its prototype is `Object.prototype`.
+ *
+ * V8 follows where the objects of each object literal go (its "allocation site"). When a
+ * young-generation collection finds all of a site's objects alive, V8 allocates that site's later
+ * objects straight in the old generation ("pretenuring"). A held answer's rows are all alive while it
+ * arrives, so the row literal was pretenured. Every row read back from a spilled answer then went to
+ * the old generation, with what it refers to. A 1M-row first sync promoted some 200 MiB instead of
+ * 50-90, and its heap peaked some 25 MiB higher (docs/benchmarks.md, eighteenth session). The
+ * engine's records and changes are made the same way. Objects made by `new` have no such site.
+ *
+ * The fast path makes its rows here, and the full schema's are made again here (`remadeRows`).
  */
 function transactionRow(
   this: Transaction,
