@@ -14,6 +14,7 @@ const paths = {
   '@finsync/internals/money': ['../internals/src/money.ts'],
   '@finsync/internals/calendar': ['../internals/src/calendar.ts'],
   '@finsync/internals/http': ['../internals/src/http/index.ts'],
+  '@finsync/internals/plain-object': ['../internals/src/plain-object.ts'],
 };
 
 export const bundleInternals = {

@@ -1,21 +1,13 @@
 /** The one constructor of the transactions the client hands out, fast path and full schema alike. */
+import { plainObjectConstructor } from '@finsync/internals/plain-object';
 import type { Transaction } from './schemas.js';
 
 /**
- * A transaction as the client hands it out, made by `new` and not by an object literal, yet a plain
- * object all the same: its prototype is `Object.prototype`.
- *
- * V8 follows where the objects of each object literal go (its "allocation site"). When a
- * young-generation collection finds all of a site's objects alive, V8 allocates that site's later
- * objects straight in the old generation ("pretenuring"). A held answer's rows are all alive while it
- * arrives, so the row literal was pretenured. Every row read back from a spilled answer then went to
- * the old generation, with what it refers to. A 1M-row first sync promoted some 200 MiB instead of
- * 50-90, and its heap peaked some 25 MiB higher (docs/benchmarks.md, eighteenth session). The
- * engine's records and changes are made the same way. Objects made by `new` have no such site.
- *
- * The fast path makes its rows here, and the full schema's are made again here (`remadeRows`).
+ * A transaction as the client hands it out: a plain object made by `new`, not by an object literal,
+ * so V8 does not pretenure a whole-history answer's rows (see `@finsync/internals/plain-object`). The
+ * fast path makes its rows here, and the full schema's are made again here (`remadeRows`).
  */
-function transactionRow(
+export const TransactionRow = plainObjectConstructor(function (
   this: Transaction,
   id: Transaction['id'],
   accountId: Transaction['accountId'],
@@ -25,7 +17,7 @@ function transactionRow(
   merchant: Transaction['merchant'],
   description: Transaction['description'],
   isPending: Transaction['isPending'],
-): void {
+) {
   this.id = id;
   this.accountId = accountId;
   this.amount = amount;
@@ -34,12 +26,7 @@ function transactionRow(
   this.merchant = merchant;
   this.description = description;
   this.isPending = isPending;
-}
-export const TransactionRow = transactionRow as unknown as {
-  new (...fields: Parameters<typeof transactionRow>): Transaction;
-  prototype: object;
-};
-TransactionRow.prototype = Object.prototype;
+});
 
 /**
  * The full schema's rows, made again by `TransactionRow`: the schema builds each with an object

@@ -1,4 +1,5 @@
 /** The one place a change to the mirror is built, so the shape of a feed entry is written once. */
+import { plainObjectConstructor } from '@finsync/internals/plain-object';
 import type {
   AccountChange,
   Change,
@@ -12,11 +13,10 @@ import type {
 } from '../model.js';
 
 /**
- * A change, made by `new` and not by an object literal, yet a plain object (its prototype is
- * `Object.prototype`): a page's changes live until its commit, and V8 would otherwise allocate them
- * straight in the old generation once it found them all alive (see `KeyedRecord` in keys.ts).
+ * A change: a plain object made by `new`, not by an object literal, so V8 does not pretenure a page's
+ * changes (see `@finsync/internals/plain-object`).
  */
-function plainChange(
+const PlainChange = plainObjectConstructor(function (
   this: Record<string, unknown>,
   entity: Change['entity'],
   op: ChangeOp,
@@ -24,19 +24,14 @@ function plainChange(
   accountId: string,
   key: string,
   record: Change['record'],
-): void {
+) {
   this['entity'] = entity;
   this['op'] = op;
   this['connectionId'] = connectionId;
   this['accountId'] = accountId;
   this['key'] = key;
   this['record'] = record;
-}
-const PlainChange = plainChange as unknown as {
-  new (...fields: Parameters<typeof plainChange>): Change;
-  prototype: object;
-};
-PlainChange.prototype = Object.prototype;
+});
 
 /** The other side of a replacement (see SPEC.md, "Replacement rules"). */
 export interface ReplacementLink {
@@ -75,7 +70,7 @@ export function makeChange(
     accountId,
     key,
     op === 'removed' ? null : record,
-  );
+  ) as unknown as Change;
   if (!link) return change;
   // Only the transaction overloads take a link.
   const row = change as TransactionChange;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { plainObjectConstructor } from '@finsync/internals/plain-object';
 import type { Holding, Transaction } from '@finsync/provider';
 import type { MirrorHolding, MirrorTransaction } from '../model.js';
 
@@ -11,20 +12,16 @@ function digest(parts: Array<string | null>): string {
 }
 
 /**
- * A row's mirror record, made by `new` and not by an object literal, yet a plain object all the same:
- * its prototype is `Object.prototype`. A page's records live until its commit, and V8 allocates the
- * later objects of an object literal whose objects it once found all alive straight in the old
- * generation ("pretenuring"). This literal was pretenured early in long first syncs, and from then on
- * every record went to the old generation. Objects made by `new` are not followed that way (see the
- * provider's `DocumentedRow`, and docs/benchmarks.md, eighteenth session).
+ * A row's mirror record: a plain object made by `new`, not by an object literal, so V8 does not
+ * pretenure a page's records (see `@finsync/internals/plain-object`).
  */
-function keyedRecord(
+const KeyedRecord = plainObjectConstructor(function (
   this: MirrorTransaction,
   connectionId: string,
   accountId: string,
   key: string,
   row: Transaction,
-): void {
+) {
   this.connectionId = connectionId;
   this.accountId = accountId;
   this.key = key;
@@ -35,12 +32,7 @@ function keyedRecord(
   this.merchant = row.merchant;
   this.description = row.description;
   this.isPending = row.isPending;
-}
-const KeyedRecord = keyedRecord as unknown as {
-  new (...fields: Parameters<typeof keyedRecord>): MirrorTransaction;
-  prototype: object;
-};
-KeyedRecord.prototype = Object.prototype;
+});
 
 /**
  * Gives every row of one provider response a key. Rows with an id use it. Rows without one are
