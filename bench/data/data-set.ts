@@ -27,13 +27,17 @@ export function windowedStartDate(): string {
     .slice(0, 10);
 }
 
-/** The sandbox options for a data set of about `rows` transactions. */
-export function sandboxOptions(rows: number): SandboxOptions {
+/**
+ * The sandbox options for a data set of about `rows` transactions. With `wireVariants`, rows come in
+ * the shapes off the documented one the client reads by its full schema (the sandbox's option).
+ */
+export function sandboxOptions(rows: number, wireVariants = false): SandboxOptions {
   return {
     seed: SEED,
     today: TODAY,
     historyDays: HISTORY_DAYS,
     accounts: heavyAccounts(rows, HISTORY_DAYS).accounts,
+    ...(wireVariants ? { wireVariants } : {}),
   };
 }
 

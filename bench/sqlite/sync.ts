@@ -14,6 +14,8 @@ export interface SqliteSyncConfig {
   rows: number;
   mode: SyncMode;
   fullOnly: boolean;
+  /** Rows of the shapes off the documented one (the sandbox's `wireVariants`): not in `npm run bench`. */
+  wireVariants?: boolean;
 }
 
 export interface SqliteSyncResult extends EngineRunResult {
@@ -31,7 +33,7 @@ function fileMiB(path: string): number {
 }
 
 export async function sqliteSync(config: SqliteSyncConfig): Promise<SqliteSyncResult> {
-  const sandbox = await startSandboxProcess(sandboxOptions(config.rows));
+  const sandbox = await startSandboxProcess(sandboxOptions(config.rows, config.wireVariants));
   const tmp = tempDir();
   const filename = join(tmp.dir, 'bench.db');
   const storage = new SqliteStorage({ filename });

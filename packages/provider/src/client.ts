@@ -9,7 +9,11 @@ import {
   type TransactionWindow,
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
-import { readDocumentedDates, readDocumentedTransactionList } from './wire/fast-transactions.js';
+import {
+  readDocumentedDates,
+  readDocumentedTransactionList,
+  readTransactionRows,
+} from './wire/fast-transactions.js';
 import { remadeRows } from './wire/transaction-row.js';
 import {
   readStreamedList,
@@ -22,6 +26,7 @@ import {
   BalanceSchema,
   HoldingsSchema,
   createTransactionListSchema,
+  createTransactionSchema,
   type Account,
   type Balance,
   type Holding,
@@ -151,6 +156,7 @@ export class ProviderClient {
   readonly #windowDays: number;
   readonly #timeZone: string | undefined;
   readonly #logger: ProviderLogger | undefined;
+  readonly #transactionSchema: ReturnType<typeof createTransactionSchema>;
   readonly #transactionListSchema: ReturnType<typeof createTransactionListSchema>;
   readonly #spill: ResolvedSpillSettings | false;
 
@@ -165,6 +171,7 @@ export class ProviderClient {
     }
     this.#timeZone = options.timeZone;
     this.#logger = options.logger;
+    this.#transactionSchema = createTransactionSchema(options.timeZone);
     this.#transactionListSchema = createTransactionListSchema(options.timeZone);
     const spill = options.spill ?? {};
     if (spill !== false) {
@@ -249,8 +256,7 @@ export class ProviderClient {
         return this.#readWholeHistory(await this.#http.getStream(path, request), id, this.#spill);
       }
       const response = await this.#http.getJson(path, request);
-      // Rows of the documented shape skip the full schema; any other row sends the list through it.
-      const parsed = readDocumentedTransactionList(response.body) ?? this.#parseTransactionList(response);
+      const parsed = this.#parseTransactionList(response);
       for (const row of parsed.transactions) row.accountId = id;
       return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
     };
@@ -292,10 +298,10 @@ export class ProviderClient {
   #readWholeHistory(response: StreamResponse, accountId: string, spill: ResolvedSpillSettings) {
     const invalid = (issues: ResponseIssue[]) => invalidResponse(response, issues);
     const parseRows = (raw: unknown[], offset: number): Transaction[] => {
-      const body = { transactions: raw };
-      let rows = readDocumentedTransactionList(body)?.transactions;
+      let rows = readTransactionRows(raw, this.#transactionSchema);
       if (!rows) {
-        const result = this.#transactionListSchema.safeParse(body);
+        // A row the schema refuses: the list schema words the error, as for any other list.
+        const result = this.#transactionListSchema.safeParse({ transactions: raw });
         // Issue paths count rows from the start of the answer, not of this batch.
         if (!result.success) throw invalid(issuesOf(result.error, offset));
         rows = remadeRows(result.data.transactions);
@@ -318,8 +324,26 @@ export class ProviderClient {
     });
   }
 
-  /** A list the fast path did not take, through the full schema, its rows made as the fast path's are. */
+  /**
+   * A list, row by row when its envelope is the documented one and every row reads (rows of the
+   * documented shape by hand, any other by the row schema: fast-transactions.ts), else through the
+   * full list schema, which reads it or words the error.
+   */
   #parseTransactionList(response: { body: unknown; status: number; path: string }) {
+    const { transactions, total, count } = (response.body ?? {}) as Record<string, unknown>;
+    if (
+      Array.isArray(transactions) &&
+      (total === undefined || typeof total === 'number') &&
+      (count === undefined || typeof count === 'number')
+    ) {
+      const rows = readTransactionRows(transactions, this.#transactionSchema);
+      if (rows)
+        return {
+          transactions: rows,
+          ...(total === undefined ? {} : { total }),
+          ...(count === undefined ? {} : { count }),
+        };
+    }
     const parsed = this.#parse(this.#transactionListSchema, response);
     return { ...parsed, transactions: remadeRows(parsed.transactions) };
   }

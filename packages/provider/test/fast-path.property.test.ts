@@ -1,8 +1,12 @@
 /** The hand-written reader for documented rows answers exactly what the full schema answers. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DOCUMENTED_FIELDS, readDocumentedTransactionList } from '../src/wire/fast-transactions.js';
-import { createTransactionListSchema } from '../src/wire/schemas.js';
+import {
+  DOCUMENTED_FIELDS,
+  readDocumentedTransactionList,
+  readTransactionRows,
+} from '../src/wire/fast-transactions.js';
+import { createTransactionListSchema, createTransactionSchema } from '../src/wire/schemas.js';
 
 const schema = createTransactionListSchema();
 
@@ -38,13 +42,22 @@ const documentedRow = fc.record(
 
 const extraKey = fc.record({ merchant_name: fc.string({ maxLength: 8 }) }, { requiredKeys: [] });
 
+/** Members the schema does not read, as a provider adding a field would send them. */
+const unknownKeys = fc.dictionary(
+  fc.constantFrom('category', 'status', 'bookingDate', 'reference', 'toString', 'amount_minor'),
+  fc.jsonValue({ maxDepth: 1 }),
+  { maxKeys: 3 },
+);
+
 describe('the fast path for transaction lists', () => {
   it('for any list, gives what the full schema gives, or hands the list to it', () => {
     let taken = 0;
     fc.assert(
       fc.property(
         fc.array(
-          fc.tuple(documentedRow, extraKey).map(([row, extra]) => ({ ...row, ...extra })),
+          fc
+            .tuple(documentedRow, extraKey, unknownKeys)
+            .map(([row, extra, unknown]) => ({ ...unknown, ...row, ...extra })),
           { maxLength: 8 },
         ),
         fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
@@ -98,6 +111,67 @@ describe('the fast path for transaction lists', () => {
         transactions: [...body.transactions, { ...body.transactions[0], amount: '-1.00' }],
       }),
     ).toBeUndefined();
+  });
+
+  it('passes over a member the schema does not read, as the schema drops it', () => {
+    const added = {
+      transactions: [
+        {
+          id: 'tx_1',
+          accountId: 4711,
+          amount: -23.4,
+          currency: 'GBP',
+          date: '2026-03-14',
+          merchant: 'Corner Cafe',
+          description: 'CARD',
+          isPending: false,
+          category: { name: 'Eating out' },
+          bookingDate: '2026-03-13',
+        },
+      ],
+    };
+    const read = readDocumentedTransactionList(added);
+    expect(read).toStrictEqual(schema.parse(added));
+    expect(read?.transactions[0]).not.toHaveProperty('category');
+    // An older name the schema reads is for the schema to weigh against the documented one.
+    const older = { transactions: [{ ...added.transactions[0], merchant_name: 'Other' }] };
+    expect(readDocumentedTransactionList(older)).toBeUndefined();
+  });
+
+  it('row by row: each row as the full list schema reads it, or nothing when it refuses one', () => {
+    const rowSchema = createTransactionSchema();
+    const oddRow = fc
+      .tuple(documentedRow, fc.constantFrom(...DOCUMENTED_FIELDS), fc.jsonValue({ maxDepth: 1 }))
+      .map(([documented, key, value]) => ({ ...documented, [key]: value }));
+    const row = fc.oneof(
+      documentedRow,
+      fc
+        .tuple(documentedRow, extraKey, unknownKeys)
+        .map(([r, extra, unknown]) => ({ ...unknown, ...r, ...extra })),
+      oddRow,
+    );
+    const seen = { read: 0, refused: 0, mixed: 0 };
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 6 }), (rows) => {
+        const read = readTransactionRows(rows, rowSchema);
+        const full = schema.safeParse({ transactions: rows });
+        if (!full.success) {
+          expect(read).toBeUndefined();
+          seen.refused += 1;
+          return;
+        }
+        // Strictly: rows read by the schema are made again as the fast path's (transaction-row.ts).
+        expect(read).toStrictEqual(full.data.transactions);
+        seen.read += 1;
+        if (readDocumentedTransactionList({ transactions: rows }) === undefined && rows.length > 1)
+          seen.mixed += 1;
+      }),
+      { numRuns: 2_000 },
+    );
+    // Both outcomes, and lists the fast path would not take whole, were really compared.
+    expect(seen.read).toBeGreaterThan(200);
+    expect(seen.refused).toBeGreaterThan(200);
+    expect(seen.mixed).toBeGreaterThan(100);
   });
 
   it('takes no list the full schema reads otherwise, whatever odd value a field holds', () => {

@@ -199,6 +199,8 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     rows[5] = { ...rows[5], amount: '-12.30' };
     rows[77] = { ...rows[77], isPending: undefined, merchant: '  padded  ' };
     rows[150] = { ...rows[150], date: `${rows[150]!.date as string}T23:30:00Z` };
+    // A member no schema reads, as a provider adding a field would send it: dropped, on every path.
+    rows[160] = { ...rows[160], category: { name: 'Groceries' } };
     // In chunks: rows after the first 30 go to disk as they arrive, checked and dated only.
     serve(inChunks({ transactions: rows, total: rows.length }, 2_048));
     const byKey = (pages: TransactionPage[]) =>
@@ -208,6 +210,7 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
         .sort();
     const whole = byKey(await pagesOf({ spill: false }));
     expect(whole).toHaveLength(rows.length);
+    expect(whole.filter((row) => row.includes('category'))).toEqual([]);
     expect(byKey(await pagesOf({ spill: { afterRows: rows.length, directory: tempDir() } }))).toEqual(whole);
     expect(byKey(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } }))).toEqual(
       whole,

@@ -149,48 +149,52 @@ export type Balance = z.output<typeof BalanceSchema>;
 
 const dateValue = z.union([z.string(), z.number()]);
 
+/** The members of a transaction row the schema reads; it drops any other. */
+const transactionWire = {
+  id: optionalId,
+  transaction_id: optionalId,
+  accountId: optionalId,
+  account_id: optionalId,
+  amount: decimal,
+  currency: currencyCode,
+  date: dateValue,
+  merchant: optionalText,
+  merchant_name: optionalText,
+  payee: optionalText,
+  description: optionalText,
+  isPending: flag,
+  pending: flag,
+  is_pending: flag,
+};
+
+/** The keys of a transaction row the schema reads: any other key of a row is dropped unread. */
+export const TRANSACTION_WIRE_KEYS: readonly string[] = Object.keys(transactionWire);
+
 /** Builds the transaction schema for one client: timestamps are read in its `timeZone`. */
 export function createTransactionSchema(timeZone?: string) {
-  return z
-    .object({
-      id: optionalId,
-      transaction_id: optionalId,
-      accountId: optionalId,
-      account_id: optionalId,
-      amount: decimal,
-      currency: currencyCode,
-      date: dateValue,
-      merchant: optionalText,
-      merchant_name: optionalText,
-      payee: optionalText,
-      description: optionalText,
-      isPending: flag,
-      pending: flag,
-      is_pending: flag,
-    })
-    .transform((wire, ctx) => {
-      const date = toCalendarDate(wire.date, timeZone);
-      if (date === undefined) {
-        ctx.issues.push({
-          code: 'custom',
-          message: `expected a date, got ${JSON.stringify(wire.date)}`,
-          input: wire.date,
-          path: ['date'],
-        });
-        return z.NEVER;
-      }
-      return {
-        id: wire.id ?? wire.transaction_id,
-        /** Empty only until the client fills it from the request path. */
-        accountId: wire.accountId ?? wire.account_id ?? '',
-        amount: wire.amount,
-        currency: wire.currency,
-        date,
-        merchant: wire.merchant ?? wire.merchant_name ?? wire.payee,
-        description: wire.description,
-        isPending: readFlag(wire.isPending) ?? readFlag(wire.pending) ?? readFlag(wire.is_pending) ?? false,
-      };
-    });
+  return z.object(transactionWire).transform((wire, ctx) => {
+    const date = toCalendarDate(wire.date, timeZone);
+    if (date === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `expected a date, got ${JSON.stringify(wire.date)}`,
+        input: wire.date,
+        path: ['date'],
+      });
+      return z.NEVER;
+    }
+    return {
+      id: wire.id ?? wire.transaction_id,
+      /** Empty only until the client fills it from the request path. */
+      accountId: wire.accountId ?? wire.account_id ?? '',
+      amount: wire.amount,
+      currency: wire.currency,
+      date,
+      merchant: wire.merchant ?? wire.merchant_name ?? wire.payee,
+      description: wire.description,
+      isPending: readFlag(wire.isPending) ?? readFlag(wire.pending) ?? readFlag(wire.is_pending) ?? false,
+    };
+  });
 }
 
 /**
