@@ -1,7 +1,7 @@
 /**
  * The fast path for a transaction list: rows of the documented shape — the current docs' keys, a
- * JSON-number amount, a `YYYY-MM-DD` date, a boolean `isPending` — are read by hand, which is several
- * times quicker than the full schema. Keys the schema does not read either (a member the provider
+ * JSON-number (or decimal string) amount, a `YYYY-MM-DD` date, a boolean `isPending` or none — are
+ * read by hand, which is several times quicker than the full schema. Keys the schema does not read either (a member the provider
  * adds) are passed over, as the schema drops them. Every other row is read by the row schema, one row at
  * a time (`readTransactionRows`), so it gets the same lenient reading; a list with a row the schema
  * refuses is read again by the full list schema, which words the error as it always has.
@@ -56,9 +56,14 @@ function documented(raw: unknown): Record<string, unknown> | undefined {
   const wire = raw as Record<string, unknown>;
   for (const key in wire) if (OTHER_NAMES.has(key)) return undefined;
   const { id, accountId, amount, currency, date, isPending } = wire;
-  // A finite amount always has a decimal (toDecimalString); NaN and Infinity go to the schema.
-  if (typeof amount !== 'number' || !Number.isFinite(amount)) return undefined;
-  if (typeof date !== 'string' || typeof isPending !== 'boolean') return undefined;
+  // A finite amount always has a decimal (toDecimalString); NaN and Infinity go to the schema. A
+  // decimal string (which clients of the provider tolerate) is read by the schema's own function.
+  if (typeof amount === 'number') {
+    if (!Number.isFinite(amount)) return undefined;
+  } else if (typeof amount !== 'string' || toDecimalString(amount) === undefined) return undefined;
+  if (typeof date !== 'string') return undefined;
+  // Absent on older answers, and on answers without pending rows: not pending, as the schema reads it.
+  if (typeof isPending !== 'boolean' && isPending !== undefined && isPending !== null) return undefined;
   // What the full schema refuses as an id: NaN, Infinity, anything but a string or a number.
   if (!isId(id) || !isId(accountId)) return undefined;
   if (
@@ -93,7 +98,7 @@ function row(raw: unknown): Transaction | undefined {
     date as string,
     text(wire.merchant)!,
     text(wire.description)!,
-    isPending as boolean,
+    isPending === true,
   );
 }
 
