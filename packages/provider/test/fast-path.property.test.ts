@@ -10,6 +10,18 @@ import { createTransactionListSchema, createTransactionSchema } from '../src/wir
 
 const schema = createTransactionListSchema();
 
+/** A row exactly as the provider's docs show one. */
+const DOCUMENTED_ROW = {
+  id: 'tx_1',
+  accountId: 4711,
+  amount: -23.4,
+  currency: 'GBP',
+  date: '2026-03-14',
+  merchant: 'Corner Cafe',
+  description: 'CARD',
+  isPending: false,
+};
+
 /** Rows of the documented shape, with the awkward values real payloads carry. */
 const documentedRow = fc.record(
   {
@@ -85,16 +97,7 @@ describe('the fast path for transaction lists', () => {
   it('takes the documented shape itself', () => {
     const body = {
       transactions: [
-        {
-          id: 'tx_1',
-          accountId: 4711,
-          amount: -23.4,
-          currency: 'GBP',
-          date: '2026-03-14',
-          merchant: 'Corner Cafe',
-          description: 'CARD',
-          isPending: false,
-        },
+        DOCUMENTED_ROW,
         {
           id: null,
           accountId: 4711,
@@ -119,20 +122,7 @@ describe('the fast path for transaction lists', () => {
 
   it('passes over a member the schema does not read, as the schema drops it', () => {
     const added = {
-      transactions: [
-        {
-          id: 'tx_1',
-          accountId: 4711,
-          amount: -23.4,
-          currency: 'GBP',
-          date: '2026-03-14',
-          merchant: 'Corner Cafe',
-          description: 'CARD',
-          isPending: false,
-          category: { name: 'Eating out' },
-          bookingDate: '2026-03-13',
-        },
-      ],
+      transactions: [{ ...DOCUMENTED_ROW, category: { name: 'Eating out' }, bookingDate: '2026-03-13' }],
     };
     const read = readDocumentedTransactionList(added);
     expect(read).toStrictEqual(schema.parse(added));
