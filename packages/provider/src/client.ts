@@ -10,6 +10,7 @@ import {
 } from './transactions.js';
 import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
 import {
+  buildCheckedRows,
   readDocumentedDates,
   readDocumentedTransactionList,
   readTransactionRows,
@@ -297,17 +298,17 @@ export class ProviderClient {
 
   #readWholeHistory(response: StreamResponse, accountId: string, spill: ResolvedSpillSettings) {
     const invalid = (issues: ResponseIssue[]) => invalidResponse(response, issues);
-    const parseRows = (raw: unknown[], offset: number): Transaction[] => {
-      let rows = readTransactionRows(raw, this.#transactionSchema);
-      if (!rows) {
+    const parseRows = (raw: unknown[], offset: number) => {
+      let read = readTransactionRows(raw, this.#transactionSchema);
+      if (!read) {
         // A row the schema refuses: the list schema words the error, as for any other list.
         const result = this.#transactionListSchema.safeParse({ transactions: raw });
         // Issue paths count rows from the start of the answer, not of this batch.
         if (!result.success) throw invalid(issuesOf(result.error, offset));
-        rows = remadeRows(result.data.transactions);
+        read = { rows: remadeRows(result.data.transactions), documented: false };
       }
-      for (const row of rows) row.accountId = accountId;
-      return rows;
+      for (const row of read.rows) row.accountId = accountId;
+      return read;
     };
     return readStreamedList({
       chunks: response.chunks,
@@ -320,7 +321,12 @@ export class ProviderClient {
         return parsed.total ?? parsed.count ?? null;
       },
       parseRows,
-      datesOfRows: (raw, offset) => readDocumentedDates(raw) ?? parseRows(raw, offset).map((row) => row.date),
+      datesOfRows: (raw, offset) => {
+        const dates = readDocumentedDates(raw);
+        if (dates) return { dates, documented: true };
+        return { dates: parseRows(raw, offset).rows.map((row) => row.date), documented: false };
+      },
+      decodeDocumented: (raw) => buildCheckedRows(raw, accountId),
     });
   }
 
@@ -336,10 +342,10 @@ export class ProviderClient {
       (total === undefined || typeof total === 'number') &&
       (count === undefined || typeof count === 'number')
     ) {
-      const rows = readTransactionRows(transactions, this.#transactionSchema);
-      if (rows)
+      const read = readTransactionRows(transactions, this.#transactionSchema);
+      if (read)
         return {
-          transactions: rows,
+          transactions: read.rows,
           ...(total === undefined ? {} : { total }),
           ...(count === undefined ? {} : { count }),
         };

@@ -33,21 +33,29 @@ export interface SpillOptions {
   pageRows: number;
   /** Turns the rows' text, parsed, back into rows (it was validated before it was added). */
   decode: (raw: unknown[]) => Transaction[];
+  /** `decode` for rows added as `documented`: found of the documented shape, so not checked again. */
+  decodeDocumented: (raw: unknown[]) => Transaction[];
 }
+
+/** Where a range of one week's rows lies in the file, and whether all of them were `documented`. */
+type Range = [offset: number, length: number, documented: boolean];
 
 export class TransactionSpill implements PagedHistory {
   readonly #directory: string;
   readonly #file: FileHandle;
   #fileSize = 0;
-  /** Where each week's text lies in the file: `[offset, length]` per write. */
-  readonly #ranges = new Map<number, Array<[number, number]>>();
+  /** Where each week's text lies in the file: a range per write. */
+  readonly #ranges = new Map<number, Range[]>();
   #writeBuffer: Buffer = Buffer.alloc(0);
   #readBuffer: Buffer = Buffer.alloc(0);
   readonly #pageRows: number;
   readonly #decode: SpillOptions['decode'];
+  readonly #decodeDocumented: SpillOptions['decodeDocumented'];
   /** Rows per week written or waiting, by week number. */
   readonly #counts = new Map<number, number>();
   readonly #waiting = new Map<number, string[]>();
+  /** Weeks whose waiting text holds a row not added as `documented`: checked when read back. */
+  readonly #waitingToCheck = new Set<number>();
   readonly #weekOfDate = new Map<CalendarDate, number>();
   #waitingChars = 0;
   #rows = 0;
@@ -58,6 +66,7 @@ export class TransactionSpill implements PagedHistory {
     this.#file = file;
     this.#pageRows = options.pageRows;
     this.#decode = options.decode;
+    this.#decodeDocumented = options.decodeDocumented;
   }
 
   static async create(options: SpillOptions): Promise<TransactionSpill> {
@@ -80,8 +89,11 @@ export class TransactionSpill implements PagedHistory {
     return this.#earliest;
   }
 
-  /** Rows by their dates and their text as received (one JSON value each), in the same order. */
-  async add(dates: readonly CalendarDate[], texts: readonly string[]): Promise<void> {
+  /**
+   * Rows by their dates and their text as received (one JSON value each), in the same order;
+   * `documented` when every one was found of the documented shape (`decodeDocumented` reads them).
+   */
+  async add(dates: readonly CalendarDate[], texts: readonly string[], documented: boolean): Promise<void> {
     for (let index = 0; index < dates.length; index++) {
       const date = dates[index]!;
       let week = this.#weekOfDate.get(date);
@@ -93,6 +105,7 @@ export class TransactionSpill implements PagedHistory {
       const waiting = this.#waiting.get(week);
       if (waiting) waiting.push(line);
       else this.#waiting.set(week, [line]);
+      if (!documented) this.#waitingToCheck.add(week);
       this.#counts.set(week, (this.#counts.get(week) ?? 0) + 1);
       this.#waitingChars += line.length;
       this.#rows += 1;
@@ -112,6 +125,7 @@ export class TransactionSpill implements PagedHistory {
   /** Removes the file. Safe to call more than once. */
   async dispose(): Promise<void> {
     this.#waiting.clear();
+    this.#waitingToCheck.clear();
     await this.#file.close().catch(() => undefined);
     await rm(this.#directory, { recursive: true, force: true });
   }
@@ -120,6 +134,7 @@ export class TransactionSpill implements PagedHistory {
     if (this.#waiting.size === 0) return;
     let length = 0;
     const writeRange = (week: number, lines: readonly string[], from: number, to: number) => {
+      const documented = !this.#waitingToCheck.has(week);
       // A range is written as a whole JSON array, so it is read back with one `JSON.parse` of the
       // bytes as they are: no brackets added to the text, which would make V8 copy it once more.
       const text = lines.slice(from, to).join(',');
@@ -128,7 +143,7 @@ export class TransactionSpill implements PagedHistory {
       buffer[length] = OPEN_BRACKET;
       const size = buffer.write(text, length + 1) + 2;
       buffer[length + size - 1] = CLOSE_BRACKET;
-      const range: [number, number] = [this.#fileSize + length, size];
+      const range: Range = [this.#fileSize + length, size, documented];
       const ranges = this.#ranges.get(week);
       if (ranges) ranges.push(range);
       else this.#ranges.set(week, [range]);
@@ -146,6 +161,7 @@ export class TransactionSpill implements PagedHistory {
       }
     }
     this.#waiting.clear();
+    this.#waitingToCheck.clear();
     this.#waitingChars = 0;
     const { bytesWritten } = await this.#file.write(this.#writeBuffer, 0, length, this.#fileSize);
     if (bytesWritten !== length)
@@ -174,9 +190,10 @@ export class TransactionSpill implements PagedHistory {
     // A range at a time, each a small string (see RANGE_CHARS) holding a JSON array.
     const rows: Transaction[] = [];
     at = 0;
-    for (const [, size] of ranges) {
+    for (const [, size, documented] of ranges) {
       const text = this.#readBuffer.toString('utf8', at, at + size);
-      for (const row of this.#decode(JSON.parse(text) as unknown[])) rows.push(row);
+      const raw = JSON.parse(text) as unknown[];
+      for (const row of documented ? this.#decodeDocumented(raw) : this.#decode(raw)) rows.push(row);
       at += size;
     }
     return rows;

@@ -41,13 +41,19 @@ export function resolveSpillSettings(spill: SpillSettings): ResolvedSpillSetting
 
 export interface StreamedList {
   chunks(): AsyncIterable<Uint8Array>;
-  /** Validates rows `offset`.. of the list; throws the client's error for a bad row. */
-  parseRows(raw: unknown[], offset: number): Transaction[];
+  /**
+   * Validates rows `offset`.. of the list; throws the client's error for a bad row. `documented`
+   * when every one was of the documented shape.
+   */
+  parseRows(raw: unknown[], offset: number): { rows: Transaction[]; documented: boolean };
   /**
    * Validates rows `offset`.. as `parseRows` does and returns only their dates: rows going to disk
-   * are read again from their text, so building them now would be wasted.
+   * are read again from their text, so building them now would be wasted. `documented` when every
+   * one was of the documented shape: read back, they are built by `decodeDocumented`.
    */
-  datesOfRows(raw: unknown[], offset: number): CalendarDate[];
+  datesOfRows(raw: unknown[], offset: number): { dates: CalendarDate[]; documented: boolean };
+  /** Rows `datesOfRows` found of the documented shape, read back: built without their checks. */
+  decodeDocumented(raw: unknown[]): Transaction[];
   /** Validates the object around the list and returns its count. */
   parseEnvelope(envelope: unknown): number | null;
   /** A body that is not the JSON it claims to be. */
@@ -67,6 +73,8 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
    */
   let held: ListRun[] = [];
   let heldParsed: Transaction[][] = [];
+  /** Per held run: whether every row of it was of the documented shape. */
+  let heldDocumented: boolean[] = [];
   let heldRows = 0;
   let spill: TransactionSpill | undefined;
 
@@ -83,23 +91,30 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (run.count === 0) return;
     // Where the run's first row is in the list, for the errors of a bad row.
     const offset = scanner.elementCount - run.count;
-    if (spill) return spill.add(list.datesOfRows(parse(run), offset), elementsOf(run));
-    const rows = list.parseRows(parse(run), offset);
+    if (spill) {
+      const { dates, documented } = list.datesOfRows(parse(run), offset);
+      return spill.add(dates, elementsOf(run), documented);
+    }
+    const { rows, documented } = list.parseRows(parse(run), offset);
     held.push(run);
     heldParsed.push(rows);
+    heldDocumented.push(documented);
     heldRows += run.count;
     if (heldRows <= afterRows) return;
     spill = await TransactionSpill.create({
       directory: list.spill.directory,
       pageRows,
-      decode: (raw) => list.parseRows(raw, 0),
+      decode: (raw) => list.parseRows(raw, 0).rows,
+      decodeDocumented: (raw) => list.decodeDocumented(raw),
     });
     const runs = held;
     const parsed = heldParsed;
+    const allDocumented = heldDocumented;
     held = [];
     heldParsed = [];
+    heldDocumented = [];
     for (let index = 0; index < runs.length; index++)
-      await spill.add(datesOf(parsed[index]!), elementsOf(runs[index]!));
+      await spill.add(datesOf(parsed[index]!), elementsOf(runs[index]!), allDocumented[index]!);
   };
 
   try {

@@ -217,6 +217,42 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     );
   });
 
+  it('rows of other shapes that arrive after the answer went to disk come back as a body read whole gives them', async () => {
+    const rows = history('2026-01-01', '2026-06-30').map((row): Record<string, unknown> => ({ ...row }));
+    // Held until the answer passes `afterRows`, then handed to the file with the rows held before it.
+    rows[3] = { ...rows[3], date: `${rows[3]!.date as string}T08:15:00Z` };
+    // Well past `afterRows`: these go to disk as they arrive, beside documented rows of the same weeks.
+    rows[300] = { ...rows[300], date: `${rows[300]!.date as string}T23:30:00Z` };
+    rows[310] = { ...rows[310], pending: true, isPending: undefined };
+    rows[320] = { ...rows[320], amount: '-7.10', merchant_name: 'Older name' };
+    const text = JSON.stringify({ transactions: rows, total: rows.length });
+    // A chunk at a time, each in a later turn, so the client reads the answer in many runs.
+    serve(() => {
+      let at = 0;
+      return new Response(
+        new ReadableStream({
+          async pull(controller) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            if (at >= text.length) return controller.close();
+            controller.enqueue(new TextEncoder().encode(text.slice(at, (at += 1_024))));
+          },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      );
+    });
+    const byKey = (pages: TransactionPage[]) =>
+      pages
+        .flatMap((p) => p.transactions)
+        .map((t) => JSON.stringify(t))
+        .sort();
+    const whole = byKey(await pagesOf({ spill: false }));
+    expect(whole).toHaveLength(rows.length);
+    expect(whole.filter((row) => /"date":"[^"]*T/.test(row))).toEqual([]);
+    expect(byKey(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } }))).toEqual(
+      whole,
+    );
+  });
+
   it('a week denser than one read of the file comes back whole, row for row', async () => {
     // ~1,400 rows a week, ~300 KiB of text: the file holds each week as several ranges.
     const rows = history('2026-06-01', '2026-06-14', 200);

@@ -89,10 +89,19 @@ function isText(value: unknown): boolean {
 function row(raw: unknown): Transaction | undefined {
   const wire = documented(raw);
   if (wire === undefined) return undefined;
-  const { id, accountId, amount, currency, date, isPending } = wire;
+  const { accountId } = wire;
+  return built(
+    wire,
+    typeof accountId === 'number' ? String(accountId) : typeof accountId === 'string' ? accountId.trim() : '',
+  );
+}
+
+/** The transaction of a row `documented` has accepted. */
+function built(wire: Record<string, unknown>, accountId: string): Transaction {
+  const { id, amount, currency, date, isPending } = wire;
   return new TransactionRow(
     text(typeof id === 'number' ? String(id) : id)!,
-    typeof accountId === 'number' ? String(accountId) : typeof accountId === 'string' ? accountId.trim() : '',
+    accountId,
     toDecimalString(amount)!,
     (currency as string | null | undefined) ?? null,
     date as string,
@@ -119,28 +128,39 @@ export function readDocumentedDates(rows: readonly unknown[]): string[] | undefi
 
 /**
  * Each row read by hand when it is of the documented shape, else by `schema` on its own and made
- * again as the fast path's rows are; `undefined` when the schema refuses any row (the caller reads the
- * list with the full list schema, for its error).
+ * again as the fast path's rows are; `documented` when every row was read by hand. `undefined` when
+ * the schema refuses any row (the caller reads the list with the full list schema, for its error).
  *
  * One row at a time, not the list through `z.array`: a list with a few unusual rows keeps the fast
- * path for the rest, and the schema's objects for a row die before the next row is read. Given a
- * whole held answer at once, zod's own allocation sites were all alive at a scavenge and V8 pretenured
- * them (`@finsync/internals/plain-object`): a 1M-row first sync of such rows peaked 20–40 MiB higher.
+ * path for the rest, and the schema's objects for a row are garbage before the next row is read.
  */
 export function readTransactionRows(
   raws: readonly unknown[],
   schema: ReturnType<typeof createTransactionSchema>,
-): Transaction[] | undefined {
+): { rows: Transaction[]; documented: boolean } | undefined {
   const rows: Transaction[] = new Array(raws.length);
+  let documented = true;
   for (let i = 0; i < raws.length; i += 1) {
     let read = row(raws[i]);
     if (read === undefined) {
       const result = schema.safeParse(raws[i]);
       if (!result.success) return undefined;
       read = remadeRow(result.data);
+      documented = false;
     }
     rows[i] = read;
   }
+  return { rows, documented };
+}
+
+/**
+ * Rows `readDocumentedDates` has accepted already, built without checking them again, all with
+ * `accountId` (the client's, from the request). For a spilled answer's rows read back from its file:
+ * what was written there is each row's text exactly as it was checked.
+ */
+export function buildCheckedRows(raws: readonly unknown[], accountId: string): Transaction[] {
+  const rows: Transaction[] = new Array(raws.length);
+  for (let i = 0; i < raws.length; i += 1) rows[i] = built(raws[i] as Record<string, unknown>, accountId);
   return rows;
 }
 
