@@ -83,6 +83,13 @@ async function pagesOf(options: Partial<ProviderClientOptions>, to = '2026-06-30
   return pages;
 }
 
+/** Every row of the pages as its JSON, sorted: what a caller gets, whatever the pages' order. */
+const rowsAsJson = (pages: TransactionPage[]) =>
+  pages
+    .flatMap((p) => p.transactions)
+    .map((t) => JSON.stringify(t))
+    .sort();
+
 const sortedIds = (pages: TransactionPage[]) =>
   pages
     .flatMap((p) => p.transactions)
@@ -203,18 +210,15 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     rows[160] = { ...rows[160], category: { name: 'Groceries' } };
     // In chunks: rows after the first 30 go to disk as they arrive, checked and dated only.
     serve(inChunks({ transactions: rows, total: rows.length }, 2_048));
-    const byKey = (pages: TransactionPage[]) =>
-      pages
-        .flatMap((p) => p.transactions)
-        .map((t) => JSON.stringify(t))
-        .sort();
-    const whole = byKey(await pagesOf({ spill: false }));
+    const whole = rowsAsJson(await pagesOf({ spill: false }));
     expect(whole).toHaveLength(rows.length);
     expect(whole.filter((row) => row.includes('category'))).toEqual([]);
-    expect(byKey(await pagesOf({ spill: { afterRows: rows.length, directory: tempDir() } }))).toEqual(whole);
-    expect(byKey(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } }))).toEqual(
+    expect(rowsAsJson(await pagesOf({ spill: { afterRows: rows.length, directory: tempDir() } }))).toEqual(
       whole,
     );
+    expect(
+      rowsAsJson(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } })),
+    ).toEqual(whole);
   });
 
   it('rows of other shapes that arrive after the answer went to disk come back as a body read whole gives them', async () => {
@@ -240,17 +244,12 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
         { headers: { 'content-type': 'application/json' } },
       );
     });
-    const byKey = (pages: TransactionPage[]) =>
-      pages
-        .flatMap((p) => p.transactions)
-        .map((t) => JSON.stringify(t))
-        .sort();
-    const whole = byKey(await pagesOf({ spill: false }));
+    const whole = rowsAsJson(await pagesOf({ spill: false }));
     expect(whole).toHaveLength(rows.length);
     expect(whole.filter((row) => /"date":"[^"]*T/.test(row))).toEqual([]);
-    expect(byKey(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } }))).toEqual(
-      whole,
-    );
+    expect(
+      rowsAsJson(await pagesOf({ spill: { afterRows: 30, pageRows: 40, directory: tempDir() } })),
+    ).toEqual(whole);
   });
 
   it('a week denser than one read of the file comes back whole, row for row', async () => {
