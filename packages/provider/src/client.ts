@@ -13,6 +13,7 @@ import {
   buildCheckedRows,
   readDocumentedDates,
   readDocumentedTransactionList,
+  readTransactionList,
   readTransactionRows,
 } from './wire/fast-transactions.js';
 import { remadeRows } from './wire/transaction-row.js';
@@ -331,25 +332,12 @@ export class ProviderClient {
   }
 
   /**
-   * A list, row by row when its envelope is the documented one and every row reads (rows of the
-   * documented shape by hand, any other by the row schema: fast-transactions.ts), else through the
-   * full list schema, which reads it or words the error.
+   * A list, row by row when its envelope is the documented one and every row reads (fast-transactions.ts),
+   * else through the full list schema, which reads it or words the error.
    */
   #parseTransactionList(response: { body: unknown; status: number; path: string }) {
-    const { transactions, total, count } = (response.body ?? {}) as Record<string, unknown>;
-    if (
-      Array.isArray(transactions) &&
-      (total === undefined || typeof total === 'number') &&
-      (count === undefined || typeof count === 'number')
-    ) {
-      const read = readTransactionRows(transactions, this.#transactionSchema);
-      if (read)
-        return {
-          transactions: read.rows,
-          ...(total === undefined ? {} : { total }),
-          ...(count === undefined ? {} : { count }),
-        };
-    }
+    const read = readTransactionList(response.body, this.#transactionSchema);
+    if (read) return read;
     const parsed = this.#parse(this.#transactionListSchema, response);
     return { ...parsed, transactions: remadeRows(parsed.transactions) };
   }

@@ -69,12 +69,10 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
    * Every row so far, until the answer passes `afterRows`: parsed, as the answer's rows if it ends
    * there, and their text as the runs they came in, for the spill if it does not. The text takes
    * about half the parsed rows' memory (190 against 360 bytes a row); keeping both spares every
-   * small answer a second parse of its text.
+   * small answer a second parse of its text. With each run, whether all its rows were of the
+   * documented shape: the spill builds such rows without their checks when it reads them back.
    */
-  let held: ListRun[] = [];
-  let heldParsed: Transaction[][] = [];
-  /** Per held run: whether every row of it was of the documented shape. */
-  let heldDocumented: boolean[] = [];
+  let held: Array<{ run: ListRun; rows: Transaction[]; documented: boolean }> = [];
   let heldRows = 0;
   let spill: TransactionSpill | undefined;
 
@@ -95,10 +93,7 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       const { dates, documented } = list.datesOfRows(parse(run), offset);
       return spill.add(dates, elementsOf(run), documented);
     }
-    const { rows, documented } = list.parseRows(parse(run), offset);
-    held.push(run);
-    heldParsed.push(rows);
-    heldDocumented.push(documented);
+    held.push({ run, ...list.parseRows(parse(run), offset) });
     heldRows += run.count;
     if (heldRows <= afterRows) return;
     spill = await TransactionSpill.create({
@@ -108,13 +103,8 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       decodeDocumented: (raw) => list.decodeDocumented(raw),
     });
     const runs = held;
-    const parsed = heldParsed;
-    const allDocumented = heldDocumented;
     held = [];
-    heldParsed = [];
-    heldDocumented = [];
-    for (let index = 0; index < runs.length; index++)
-      await spill.add(datesOf(parsed[index]!), elementsOf(runs[index]!), allDocumented[index]!);
+    for (const { run, rows, documented } of runs) await spill.add(datesOf(rows), elementsOf(run), documented);
   };
 
   try {
@@ -131,7 +121,14 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (spill) return { rows: [], total, paged: spill };
     // An empty answer stays one page: a page, even empty, is what carries a shortfall.
     if (heldRows === 0) return { rows: [], total };
-    return { rows: [], total, paged: new HeldHistory(heldParsed, pageRows) };
+    return {
+      rows: [],
+      total,
+      paged: new HeldHistory(
+        held.map((batch) => batch.rows),
+        pageRows,
+      ),
+    };
   } catch (error) {
     await spill?.dispose();
     throw error;

@@ -164,6 +164,22 @@ export function buildCheckedRows(raws: readonly unknown[], accountId: string): T
   return rows;
 }
 
+/** The object around a list, when it is the documented one: the rows still to read, `total`, `count`. */
+function documentedEnvelope(
+  body: unknown,
+): { transactions: unknown[]; total?: number; count?: number } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { transactions, total, count } = body as Record<string, unknown>;
+  if (!Array.isArray(transactions)) return undefined;
+  if (total !== undefined && typeof total !== 'number') return undefined;
+  if (count !== undefined && typeof count !== 'number') return undefined;
+  return {
+    transactions,
+    ...(total === undefined ? {} : { total }),
+    ...(count === undefined ? {} : { count }),
+  };
+}
+
 /**
  * `{ transactions, total }` read by hand when every row is of the documented shape, else
  * `undefined` (the caller uses the full schema).
@@ -171,20 +187,27 @@ export function buildCheckedRows(raws: readonly unknown[], accountId: string): T
 export function readDocumentedTransactionList(
   body: unknown,
 ): { transactions: Transaction[]; total?: number; count?: number } | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const { transactions, total, count } = body as Record<string, unknown>;
-  if (!Array.isArray(transactions)) return undefined;
-  if (total !== undefined && typeof total !== 'number') return undefined;
-  if (count !== undefined && typeof count !== 'number') return undefined;
-  const rows: Transaction[] = new Array(transactions.length);
-  for (let i = 0; i < transactions.length; i += 1) {
-    const read = row(transactions[i]);
+  const envelope = documentedEnvelope(body);
+  if (!envelope) return undefined;
+  const rows: Transaction[] = new Array(envelope.transactions.length);
+  for (let i = 0; i < rows.length; i += 1) {
+    const read = row(envelope.transactions[i]);
     if (read === undefined) return undefined;
     rows[i] = read;
   }
-  return {
-    transactions: rows,
-    ...(total === undefined ? {} : { total }),
-    ...(count === undefined ? {} : { count }),
-  };
+  return { ...envelope, transactions: rows };
+}
+
+/**
+ * `{ transactions, total }` read row by row (`readTransactionRows`) when the object around the list
+ * is the documented one, else `undefined` (the caller uses the full list schema, which reads it or
+ * words the error).
+ */
+export function readTransactionList(
+  body: unknown,
+  schema: ReturnType<typeof createTransactionSchema>,
+): { transactions: Transaction[]; total?: number; count?: number } | undefined {
+  const envelope = documentedEnvelope(body);
+  const read = envelope && readTransactionRows(envelope.transactions, schema);
+  return read ? { ...envelope, transactions: read.rows } : undefined;
 }
