@@ -28,6 +28,29 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+/**
+ * The measurement child is one esbuild bundle (harness/child-bundle.ts), so a profile names the
+ * bundle, not the source file. esbuild starts each module's code with a `// path` comment: this maps
+ * a bundle line back to the file it came from, so the summary names packages and files.
+ */
+function sourceOf(bundleUrl: string): (line: number) => string | undefined {
+  const starts: { line: number; path: string }[] = [];
+  readFileSync(new URL(bundleUrl), 'utf8')
+    .split('\n')
+    .forEach((text, line) => {
+      const module = /^\/\/ ((?:packages|bench|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text);
+      if (module) starts.push({ line, path: module[1]! });
+    });
+  return (line) => {
+    let found: string | undefined;
+    for (const start of starts) {
+      if (start.line > line) break;
+      found = start.path;
+    }
+    return found;
+  };
+}
+
 /** Which package or runtime part a function belongs to, from its script URL. */
 function area(url: string, name: string): string {
   const workspace = /\/packages\/([^/]+)\//.exec(url);
@@ -57,6 +80,14 @@ function summarizeProfile(profile: CpuProfile, entry: string, top: number): stri
     return false;
   };
   const first = profile.samples.findIndex(inEntry);
+  const bundles = new Map<string, (line: number) => string | undefined>();
+  const sourceFile = (url: string, line: number): string => {
+    if (!/\/finsync-bench\/child-[^/]+\/child\.mjs$/.test(url)) return url;
+    let lookup = bundles.get(url);
+    if (!lookup) bundles.set(url, (lookup = sourceOf(url)));
+    const path = lookup(line);
+    return path ? `file:///${path}` : url;
+  };
   const selfByFunction = new Map<string, { ms: number; area: string }>();
   const selfByArea = new Map<string, number>();
   let total = 0;
@@ -65,9 +96,12 @@ function summarizeProfile(profile: CpuProfile, entry: string, top: number): stri
     const node = byNode.get(id);
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     if (!node || node.callFrame.functionName === '(idle)') return;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, lineNumber } = node.callFrame;
+    const url = sourceFile(node.callFrame.url, lineNumber);
     const where = url
-      ? `${url.replace(/^file:\/\/.*?\/(packages|node_modules|bench)\//, '$1/')}:${lineNumber + 1}`
+      ? // A bundle's line numbers say nothing about the source file's: the file alone is named.
+        `${url.replace(/^file:\/\/.*?\/(packages|node_modules|bench)\//, '$1/')}` +
+        (url === node.callFrame.url ? `:${lineNumber + 1}` : '')
       : '';
     const key = `${functionName || '(anonymous)'} ${where}`.trim();
     const a = area(url, functionName);
