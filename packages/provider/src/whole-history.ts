@@ -2,13 +2,16 @@
  * Reading a whole-history answer as it arrives. Rows are parsed and validated a batch at a time, as
  * the body comes in. A small answer keeps the parsed rows, and their text beside them: once the
  * answer passes `afterRows` the text goes to a `TransactionSpill` and the parsed rows are dropped,
- * so memory stays the same whatever the history's length. Either way every row is checked before
- * any is handed out, and the answer is handed out in the same pages of whole weeks (week-pages.ts).
+ * so memory stays the same whatever the history's length. Rows that arrive after that are only
+ * checked and dated (documented ones on their text, documented-text.ts) and parsed when read back.
+ * Either way every row is checked before any is handed out, and the answer is handed out in the
+ * same pages of whole weeks (week-pages.ts).
  */
 import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
 import { HeldHistory } from './week-pages.js';
 import type { RawWindowResult } from './transactions.js';
+import { documentedDatesOfText } from './wire/documented-text.js';
 import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
 
@@ -90,6 +93,9 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     // Where the run's first row is in the list, for the errors of a bad row.
     const offset = scanner.elementCount - run.count;
     if (spill) {
+      // Rows going to disk are parsed when read back: documented ones are checked on their text.
+      const checked = documentedDatesOfText(run);
+      if (checked) return spill.add(checked, elementsOf(run), true);
       const { dates, documented } = list.datesOfRows(parse(run), offset);
       return spill.add(dates, elementsOf(run), documented);
     }

@@ -1,11 +1,14 @@
 /** The hand-written reader for documented rows answers exactly what the full schema answers. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { documentedDatesOfText } from '../src/wire/documented-text.js';
 import {
   DOCUMENTED_FIELDS,
+  readDocumentedDates,
   readDocumentedTransactionList,
   readTransactionRows,
 } from '../src/wire/fast-transactions.js';
+import { JsonListScanner, type ListRun } from '../src/wire/list-scanner.js';
 import { createTransactionListSchema, createTransactionSchema } from '../src/wire/schemas.js';
 
 const schema = createTransactionListSchema();
@@ -209,5 +212,113 @@ describe('the fast path for transaction lists', () => {
     );
     // The comparison means something only if the fast path took a good share of the lists.
     expect(checked).toBeGreaterThan(300);
+  });
+});
+
+/** The run a scanner hands out for a list whose rows are these texts, as they came over the wire. */
+function runOf(rowTexts: readonly string[]): ListRun {
+  const scanner = new JsonListScanner({ listKey: 'transactions' });
+  const run = scanner.write(`{"transactions":[${rowTexts.join(',')}]}`);
+  scanner.end();
+  return run;
+}
+
+/** Strings with what JSON must escape (quotes, backslashes, controls, lone surrogates) and other scripts. */
+const awkwardText = fc.oneof(
+  fc.string({ maxLength: 12, unit: 'binary' }),
+  fc.constantFrom('', '  ', 'Caf\u00e9 "Le Coin"', 'line\nbreak\ttab', '\u0000', '\ud800', '€ £ ¥', '/'),
+);
+
+/** Documented rows as the provider writes them: its key order, typed values, any strings. */
+const asWritten = fc.record({
+  id: fc.oneof(fc.stringMatching(/^tx_[a-z0-9]{4,12}$/), fc.constant(null), awkwardText),
+  accountId: fc.oneof(fc.integer({ min: 1, max: 1e7 }), fc.stringMatching(/^\d{1,7}$/)),
+  amount: fc.oneof(
+    fc.integer({ min: -1e9, max: 1e9 }).map((c) => c / 100),
+    fc.constantFrom(0, -0, -23.4, 0.001),
+  ),
+  currency: fc.constantFrom('GBP', 'EUR', null),
+  date: fc
+    .date({ min: new Date('2000-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10)),
+  merchant: fc.oneof(awkwardText, fc.constant(null)),
+  description: fc.oneof(awkwardText, fc.constant(null)),
+  isPending: fc.boolean(),
+});
+
+/** Values a documented row's members must not hold, or hold only after the schema's reading. */
+const nearMiss = fc.oneof(
+  fc.jsonValue({ maxDepth: 1 }),
+  fc.constantFrom('gbp', ' GBP', '2026-02-30', '2026-06-30T12:00:00Z', 'false', '-23.40', 1e21, 1e-7, ''),
+);
+
+describe('documented rows checked on their text (rows going to disk)', () => {
+  it('takes a run only when the parsed path takes it too, with the same dates', () => {
+    // Every serialisation a provider might send: its compact one, keys in other orders, spaces.
+    const serialised = fc
+      .tuple(
+        fc.oneof(
+          { weight: 3, arbitrary: asWritten },
+          // One member off, in its place: each check of the pattern has a row that needs it.
+          {
+            weight: 2,
+            arbitrary: fc
+              .tuple(asWritten, fc.constantFrom(...DOCUMENTED_FIELDS), nearMiss)
+              .map(([row, key, value]) => ({ ...row, [key]: value })),
+          },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(documentedRow, extraKey, unknownKeys)
+              .map(([row, extra, unknown]) => ({ ...row, ...extra, ...unknown })),
+          },
+        ),
+        fc.constantFrom('compact', 'compact', 'compact', 'shuffled', 'spaced'),
+      )
+      .map(([all, how]) => {
+        if (how === 'spaced') return JSON.stringify(all, null, 1);
+        if (how === 'shuffled') return JSON.stringify(Object.fromEntries(Object.entries(all).reverse()));
+        return JSON.stringify(all);
+      });
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.array(serialised, { maxLength: 6 }), (texts) => {
+        const run = runOf(texts);
+        const dates = documentedDatesOfText(run);
+        if (dates === undefined) return; // the run is parsed and read row by row
+        if (texts.length > 0) taken += 1;
+        expect(dates).toEqual(readDocumentedDates(JSON.parse(`[${run.text}]`) as unknown[]));
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(taken).toBeGreaterThan(100);
+  });
+
+  it('takes every documented row as the provider writes it, whatever its strings hold', () => {
+    fc.assert(
+      fc.property(fc.array(asWritten, { minLength: 1, maxLength: 6 }), (rows) => {
+        const run = runOf(rows.map((row) => JSON.stringify(row)));
+        expect(documentedDatesOfText(run)).toEqual(rows.map((row) => row.date));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it.each([
+    ['an amount with an exponent', '"amount":1e400'],
+    ['an amount as a string', '"amount":"-23.40"'],
+    ['a date off the calendar', '"date":"2026-02-30"'],
+    ['a timestamp as the date', '"date":"2026-03-14T09:30:00Z"'],
+    ['a currency in lower case', '"currency":"gbp"'],
+    ['isPending as a string', '"isPending":"false"'],
+    ['a space after a colon', '"merchant": "Corner Cafe"'],
+    ['a raw control character in a string', '"description":"CARD\u0001"'],
+  ])('leaves a run to the parsed path for %s', (_, member) => {
+    const text = JSON.stringify(DOCUMENTED_ROW);
+    const key = member.slice(0, member.indexOf(':'));
+    const odd = text.replace(new RegExp(`${key}:(?:"[^"]*"|[^,}]*)`), member.replace('\\u0001', '\u0001'));
+    expect(odd).not.toBe(text);
+    expect(documentedDatesOfText(runOf([text]))).toEqual([DOCUMENTED_ROW.date]);
+    expect(documentedDatesOfText(runOf([text, odd]))).toBeUndefined();
   });
 });

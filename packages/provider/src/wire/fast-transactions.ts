@@ -73,12 +73,16 @@ function documented(raw: unknown): Record<string, unknown> | undefined {
   )
     return undefined;
   if (!isText(wire.merchant) || !isText(wire.description)) return undefined;
-  if (!knownDates.has(date)) {
-    if (!DATE.test(date) || !isValidCalendarDate(date)) return undefined;
-    if (knownDates.size > 50_000) knownDates.clear();
-    knownDates.add(date);
-  }
-  return wire;
+  return isDocumentedDate(date) ? wire : undefined;
+}
+
+/** A `YYYY-MM-DD` date that is on the calendar, as the schema reads dates. */
+export function isDocumentedDate(date: string): boolean {
+  if (knownDates.has(date)) return true;
+  if (!DATE.test(date) || !isValidCalendarDate(date)) return false;
+  if (knownDates.size > 50_000) knownDates.clear();
+  knownDates.add(date);
+  return true;
 }
 
 /** Text the schema reads (trimmed, empty as null): a string, `null` or nothing. */

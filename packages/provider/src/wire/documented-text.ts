@@ -1,0 +1,45 @@
+/**
+ * Rows of a list checked on their text, without `JSON.parse`. A whole history that goes to disk is
+ * parsed when its pages are read back; parsing each row as it arrives too, only to check it and take
+ * its date, was a quarter of a 1M-row pull's time (docs/benchmarks.md, twentieth session).
+ *
+ * Only the documented shape written as the provider writes it is taken: the documented keys in the
+ * docs' order, no whitespace, a plain decimal number as the amount, a boolean `isPending`. The pattern
+ * is a subset of JSON's grammar, and every text it takes is a row `documented` (fast-transactions.ts)
+ * accepts, with the date it captures; the property tests hold it to that. Any other text, of any
+ * row of the run, sends the run to the parsed path, which reads or refuses it as before.
+ */
+import type { ListRun } from './list-scanner.js';
+import { isDocumentedDate } from './fast-transactions.js';
+
+/** A JSON string: any character but `"`, `\` and controls, or an escape JSON allows. */
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
+/** A JSON number without an exponent and at most 16 integer digits: always finite once parsed. */
+const NUMBER = String.raw`-?(?:0|[1-9]\d{0,15})(?:\.\d{1,20})?`;
+const ID = `(?:${STRING}|${NUMBER}|null)`;
+const TEXT = `(?:${STRING}|null)`;
+
+/** Sticky: matched at an element's start, and taken only when it ends at the element's end. */
+const DOCUMENTED_ROW = new RegExp(
+  `\\{"id":${ID},"accountId":${ID},"amount":${NUMBER},"currency":(?:"[A-Z]{3}"|null),` +
+    `"date":"(\\d{4}-\\d{2}-\\d{2})","merchant":${TEXT},"description":${TEXT},"isPending":(?:true|false)\\}`,
+  'y',
+);
+
+/**
+ * The date of each of the run's rows when every one is a documented row as the provider writes it,
+ * else `undefined` (the caller parses the run and checks it row by row).
+ */
+export function documentedDatesOfText(run: ListRun): string[] | undefined {
+  const { text, bounds } = run;
+  const dates: string[] = new Array(run.count);
+  for (let k = 0; k < run.count; k++) {
+    DOCUMENTED_ROW.lastIndex = bounds[2 * k]!;
+    const match = DOCUMENTED_ROW.exec(text);
+    if (match === null || DOCUMENTED_ROW.lastIndex !== bounds[2 * k + 1]) return undefined;
+    const date = match[1]!;
+    if (!isDocumentedDate(date)) return undefined;
+    dates[k] = date;
+  }
+  return dates;
+}
