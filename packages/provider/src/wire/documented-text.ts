@@ -10,7 +10,7 @@
  * row of the run, sends the run to the parsed path, which reads or refuses it as before.
  */
 import type { ListRun } from './list-scanner.js';
-import { isDocumentedDate } from './fast-transactions.js';
+import { DOCUMENTED_FIELDS, isDocumentedDate } from './fast-transactions.js';
 
 /** A JSON string: any character but `"`, `\` and controls, or an escape JSON allows. */
 const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
@@ -19,10 +19,24 @@ const NUMBER = String.raw`-?(?:0|[1-9]\d{0,15})(?:\.\d{1,20})?`;
 const ID = `(?:${STRING}|${NUMBER}|null)`;
 const TEXT = `(?:${STRING}|null)`;
 
-/** Sticky: matched at an element's start, and taken only when it ends at the element's end. */
+/** What each documented member may hold, as the provider writes it; the date is captured. */
+const VALUE: Record<(typeof DOCUMENTED_FIELDS)[number], string> = {
+  id: ID,
+  accountId: ID,
+  amount: NUMBER,
+  currency: '(?:"[A-Z]{3}"|null)',
+  date: String.raw`"(\d{4}-\d{2}-\d{2})"`,
+  merchant: TEXT,
+  description: TEXT,
+  isPending: '(?:true|false)',
+};
+
+/**
+ * The documented members in the docs' order (`DOCUMENTED_FIELDS`). Sticky: matched at an element's
+ * start, and taken only when it ends at the element's end.
+ */
 const DOCUMENTED_ROW = new RegExp(
-  `\\{"id":${ID},"accountId":${ID},"amount":${NUMBER},"currency":(?:"[A-Z]{3}"|null),` +
-    `"date":"(\\d{4}-\\d{2}-\\d{2})","merchant":${TEXT},"description":${TEXT},"isPending":(?:true|false)\\}`,
+  `\\{${DOCUMENTED_FIELDS.map((field) => `"${field}":${VALUE[field]}`).join(',')}\\}`,
   'y',
 );
 
