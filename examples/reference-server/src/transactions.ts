@@ -158,9 +158,9 @@ export class KeyNoLongerLive extends Error {
 /**
  * Applies a PATCH. Every check runs before anything is written; then one unit of work re-reads the row
  * under a lock, writes the fields that changed, locks them against the feed, and replaces the tags.
- * It asks for a grouped unit of work: on SQLite the PATCHes of one turn of the event loop share one
- * commit, each still all-or-nothing on its own (store/sqlite-group-commit.ts), and the answer comes
- * after that commit.
+ * It asks for a grouped unit of work unless told `group: false`: on SQLite the PATCHes of one turn of
+ * the event loop share one commit, each still all-or-nothing on its own (store/sqlite-group-commit.ts),
+ * and the answer comes after that commit.
  *
  * With `keyId`, the unit of work first checks that this key is still live with the write scope, and
  * throws `KeyNoLongerLive` when it is not: for a caller that accepted the key earlier, this is the
@@ -173,13 +173,18 @@ export function updateTransaction(
   id: string,
   body: unknown,
   today: string,
-  options: { keyId?: string | undefined; deadline?: CommitDeadline | undefined } = {},
+  options: {
+    keyId?: string | undefined;
+    deadline?: CommitDeadline | undefined;
+    /** `false` commits at once, alone: for a caller that knows no other PATCH is arriving beside it. */
+    group?: boolean;
+  } = {},
 ): Awaitable<unknown> {
   if (!UUID.test(id)) throw notFound();
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
   return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today, options.keyId)), {
-    group: true,
+    group: options.group ?? true,
     deadline: options.deadline,
   });
 }

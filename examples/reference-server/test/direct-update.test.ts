@@ -2,11 +2,11 @@
  * The PATCH answered outside Hono (src/http/direct-update.ts) answers every request exactly as the
  * app does — status, headers, body and access-log line — and takes the ordinary ones itself.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
 import { directTransactionUpdate } from '../src/http/direct-update.js';
 import type { SqliteAppStore } from '../src/store/sqlite.js';
@@ -446,6 +446,52 @@ for (const backend of BACKENDS) {
       const { answer, handed } = await both({ body: { transaction: { notes: 'after' } } });
       expect(handed).toBe(false);
       expect(answer.status).toBe(200);
+    });
+
+    it('PATCHes one after another on one connection commit alone after a streak; another connection brings grouping back', async () => {
+      const { store } = t.server.runtime;
+      /** A PATCH sent on `agent`'s one kept-alive connection: its status and the notes it answered. */
+      const patchOn = (agent: Agent, notes: string) =>
+        new Promise<{ status: number; notes: unknown }>((resolve, reject) => {
+          const body = JSON.stringify({ transaction: { notes } });
+          const request = httpRequest(`${directUrl}/api/v1/transactions/${txId}`, {
+            method: 'PATCH',
+            agent,
+            headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
+          });
+          request.on('error', reject);
+          request.on('response', (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () =>
+              resolve({ status: response.statusCode!, notes: JSON.parse(text).notes }),
+            );
+          });
+          request.end(body);
+        });
+      const one = new Agent({ keepAlive: true, maxSockets: 1 });
+      const other = new Agent({ keepAlive: true, maxSockets: 1 });
+      const atomically = vi.spyOn(store, 'atomically');
+      let calls: (typeof atomically.mock.calls)[number][] = [];
+      try {
+        const sent: Array<[Agent, string]> = Array.from({ length: 12 }, (_, i) => [one, `streak-${i}`]);
+        sent.push([other, 'other connection'], [one, 'back']);
+        for (const [agent, notes] of sent)
+          expect(await patchOn(agent, notes)).toEqual({ status: 200, notes });
+      } finally {
+        calls = [...atomically.mock.calls];
+        atomically.mockRestore();
+        one.destroy();
+        other.destroy();
+      }
+      // What each PATCH asked of the store (the group commit's own calls name no `group`).
+      const asked = calls
+        .map(([, options]) => options)
+        .filter((options) => options !== undefined && 'group' in options)
+        .map((options) => options!.group);
+      expect(asked).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(4).fill(false), true, true]);
+      expect(await notesNow()).toBe('back');
     });
   });
 }

@@ -14,7 +14,8 @@
  * `keyId`): one read transaction fewer, and a revocation made by any process is still seen by the
  * next request, which the app then refuses. What it answers itself (the updated row, an error thrown by
  * `updateTransaction`, the request timeout's 503) is built by the functions the app uses: the same
- * body, the same headers, the same access-log line.
+ * body, the same headers, the same access-log line. PATCHes that keep arriving on one connection alone
+ * skip the group commit's wait for the turn's end (connection-streak.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { malformedTextMembers } from '../input.js';
@@ -22,6 +23,7 @@ import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
+import { ConnectionStreak } from './connection-streak.js';
 import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { logAccess, requestIdFor } from './middleware/edge.js';
@@ -96,6 +98,7 @@ export function directTransactionUpdate(
   // On SQLite a lookup of its own costs a database transaction of its own. PostgreSQL's costs a round
   // trip, as the check inside the update would: there it gains nothing, so each request looks up.
   const remembersKeys = store.kind === 'sqlite';
+  const streak = new ConnectionStreak();
 
   /** One request, from its arrival to its answer: by this path, by the request timeout, or by the app. */
   function exchange(request: IncomingMessage, response: ServerResponse) {
@@ -166,6 +169,7 @@ export function directTransactionUpdate(
     id: string,
     raw: Buffer,
     rememberedAs: string | undefined,
+    group: boolean,
   ): void {
     // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
     if (exchanged.deadline.expired) return;
@@ -201,6 +205,7 @@ export function directTransactionUpdate(
       result = updateTransaction(store, principal.userId, id, checked.data, runtime.today(), {
         keyId: rememberedAs === undefined ? undefined : principal.keyId,
         deadline: exchanged.deadline,
+        group,
       });
     } catch (error) {
       return failed(error);
@@ -213,6 +218,9 @@ export function directTransactionUpdate(
     const target = ordinary(request, options.maxBodyBytes);
     if (!target) return app(request, response);
     const exchanged = exchange(request, response);
+    // Counted as it arrives, whatever becomes of it: a request from another connection means others
+    // may arrive beside this one's PATCHes (see connection-streak.ts).
+    const group = streak.shouldGroup(request.socket);
     // The key first, from the headers: a refused one is the app's to answer, before any body is read.
     const hash = presentedKeyHash(target.key);
     if (!hash) return exchanged.handOver();
@@ -231,7 +239,7 @@ export function directTransactionUpdate(
       request.on('end', () => {
         try {
           const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          update(exchanged, principal, target.id, raw, remembered ? hashText : undefined);
+          update(exchanged, principal, target.id, raw, remembered ? hashText : undefined, group);
         } catch (error) {
           exchanged.fail(error); // not reached by any known request: `update` catches what it calls
         }
