@@ -133,6 +133,11 @@ export function directTransactionUpdate(
     }, options.requestTimeoutMs);
     return {
       deadline,
+      /**
+       * Whether its update joins a group commit. Counted as the request arrives, whatever becomes of
+       * it: a request from another connection means others may arrive beside this one's PATCHes.
+       */
+      group: streak.shouldGroup(request.socket),
       accepted(principal: Principal) {
         userId = principal.userId;
       },
@@ -169,7 +174,6 @@ export function directTransactionUpdate(
     id: string,
     raw: Buffer,
     rememberedAs: string | undefined,
-    group: boolean,
   ): void {
     // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
     if (exchanged.deadline.expired) return;
@@ -205,7 +209,7 @@ export function directTransactionUpdate(
       result = updateTransaction(store, principal.userId, id, checked.data, runtime.today(), {
         keyId: rememberedAs === undefined ? undefined : principal.keyId,
         deadline: exchanged.deadline,
-        group,
+        group: exchanged.group,
       });
     } catch (error) {
       return failed(error);
@@ -218,9 +222,6 @@ export function directTransactionUpdate(
     const target = ordinary(request, options.maxBodyBytes);
     if (!target) return app(request, response);
     const exchanged = exchange(request, response);
-    // Counted as it arrives, whatever becomes of it: a request from another connection means others
-    // may arrive beside this one's PATCHes (see connection-streak.ts).
-    const group = streak.shouldGroup(request.socket);
     // The key first, from the headers: a refused one is the app's to answer, before any body is read.
     const hash = presentedKeyHash(target.key);
     if (!hash) return exchanged.handOver();
@@ -239,7 +240,7 @@ export function directTransactionUpdate(
       request.on('end', () => {
         try {
           const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          update(exchanged, principal, target.id, raw, remembered ? hashText : undefined, group);
+          update(exchanged, principal, target.id, raw, remembered ? hashText : undefined);
         } catch (error) {
           exchanged.fail(error); // not reached by any known request: `update` catches what it calls
         }
