@@ -9,6 +9,8 @@
  *   --http-reps N     alternating passes of the client and plain-fetch measurement (default 5), and
  *                     pulls of each in the side-by-side (peers) measurement
  *   --memory-rows L   comma-separated sizes for the memory comparison (default 100000,300000 and --rows)
+ *   --memory-runs N   runs per size and mode of the judged memory comparison (default --runs, at least 3):
+ *                     a peak RSS spreads by several MiB run to run, against a 10 % growth target
  *   --naive-budget-ms time box of the naive importer's row-by-row inserts (default 5000)
  *   --no-postgres     skip PostgreSQL even when a server answers
  *   --patch-seconds N seconds per point of the reference-server PATCH measurement (default 5)
@@ -53,6 +55,7 @@ const started = performance.now();
 const progress = createProgress(started);
 const rows = flag('rows', 100_000);
 const runs = flag('runs', 3);
+const memoryRuns = flag('memory-runs', Math.max(runs, 3));
 const httpReps = flag('http-reps', 5);
 const naiveBudgetMs = flag('naive-budget-ms', 5_000);
 const patchSeconds = flag('patch-seconds', 5);
@@ -67,7 +70,7 @@ const pgUrl = hasFlag('no-postgres') ? null : postgresUrl();
 const pgProbe = pgUrl === null ? { reason: '--no-postgres' } : await probePostgres(pgUrl);
 const machine = machineInfo('version' in pgProbe ? pgProbe.version : null);
 progress(
-  `${rows.toLocaleString('en-US')} rows, ${runs} runs, memory sizes ${memorySizes.join(', ')}; ` +
+  `${rows.toLocaleString('en-US')} rows, ${runs} runs, memory sizes ${memorySizes.join(', ')} (${memoryRuns} runs each); ` +
     `${machine.cpus} cores, Node ${machine.node}, SQLite ${machine.sqlite}, PostgreSQL ${machine.postgres ?? `skipped (${'reason' in pgProbe ? pgProbe.reason : ''})`}`,
 );
 
@@ -99,7 +102,14 @@ const naive = await runTask('naive', { rows, reps: runs, budgetMs: naiveBudgetMs
 
 const postgres = await measurePostgres({ url: pgUrl, probe: pgProbe, rows, runs, batchRows, progress });
 
-const memory = await measureMemory({ sizes: memorySizes, runs, rows, syncRuns, progress });
+const memory = await measureMemory({
+  sizes: memorySizes,
+  runs: memoryRuns,
+  diagnosticRuns: runs,
+  rows,
+  syncRuns,
+  progress,
+});
 
 // The fleet: SyncWorker processes on PostgreSQL against a provider with latency and a per-key limit.
 const fleet = await measureFleetInBench({
@@ -145,6 +155,7 @@ const results: BenchResults = {
     accounts: 10,
     historyDays: HISTORY_DAYS,
     runs,
+    memoryRuns,
     httpReps,
     batchRows,
     naiveBudgetMs,

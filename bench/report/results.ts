@@ -32,6 +32,8 @@ export interface BenchConfig {
   accounts: number;
   historyDays: number;
   runs: number;
+  /** Runs per size and mode of the judged memory comparison (whole, windowed). */
+  memoryRuns: number;
   httpReps: number;
   batchRows: number;
   naiveBudgetMs: number;

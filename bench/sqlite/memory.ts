@@ -19,34 +19,49 @@ const CONFIGS: readonly MemoryConfig[] = ['whole', 'windowed', 'windowed-capped'
 export interface MemoryOptions {
   /** Data set sizes, smallest first. */
   sizes: readonly number[];
+  /** Runs per size of the judged configurations (whole, windowed); the medians are judged. */
   runs: number;
-  /** The main size and its full-sync runs, reused rather than measured again. */
+  /** Runs per size of the capped diagnostic, which is not judged. */
+  diagnosticRuns: number;
+  /** The main size and its full-sync runs, which count towards `runs` rather than being repeated. */
   rows: number;
   syncRuns: Record<SyncMode, SqliteSyncResult[]>;
   progress: Progress;
 }
 
 export async function measureMemory(options: MemoryOptions): Promise<MemoryFigures> {
-  const { sizes, runs, rows, progress } = options;
+  const { sizes, rows, progress } = options;
   const memory: MemoryFigures = {
     rows: {},
     cappedOldSpaceMiB: CAPPED_OLD_SPACE_MIB,
     points: { whole: {}, windowed: {}, 'windowed-capped': {} },
   };
+  const runsOf = (config: MemoryConfig) =>
+    config === 'windowed-capped' ? options.diagnosticRuns : options.runs;
   for (const size of sizes) {
     const bySize: Record<MemoryConfig, EngineRunResult[]> = {
       whole: [],
       windowed: [],
       'windowed-capped': [],
     };
-    if (size === rows) Object.assign(bySize, options.syncRuns);
-    for (let run = 1; run <= runs; run++) {
+    if (size === rows) {
+      bySize.whole.push(...options.syncRuns.whole);
+      bySize.windowed.push(...options.syncRuns.windowed);
+    }
+    // The configurations alternate run by run, as the sync runs do, so that none always runs on a
+    // quieter machine.
+    const rounds = Math.max(...CONFIGS.map(runsOf));
+    for (let round = 1; round <= rounds; round++) {
       for (const config of CONFIGS) {
-        if (size === rows && config !== 'windowed-capped') continue;
+        const wanted = runsOf(config);
+        const done = bySize[config].length;
+        if (done >= wanted || round <= done) continue;
         const mode: SyncMode = config === 'whole' ? 'whole' : 'windowed';
         const nodeFlags =
           config === 'windowed-capped' ? [`--max-old-space-size=${CAPPED_OLD_SPACE_MIB}`] : [];
-        progress(`memory: full sync of ${size.toLocaleString('en-US')} rows (${config}), run ${run}/${runs}`);
+        progress(
+          `memory: full sync of ${size.toLocaleString('en-US')} rows (${config}), run ${done + 1}/${wanted}`,
+        );
         bySize[config].push(
           await runTask('sqlite-sync', { rows: size, mode, fullOnly: true }, { nodeFlags }),
         );
