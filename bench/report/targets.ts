@@ -120,12 +120,19 @@ function memoryGrowthTargets(r: BenchResults): Target[] {
     const first = r.memory.points[m][sizes[0]!]!;
     const last = r.memory.points[m][largest]!;
     const growth = last.peakRssMiB.median / first.peakRssMiB.median;
+    // From the size before the largest: whether the peak still climbs or has levelled off (V8's first
+    // full collection comes at a heap size of its own, which a short run may end before reaching).
+    const before = sizes.length > 2 ? sizes.at(-2)! : undefined;
+    const lastStep =
+      before === undefined
+        ? ''
+        : `; from ${fmt.int(before)}: ${fmt.mib(r.memory.points[m][before]!.peakRssMiB.median)} → ${fmt.mib(last.peakRssMiB.median)} (${fmt.ratio(last.peakRssMiB.median / r.memory.points[m][before]!.peakRssMiB.median)})`;
     return {
       name: `memory does not grow with history (${m}): peak RSS at ${fmt.int(largest)} ≤ ${MAX_GROWTH}× at ${fmt.int(sizes[0]!)}`,
       verdict: verdict(growth <= MAX_GROWTH),
       detail:
         `${fmt.mib(first.peakRssMiB.median)} → ${fmt.mib(last.peakRssMiB.median)} (${fmt.ratio(growth)}) for ` +
-        `${fmt.ratio(largest / sizes[0]!)} the history; heap in use after GC ${first.retainedHeapMiB?.toFixed(0) ?? '?'} → ` +
+        `${fmt.ratio(largest / sizes[0]!)} the history${lastStep}; heap in use after GC ${first.retainedHeapMiB?.toFixed(0) ?? '?'} → ` +
         `${last.retainedHeapMiB?.toFixed(0) ?? '?'} MiB`,
     };
   });
