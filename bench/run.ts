@@ -56,6 +56,12 @@ const progress = createProgress(started);
 const rows = flag('rows', 100_000);
 const runs = flag('runs', 3);
 const memoryRuns = flag('memory-runs', Math.max(runs, 3));
+for (const [name, value] of [
+  ['runs', runs],
+  ['memory-runs', memoryRuns],
+] as const) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a whole number of at least 1`);
+}
 const httpReps = flag('http-reps', 5);
 const naiveBudgetMs = flag('naive-budget-ms', 5_000);
 const patchSeconds = flag('patch-seconds', 5);
