@@ -1,10 +1,11 @@
-import { HttpClient, type RateLimitOptions, type StreamResponse } from './core/http.js';
+import { HttpClient, type JsonResponse, type RateLimitOptions, type StreamResponse } from './core/http.js';
 import { InvalidResponseError, NotFoundError, ProviderAPIError, type ResponseIssue } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
 import { logTo } from '@finsync/internals/http';
 import {
   walkTransactionPages,
   type RawWindowResult,
+  type ReceiveWindow,
   type TransactionPage,
   type TransactionWindow,
 } from './transactions.js';
@@ -244,23 +245,30 @@ export class ProviderClient {
     const id = String(accountId);
     const includePending = options.includePending ?? false;
     const windowDays = options.windowDays ?? this.#windowDays;
-    const fetchWindow = async (window: TransactionWindow): Promise<RawWindowResult> => {
-      const path = `accounts/${encodeURIComponent(id)}/transactions`;
-      const request = {
-        signal: options.signal,
-        query: {
-          from: window.from ?? undefined,
-          to: window.to ?? undefined,
-          include_pending: includePending ? 'true' : 'false',
-        },
-      };
-      if (window.from === null && this.#spill !== false) {
-        return this.#readWholeHistory(await this.#http.getStream(path, request), id, this.#spill);
-      }
-      const response = await this.#http.getJson(path, request);
+    const path = `accounts/${encodeURIComponent(id)}/transactions`;
+    const requestFor = (window: TransactionWindow, signal: AbortSignal | undefined) => ({
+      signal,
+      query: {
+        from: window.from ?? undefined,
+        to: window.to ?? undefined,
+        include_pending: includePending ? 'true' : 'false',
+      },
+    });
+    const rowsOf = (response: JsonResponse): RawWindowResult => {
       const parsed = this.#parseTransactionList(response);
       for (const row of parsed.transactions) row.accountId = id;
       return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
+    };
+    const fetchWindow = async (window: TransactionWindow): Promise<RawWindowResult> => {
+      const request = requestFor(window, options.signal);
+      if (window.from === null && this.#spill !== false) {
+        return this.#readWholeHistory(await this.#http.getStream(path, request), id, this.#spill);
+      }
+      return rowsOf(await this.#http.getJson(path, request));
+    };
+    const receiveWindow: ReceiveWindow = async (window, signal) => {
+      const parse = await this.#http.receiveJson(path, requestFor(window, signal));
+      return () => rowsOf(parse());
     };
     const pages = () =>
       walkTransactionPages(fetchWindow, {
@@ -269,6 +277,8 @@ export class ProviderClient {
         today: todayIn(this.#timeZone),
         windowDays,
         includePending,
+        receiveWindow,
+        signal: options.signal,
         ...(this.#spill === false ? {} : { pageRows: this.#spill.pageRows }),
         onShortfall: (page) =>
           logTo(this.#logger, 'warn', 'provider returned fewer transactions than its total', {

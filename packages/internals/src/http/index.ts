@@ -12,11 +12,13 @@ export {
   exchangeJson,
   exchangeStream,
   readErrorBody,
+  receiveJson,
   relativePath,
   type BodyIssue,
   type ErrorBodyParts,
   type JsonAnswer,
   type JsonExchange,
+  type ReceivedJson,
   type StreamAnswer,
 } from './json-exchange.js';
 export { logTo, type ClientLogger, type LogLevel } from './logger.js';

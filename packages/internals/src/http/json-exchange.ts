@@ -46,26 +46,58 @@ export interface JsonAnswer {
 }
 
 export async function exchangeJson<E extends Error>(exchange: JsonExchange<E>): Promise<JsonAnswer> {
+  return (await receiveJson(exchange)).parse();
+}
+
+/** An answer whose body has been read in full, its JSON not parsed yet. */
+export interface ReceivedJson {
+  status: number;
+  requestId: string | undefined;
+  /** Parses the body, once; throws the client's `invalidResponse` error when it is not JSON. */
+  parse(): JsonAnswer;
+}
+
+/**
+ * `exchangeJson` in two steps: resolves once the body is in, and leaves the parse to the caller, so
+ * that a caller can send its next request before spending CPU on this answer.
+ */
+export async function receiveJson<E extends Error>(exchange: JsonExchange<E>): Promise<ReceivedJson> {
   const { method, path, peer } = exchange;
   const context = { method, path };
   const answer = await exchangeStream(exchange);
-  let text: string;
+  let held: string | undefined;
   try {
-    text = await answer.response.text();
+    held = await answer.response.text();
   } catch (error) {
     throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new exchange.errors.invalidResponse(`${peer} sent a body that is not JSON for ${method} ${path}`, {
-      ...context,
-      status: answer.status,
-      issues: [{ path: '', message: `not JSON: ${JSON.stringify(excerpt(text, exchange.apiKey, 80))}` }],
-    });
-  }
-  return { body, status: answer.status, requestId: answer.requestId };
+  const { status, requestId } = answer;
+  return {
+    status,
+    requestId,
+    parse() {
+      // The text is let go as it is parsed: whoever keeps this answer does not keep its text.
+      const text = held;
+      if (text === undefined) throw new Error(`${peer} answer for ${method} ${path} was already parsed`);
+      held = undefined;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new exchange.errors.invalidResponse(
+          `${peer} sent a body that is not JSON for ${method} ${path}`,
+          {
+            ...context,
+            status,
+            issues: [
+              { path: '', message: `not JSON: ${JSON.stringify(excerpt(text, exchange.apiKey, 80))}` },
+            ],
+          },
+        );
+      }
+      return { body, status, requestId };
+    },
+  };
 }
 
 export interface StreamAnswer {

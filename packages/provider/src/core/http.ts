@@ -14,6 +14,7 @@ import {
   parseRetryAfterHeader,
   parseWaitFromText,
   readErrorBody,
+  receiveJson,
   redact,
   relativePath,
 } from '@finsync/internals/http';
@@ -149,6 +150,16 @@ export class HttpClient {
     const { exchange, requestPath } = this.#exchange(path, options);
     const answer = await exchangeJson(exchange);
     return { ...answer, path: requestPath };
+  }
+
+  /**
+   * `getJson` in two steps: resolves once the body is in, and parses it when asked, so that the next
+   * request can go out before this answer's CPU is spent. Errors are `getJson`'s, each in its step.
+   */
+  async receiveJson(path: string, options: GetOptions = {}): Promise<() => JsonResponse> {
+    const { exchange, requestPath } = this.#exchange(path, options);
+    const received = await receiveJson(exchange);
+    return () => ({ ...received.parse(), path: requestPath });
   }
 
   /**
