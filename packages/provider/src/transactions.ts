@@ -120,10 +120,10 @@ async function* walkBoundedWindow(
   fetchWindow: FetchWindow,
   window: BoundedWindow,
   options: PageOptions,
-  received?: RawWindowResult,
+  answered?: RawWindowResult,
 ): AsyncGenerator<TransactionPage> {
   const { includePending, pageRows = Infinity } = options;
-  const result = received ?? (await fetchWindow(window));
+  const result = answered ?? (await fetchWindow(window));
   if (!isShort(result)) {
     if (result.rows.length <= pageRows) {
       yield pageFor(window, result, includePending, 0);
@@ -179,7 +179,8 @@ async function* walkRange(
     return { answer, abort };
   };
   // Only while answers are small: a dense window's answer is handed out over several pages, and an
-  // answer asked for beside it would be held that long (at 1M rows, 212 against 165 MiB).
+  // answer asked for beside it would be held that long (a first version, which also kept each
+  // answer's text while its pages were used, peaked at 212 against 165 MiB at 1M rows).
   const small = (result: RawWindowResult) => received(result) <= (options.pageRows ?? Infinity);
   let askAhead = false;
   let ahead: ReturnType<typeof send> | undefined;
