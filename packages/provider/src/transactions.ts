@@ -191,12 +191,10 @@ async function* walkRange(
       // The next window is asked for now: the provider makes it while this answer arrives and is
       // parsed, and its pages are used. At most two requests are in flight, this one and the next.
       ahead = askAhead && next ? send(next) : undefined;
-      let result: RawWindowResult | undefined = (await current)();
+      const result = (await current)();
       askAhead = small(result);
       if (askAhead && next) ahead ??= send(next);
-      const pages = walkBoundedWindow(fetchWindow, windows[index]!, options, result);
-      result = undefined;
-      yield* pages;
+      yield* walkBoundedWindow(fetchWindow, windows[index]!, options, result);
     }
   } finally {
     // A walk closed early, or failing, takes back the request it sent ahead.

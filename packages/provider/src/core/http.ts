@@ -8,7 +8,6 @@ import {
   backoffDelay,
   delayBeforeRetry,
   excerpt,
-  exchangeJson,
   exchangeStream,
   logTo,
   parseRetryAfterHeader,
@@ -147,9 +146,7 @@ export class HttpClient {
 
   /** Sends `GET {baseUrl}/{path}` and returns the parsed JSON body, or throws a typed error. */
   async getJson(path: string, options: GetOptions = {}): Promise<JsonResponse> {
-    const { exchange, requestPath } = this.#exchange(path, options);
-    const answer = await exchangeJson(exchange);
-    return { ...answer, path: requestPath };
+    return (await this.receiveJson(path, options))();
   }
 
   /**
