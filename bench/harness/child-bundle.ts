@@ -2,7 +2,7 @@
  * The measurement child as shipped code: one esbuild bundle of the bench and the packages' sources
  * (what tsup builds for npm is the same kind of bundle), run by plain `node`. Running the TypeScript
  * through tsx instead would count the loader in every figure: tsx alone adds ~35 MiB of RSS, more
- * than a whole-history sync at 1M rows needs (docs/benchmarks.md).
+ * than a whole-history sync at 1M rows needs (docs/benchmarks-history.md, "Memory").
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -11,7 +11,7 @@ import { median, summarize } from '../harness/stats.js';
 import type { MemoryConfig, MemoryFigures } from '../report/results.js';
 import type { SqliteSyncResult } from './sync.js';
 
-/** Old-space cap of the memory diagnostic; a windowed sync needs far less (see docs/benchmarks.md). */
+/** Old-space cap of the memory diagnostic; a windowed sync needs far less (see docs/benchmarks-history.md, "Memory"). */
 export const CAPPED_OLD_SPACE_MIB = 64;
 
 const CONFIGS: readonly MemoryConfig[] = ['whole', 'windowed', 'windowed-capped'];

@@ -8,7 +8,7 @@
  * rows, held while it arrives, got the row literal pretenured that way. From then on every row read
  * back from a spilled answer went to the old generation, and so did the engine's records and changes
  * and what they refer to. A 1M-row first sync promoted some 200 MiB instead of 50–90, and its heap
- * peaked some 25 MiB higher (docs/benchmarks.md, eighteenth session). Objects made by `new` have no
+ * peaked some 25 MiB higher (docs/benchmarks-history.md, eighteenth session). Objects made by `new` have no
  * such site.
  */
 

@@ -208,7 +208,7 @@ export class HttpClient {
    * One attempt of a request: a 2xx answer is handed back; any other is judged here, as a typed
    * error or as a retry for ky to wait for. Judged in ky's `fetch` rather than in an `afterResponse`
    * hook because ky clones every answer for such a hook, and the clone's tee costs ~100 µs a request
-   * and more on every chunk of a streamed body (docs/benchmarks.md, "Provider client").
+   * and more on every chunk of a streamed body (docs/benchmarks-history.md, "Provider client vs plain fetch").
    */
   async #fetchAttempt(
     request: Request,

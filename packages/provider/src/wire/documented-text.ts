@@ -1,7 +1,7 @@
 /**
  * Rows of a list checked on their text, without `JSON.parse`. A whole history that goes to disk is
  * parsed when its pages are read back; parsing each row as it arrives too, only to check it and take
- * its date, was a quarter of a 1M-row pull's time (docs/benchmarks.md, twentieth session).
+ * its date, was a quarter of a 1M-row pull's time (docs/benchmarks-history.md, twentieth session).
  *
  * Only the documented shape written as the provider writes it is taken: the documented keys in the
  * docs' order, no whitespace, a plain decimal number as the amount, a boolean `isPending`. The pattern
