@@ -117,13 +117,17 @@ async function* completePages(
 }
 
 async function* walkBoundedWindow(
-  fetchWindow: FetchWindow,
+  fetchWindow: (window: BoundedWindow) => Promise<RawWindowResult>,
   window: BoundedWindow,
   options: PageOptions,
   answered?: RawWindowResult,
 ): AsyncGenerator<TransactionPage> {
   const { includePending, pageRows = Infinity } = options;
-  const result = answered ?? (await fetchWindow(window));
+  // The answer is let go before its pages are handed out: a generator's frame keeps its variables
+  // alive while it is suspended, and would keep a dense window's every row until its last page,
+  // although each page's rows are let go as it is handed out.
+  let result: RawWindowResult | undefined = answered ?? (await fetchWindow(window));
+  answered = undefined;
   if (!isShort(result)) {
     if (result.rows.length <= pageRows) {
       yield pageFor(window, result, includePending, 0);
@@ -132,7 +136,9 @@ async function* walkBoundedWindow(
     // A dense window (some 5,000 rows in 90 days of a busy account) in pages of whole weeks: the
     // engine diffs and commits a page while the next waits in memory, and asks for the next window
     // while the last page is in use, instead of waiting for it before the first.
-    yield* completePages(new HeldHistory([result.rows], pageRows), window, includePending);
+    const held = new HeldHistory([result.rows], pageRows);
+    result = undefined;
+    yield* completePages(held, window, includePending);
     return;
   }
   const span = daysBetween(window.from, window.to);
@@ -140,6 +146,7 @@ async function* walkBoundedWindow(
     yield pageFor(window, result, includePending, (result.total ?? 0) - result.rows.length);
     return;
   }
+  result = undefined;
   const firstHalfEnd = addDays(window.from, Math.floor(span / 2));
   yield* walkBoundedWindow(fetchWindow, { from: window.from, to: firstHalfEnd }, options);
   yield* walkBoundedWindow(fetchWindow, { from: addDays(firstHalfEnd, 1), to: window.to }, options);
@@ -164,20 +171,28 @@ async function* walkRange(
   const caller = options.signal;
   const send = (window: BoundedWindow) => {
     // Each request's own signal, which the caller's reaches through a listener taken off once the
-    // answer is in (AbortSignal.any would tie one more signal to the caller's for every window).
+    // answer is handed out (AbortSignal.any would tie one more signal to the caller's for every
+    // window). Until then an abort of the caller's still reaches it, and an answer already in is
+    // not handed out after the abort (its parse throws the aborted error).
     const abort = new AbortController();
     const forward = () => abort.abort(caller!.reason);
     if (caller?.aborted) forward();
     else caller?.addEventListener('abort', forward, { once: true });
     const answer = receive(window, abort.signal);
-    // Also marks a failure as seen, so that one sent ahead is not an unhandled rejection: it is
-    // thrown in its window's turn, after the pages before it, as without the request sent ahead.
-    void answer.then(
-      () => caller?.removeEventListener('abort', forward),
-      () => caller?.removeEventListener('abort', forward),
-    );
-    return { answer, abort };
+    // A failure of one sent ahead is thrown in its window's turn, after the pages before it, as
+    // without the request sent ahead: marked as seen here, so it is not an unhandled rejection.
+    answer.catch(() => undefined);
+    return { answer, abort, release: () => caller?.removeEventListener('abort', forward) };
   };
+  const take = async (sent: ReturnType<typeof send>): Promise<RawWindowResult> => {
+    try {
+      return (await sent.answer)();
+    } finally {
+      sent.release();
+    }
+  };
+  // A window the provider cut short is asked again in halves, each the same way.
+  const fetchSplit = (window: BoundedWindow) => take(send(window));
   // Only while answers are small: a dense window's answer is handed out over several pages, and an
   // answer asked for beside it is held that long (1M rows walked in windows: 196-203 against
   // 161-173 MiB when dense answers were asked for ahead too).
@@ -186,21 +201,25 @@ async function* walkRange(
   let ahead: ReturnType<typeof send> | undefined;
   try {
     for (let index = 0; index < windows.length; index++) {
-      const current = (ahead ?? send(windows[index]!)).answer;
+      const current = ahead ?? send(windows[index]!);
       const next = windows[index + 1];
       // The next window is asked for now: the provider makes it while this answer arrives and is
       // parsed, and its pages are used. At most two requests are in flight, this one and the next.
       ahead = askAhead && next ? send(next) : undefined;
-      const result = (await current)();
+      let result: RawWindowResult | undefined = await take(current);
       askAhead = small(result);
       if (askAhead && next) ahead ??= send(next);
-      yield* walkBoundedWindow(fetchWindow, windows[index]!, options, result);
+      const pages = walkBoundedWindow(fetchSplit, windows[index]!, options, result);
+      // Held only by the pages from here (see walkBoundedWindow).
+      result = undefined;
+      yield* pages;
     }
   } finally {
     // A walk closed early, or failing, takes back the request it sent ahead.
     if (ahead) {
       ahead.abort.abort();
       await ahead.answer.catch(() => undefined);
+      ahead.release();
     }
   }
 }

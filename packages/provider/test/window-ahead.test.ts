@@ -1,7 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { http, HttpResponse } from 'msw';
 import { useMswServer } from '@finsync/test-utils';
 import { describe, expect, it, vi } from 'vitest';
-import { InvalidResponseError, ProviderClient, addDays, type TransactionPage } from '../src/index.js';
+import {
+  InvalidResponseError,
+  ProviderClient,
+  RequestAbortedError,
+  addDays,
+  type TransactionPage,
+} from '../src/index.js';
 import { BASE, KEY, type WireRow } from './helpers.js';
 
 const server = useMswServer();
@@ -34,10 +42,14 @@ interface Asked {
   aborted: () => boolean;
 }
 
-/** Answers each window with its rows; `answer` may replace the answer of one window. */
+/**
+ * Answers each window with its rows; `answer` may replace the answer of one window, and `cap` cuts
+ * every answer to its first rows, with the window's full count as `total` (so the walk splits it).
+ */
 function serve(
   perDay: number,
   answer?: (from: string, signal: AbortSignal) => Promise<Response> | undefined,
+  cap = Infinity,
 ) {
   const asked: Asked[] = [];
   server.use(
@@ -49,7 +61,7 @@ function serve(
       const replaced = answer?.(from, request.signal);
       if (replaced) return replaced;
       const rows = rowsOf(from, to, perDay);
-      return HttpResponse.json({ transactions: rows, total: rows.length });
+      return HttpResponse.json({ transactions: rows.slice(0, cap), total: rows.length });
     }),
   );
   return asked;
@@ -137,5 +149,62 @@ describe('a walk over a date range asks for the next window before it is needed'
     // 120 days of 3 rows, every row once.
     expect(rows).toBe(360);
     expect(asked).toHaveLength(4);
+  });
+
+  it('hands out no window after the caller aborts, though its answer came in before', async () => {
+    const asked = serve(1);
+    const caller = new AbortController();
+    const pages = walk(client(), caller.signal);
+    await pages.next();
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+    // Time for the answer asked for ahead to come in, before the caller gives up.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    caller.abort();
+    await expect(pages.next()).rejects.toBeInstanceOf(RequestAbortedError);
+  });
+
+  it("asks for the halves of a window cut short without tying them to the caller's signal", async () => {
+    // Every answer holds at most 10 rows: each 30-day window of one row a day is asked again in
+    // halves, down to windows of 10 days or fewer.
+    const asked = serve(1, undefined, 10);
+    const caller = new AbortController();
+    // AbortSignal.any on Node 20 leaves an entry on each signal it is given for as long as that
+    // signal lives, so a long-lived caller's signal would grow by one for every request.
+    const any = vi.spyOn(AbortSignal, 'any');
+    try {
+      const pages = walk(client(), caller.signal);
+      let rows = 0;
+      for (let next = await pages.next(); !next.done; next = await pages.next()) {
+        expect(next.value.shortfall).toBe(0);
+        rows += next.value.transactions.length;
+      }
+      expect(rows).toBe(120);
+      expect(asked.length).toBeGreaterThan(4);
+      expect(any.mock.calls.filter(([signals]) => [...signals].includes(caller.signal))).toEqual([]);
+    } finally {
+      any.mockRestore();
+    }
+  });
+});
+
+describe('a dense window handed out in pages', () => {
+  it("lets the rows of a page it handed out go before the window's last page", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // 3 rows a day: 90 rows a window, in pages of whole weeks of at most 40 rows.
+    serve(3);
+    const pages = walk(client(40));
+    const firstRow = await (async () => {
+      const first = await pages.next();
+      expect(first.value!.to! < '2026-01-30').toBe(true);
+      return new WeakRef(first.value!.transactions[0]!);
+    })();
+    const second = await pages.next();
+    expect(second.value!.from! > FROM && second.value!.to! <= '2026-01-30').toBe(true);
+    // A WeakRef keeps its target until the task that made it ends.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(firstRow.deref()).toBeUndefined();
+    await pages.return?.();
   });
 });
