@@ -201,12 +201,14 @@ async function* walkRange(
   let ahead: ReturnType<typeof send> | undefined;
   try {
     for (let index = 0; index < windows.length; index++) {
-      const current = ahead ?? send(windows[index]!);
+      let current: ReturnType<typeof send> | undefined = ahead ?? send(windows[index]!);
       const next = windows[index + 1];
       // The next window is asked for now: the provider makes it while this answer arrives and is
       // parsed, and its pages are used. At most two requests are in flight, this one and the next.
       ahead = askAhead && next ? send(next) : undefined;
       let result: RawWindowResult | undefined = await take(current);
+      // Nothing of this request is kept while its window's pages are handed out.
+      current = undefined;
       askAhead = small(result);
       if (askAhead && next) ahead ??= send(next);
       const pages = walkBoundedWindow(fetchSplit, windows[index]!, options, result);
