@@ -1,5 +1,11 @@
 import { HttpClient, type JsonResponse, type RateLimitOptions, type StreamResponse } from './core/http.js';
-import { InvalidResponseError, NotFoundError, ProviderAPIError, type ResponseIssue } from './core/errors.js';
+import {
+  InvalidResponseError,
+  NotFoundError,
+  ProviderAPIError,
+  RequestAbortedError,
+  type ResponseIssue,
+} from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
 import { logTo } from '@finsync/internals/http';
 import {
@@ -270,7 +276,7 @@ export class ProviderClient {
       const parse = await this.#http.receiveJson(path, requestFor(window, signal));
       return () => rowsOf(parse());
     };
-    const pages = () =>
+    const walk = () =>
       walkTransactionPages(fetchWindow, {
         from: options.from,
         to: options.to,
@@ -289,6 +295,23 @@ export class ProviderClient {
             missing: page.shortfall,
           }),
       });
+    // Once the caller's signal has fired, no page is handed out, not even one already in memory
+    // (the rest of a dense window, a held or spilled whole history).
+    const signal = options.signal;
+    const pages = signal
+      ? async function* (): AsyncGenerator<TransactionPage> {
+          for await (const page of walk()) {
+            if (signal.aborted) {
+              throw new RequestAbortedError(`GET /${path} aborted`, {
+                method: 'GET',
+                path: `/${path}`,
+                cause: signal.reason,
+              });
+            }
+            yield page;
+          }
+        }
+      : walk;
     return {
       pages,
       async *[Symbol.asyncIterator]() {

@@ -207,4 +207,15 @@ describe('a dense window handed out in pages', () => {
     expect(firstRow.deref()).toBeUndefined();
     await pages.return?.();
   });
+
+  it('hands out none of its pages once the caller aborts', async () => {
+    serve(3);
+    const caller = new AbortController();
+    const pages = walk(client(40), caller.signal);
+    const first = await pages.next();
+    expect(first.value!.from).toBe(FROM);
+    // The window's other pages are in memory already.
+    caller.abort();
+    await expect(pages.next()).rejects.toBeInstanceOf(RequestAbortedError);
+  });
 });
