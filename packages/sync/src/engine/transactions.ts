@@ -3,6 +3,7 @@ import { addDays } from '@finsync/internals/calendar';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
+import { commitSlices } from './commit-slices.js';
 import type { RunContext } from './context.js';
 import { diffWindow } from './diff.js';
 import { KeyFilter } from './key-filter.js';
@@ -145,9 +146,10 @@ async function syncPages(
       // The watermark moves only with the last commit of a window: a crash before it means the window
       // is read again, and the diff against what was already committed adds nothing twice.
       const windowEnd = page.to ?? to;
-      for (let start = 0; ; start += tuning.batchSize) {
-        const slice = diff.changes.slice(start, start + tuning.batchSize);
-        const last = start + tuning.batchSize >= diff.changes.length;
+      const slices = commitSlices(diff.changes, tuning.batchSize);
+      for (let index = 0; ; index++) {
+        const slice = slices[index]!;
+        const last = index === slices.length - 1;
         state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
         if (last)
           state = {
