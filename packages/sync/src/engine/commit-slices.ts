@@ -7,6 +7,10 @@
  * and one it has not stored yet, decides the same links again. (Split across commits, a re-issued id
  * stored under its new key without the old key removed read back as two rows, and a hold hidden
  * behind the old key came back beside its posted twin.)
+ *
+ * A removal of a row that superseded rows stand behind goes last too, without a link: when that row
+ * vanishes, the diff releases the rows behind it in the final commit, and a crash between the two
+ * would leave them pointing at a key no longer stored, which no later read releases.
  */
 import type { TransactionChange } from '../model.js';
 
@@ -18,19 +22,24 @@ function isLinked(change: TransactionChange): boolean {
 /**
  * The commits of one window, in order; never empty (a window that changes nothing still has its
  * one, empty, final commit). Within each, the diff's order is kept: additions and modifications,
- * then removals. The final commit may hold more than `batchSize` changes when many are linked.
+ * then removals. The final commit may hold more than `batchSize` changes when many go last.
  */
 export function commitSlices(
   changes: readonly TransactionChange[],
   batchSize: number,
+  /** Keys that stored superseded rows stand behind (their `replacedBy`). */
+  standsFor: ReadonlySet<string> = new Set(),
 ): TransactionChange[][] {
   const plain: TransactionChange[] = [];
-  const linked: TransactionChange[] = [];
-  for (const change of changes) (isLinked(change) ? linked : plain).push(change);
+  const last: TransactionChange[] = [];
+  for (const change of changes) {
+    const together = isLinked(change) || (change.op === 'removed' && standsFor.has(change.key));
+    (together ? last : plain).push(change);
+  }
   const slices: TransactionChange[][] = [];
   for (let start = 0; start < plain.length; start += batchSize)
     slices.push(plain.slice(start, start + batchSize));
-  if (linked.length > 0) slices.push(linked);
+  if (last.length > 0) slices.push(last);
   if (slices.length === 0) slices.push([]);
   return slices;
 }

@@ -146,7 +146,8 @@ async function syncPages(
       // The watermark moves only with the last commit of a window: a crash before it means the window
       // is read again, and the diff against what was already committed adds nothing twice.
       const windowEnd = page.to ?? to;
-      const slices = commitSlices(diff.changes, tuning.batchSize);
+      const standsFor = new Set(superseded.map((row) => row.replacedBy));
+      const slices = commitSlices(diff.changes, tuning.batchSize, standsFor);
       for (let index = 0; ; index++) {
         const slice = slices[index]!;
         const last = index === slices.length - 1;
