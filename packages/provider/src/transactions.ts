@@ -172,8 +172,8 @@ async function* walkRange(
   const send = (window: BoundedWindow) => {
     // Each request's own signal, which the caller's reaches through a listener taken off once the
     // answer is handed out (AbortSignal.any would tie one more signal to the caller's for every
-    // window). Until then an abort of the caller's still reaches it, and an answer already in is
-    // not handed out after the abort (its parse throws the aborted error).
+    // window). A page of an answer that came in before the caller's abort is not handed out after
+    // it: the client's list checks the caller's signal before every page.
     const abort = new AbortController();
     const forward = () => abort.abort(caller!.reason);
     if (caller?.aborted) forward();

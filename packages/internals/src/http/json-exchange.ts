@@ -80,10 +80,6 @@ export async function receiveJson<E extends Error>(exchange: JsonExchange<E>): P
       const text = held;
       if (text === undefined) throw new Error(`${peer} answer for ${method} ${path} was already parsed`);
       held = undefined;
-      // An answer that came in before its request was aborted is not handed out after it.
-      if (exchange.signal?.aborted) {
-        throw toTransportError(exchange.signal.reason, { ...context, ...retriesOf(exchange) }, exchange);
-      }
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -148,8 +148,7 @@ async function syncPages(
       const windowEnd = page.to ?? to;
       const standsFor = new Set(superseded.map((row) => row.replacedBy));
       const slices = commitSlices(diff.changes, tuning.batchSize, standsFor);
-      for (let index = 0; ; index++) {
-        const slice = slices[index]!;
+      for (const [index, slice] of slices.entries()) {
         const last = index === slices.length - 1;
         state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
         if (last)
@@ -187,7 +186,6 @@ async function syncPages(
           );
           committing = { done, writes };
         }
-        if (last) break;
       }
       await yieldToEventLoop();
     }
