@@ -1,5 +1,5 @@
-import { ProviderClient, toDecimalString, type ProviderClientOptions } from '@finsync/provider';
-import { SandboxProvider, type SandboxOptions } from '@finsync/provider/sandbox';
+import { ProviderClient, addDays, toDecimalString, type ProviderClientOptions } from '@finsync/provider';
+import { SandboxProvider, type SandboxOptions, type SandboxTransaction } from '@finsync/provider/sandbox';
 import { PROVIDER_BASE_URL, listenDuringTests } from '@finsync/test-utils';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
@@ -125,6 +125,67 @@ function signature(
   ]);
 }
 
+interface TwinFields {
+  amount: string;
+  currency: string | null;
+  date: string;
+  merchant: string | null;
+  description: string | null;
+  isPending: boolean;
+}
+
+function payeeOf(t: TwinFields): string {
+  return (t.merchant ?? t.description ?? '').trim().toLowerCase();
+}
+
+/**
+ * The one case the twin rule cannot get right, and says so (SPEC.md, "What no rule can know"):
+ * a purchase still pending and a later one at the same price and payee that posted at once (no
+ * pending phase) look exactly like a hold lingering beside its posted twin, so the hold is hidden
+ * behind it until its own posting arrives. Returns the listed pending rows (none lingering) a
+ * stored posted row could stand for that way: same amount, currency and payee, posted 1–8 days
+ * after the hold, each posted row standing for at most one hold, oldest with oldest. Any other
+ * missing row is still a failure.
+ */
+function holdsTakenForLaterTwins<T extends TwinFields>(
+  listed: readonly T[],
+  stored: readonly TwinFields[],
+): T[] {
+  const storedKeys = new Map<string, number>();
+  const fieldsKey = (t: TwinFields) =>
+    JSON.stringify([
+      toDecimalString(t.amount),
+      t.currency,
+      t.date,
+      payeeOf(t),
+      t.description?.trim(),
+      t.isPending,
+    ]);
+  for (const t of stored) storedKeys.set(fieldsKey(t), (storedKeys.get(fieldsKey(t)) ?? 0) + 1);
+  const missing = listed
+    .filter((t) => {
+      const left = storedKeys.get(fieldsKey(t)) ?? 0;
+      if (left > 0) storedKeys.set(fieldsKey(t), left - 1);
+      return left === 0 && t.isPending;
+    })
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const standIns = stored.filter((t) => !t.isPending);
+  const used = new Set<TwinFields>();
+  return missing.filter((hold) => {
+    const twin = standIns.find(
+      (posted) =>
+        !used.has(posted) &&
+        toDecimalString(posted.amount) === toDecimalString(hold.amount) &&
+        posted.currency === hold.currency &&
+        payeeOf(posted) === payeeOf(hold) &&
+        posted.date > hold.date &&
+        posted.date <= addDays(hold.date, 8),
+    );
+    if (twin) used.add(twin);
+    return twin !== undefined;
+  });
+}
+
 /**
  * Asserts the mirror holds exactly the provider's current rows for every active account (as a
  * multiset), each purchase once: a hold the bank still lists beside its posted twin is not shown.
@@ -132,25 +193,32 @@ function signature(
 export async function expectMirrorMatchesProvider(
   h: Harness,
   { connectionId = 'c1', from }: { connectionId?: string; from?: string } = {},
-): Promise<void> {
+): Promise<SandboxTransaction[]> {
+  const excused: SandboxTransaction[] = [];
   const accounts = await h.storage.listAccounts(connectionId);
   for (const account of h.sandbox.listAccounts()) {
     const mirrored = accounts.find((a) => a.id === account.id);
     expect(mirrored, `account ${account.id} is mirrored`).toBeDefined();
     if (account.status !== 'ACTIVE') continue;
     const withId = account.reissueIdsEveryDays === null;
-    const expected = [...h.sandbox.transactionsOf(account.id, { includePending: true, from })]
-      .filter((t) => !t.lingering)
+    const listed = [...h.sandbox.transactionsOf(account.id, { includePending: true, from })].filter(
+      (t) => !t.lingering,
+    );
+    const stored = await h.storage.findTransactions(connectionId, account.id);
+    const taken = holdsTakenForLaterTwins(listed, stored);
+    excused.push(...taken);
+    const takenForTwins = new Set(taken.map((t) => signature(withId, t)));
+    const expected = listed
       .map((t) => signature(withId, t))
+      .filter((s) => !takenForTwins.delete(s))
       .sort();
-    const actual = (await h.storage.findTransactions(connectionId, account.id))
-      .map((t) => signature(withId, t))
-      .sort();
+    const actual = stored.map((t) => signature(withId, t)).sort();
     expect(actual, `transactions of account ${account.id}`).toEqual(expected);
     expect(mirrored!.balance?.amount).toBe(toDecimalString(h.sandbox.balanceOf(account.id).amount));
     // The sandbox's balances are exactly its posted rows: the check must never cry wolf.
     expect(mirrored!.reconciliation?.status, `balance check of ${account.id}`).not.toBe('mismatch');
   }
+  return excused;
 }
 
 /** Replays the whole feed of a connection into maps and asserts it equals the stored mirror. */
