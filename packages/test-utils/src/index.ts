@@ -22,3 +22,4 @@ export {
 } from './readme-example.js';
 export { stalledAnswerFetch } from './stalled-answer.js';
 export { makeTempDir, removeTempDir, useTempDirs } from './temp-dir.js';
+export { holdsTakenForLaterTwins, type TwinRuleRow } from './twin-limits.js';
