@@ -1,9 +1,13 @@
+import { toDecimalString } from '@finsync/provider';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import type { ConnectionReport, SyncProgress } from '../src/index.js';
 import {
+  BASE,
   createHarness,
   expectFeedReplaysToMirror,
   expectMirrorMatchesProvider,
+  server,
   transactionRequests,
   useMsw,
 } from './harness.js';
@@ -134,6 +138,65 @@ describe('later syncs', () => {
       expect(removal!.seq).toBeGreaterThan(entry.seq);
     }
     expect(feed.some((e) => e.entity === 'transaction' && e.op === 'added' && !('replaces' in e))).toBe(true);
+    await expectFeedReplaysToMirror(h.storage);
+  });
+
+  it('a hold that settles at another amount (a tip) is linked to its posting, so an app keeps its row', async () => {
+    const h = await createHarness({ sandbox: { lingeringHolds: false } });
+    const listed = (accountId: string) => [...h.sandbox.transactionsOf(accountId, { includePending: true })];
+    // A pending purchase with no other row of its payee within 9 days either side.
+    const near = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b)) <= 9 * 86_400_000;
+    const target = h.sandbox
+      .listAccounts()
+      .filter((a) => a.status === 'ACTIVE')
+      .flatMap((a) => listed(a.id))
+      .find(
+        (t) =>
+          t.isPending &&
+          t.merchant !== null &&
+          listed(t.accountId).every(
+            (o) => o.purchaseId === t.purchaseId || o.merchant !== t.merchant || !near(o.date, t.date),
+          ),
+      )!;
+    expect(target).toBeDefined();
+    const accountId = target.accountId;
+    // The bank lists the hold before the tip (or a fuel pre-authorisation): 80 % of what posts.
+    const beforeTip = (Math.round(Number(target.amount) * 80) / 100).toFixed(2);
+    server.use(
+      http.get(`${BASE}/accounts/${accountId}/transactions`, async ({ request }) => {
+        const body = (await (await h.sandbox.handle(request)).json()) as {
+          transactions: Array<{ isPending: boolean; date: string; merchant: string | null; amount: number }>;
+        };
+        for (const row of body.transactions)
+          if (row.isPending && row.date === target.date && row.merchant === target.merchant)
+            row.amount = Number(beforeTip);
+        return HttpResponse.json(body);
+      }),
+    );
+    await h.engine.sync('c1');
+    const [shownHold] = (await h.storage.findTransactions('c1', accountId, { pending: true })).filter(
+      (t) => t.merchant === target.merchant,
+    );
+    expect(shownHold).toMatchObject({ amount: beforeTip, date: target.date });
+    const seq = await h.storage.lastSeq();
+    while (listed(accountId).some((t) => t.purchaseId === target.purchaseId && t.isPending)) {
+      h.sandbox.advanceDays(1);
+      expect((await h.engine.sync('c1')).ok).toBe(true);
+    }
+    const posting = listed(accountId).find((t) => t.purchaseId === target.purchaseId)!;
+    const feed = (await h.storage.readChanges({ after: seq, limit: 10_000 })).filter(
+      (e) => e.entity === 'transaction',
+    );
+    expect(feed.find((e) => e.op === 'added' && e.replaces === shownHold!.key)).toMatchObject({
+      key: `id:${posting.id}`,
+      reason: 'posted',
+      record: { amount: toDecimalString(posting.amount), isPending: false },
+    });
+    expect(feed.find((e) => e.op === 'removed' && e.key === shownHold!.key)).toMatchObject({
+      replacedBy: `id:${posting.id}`,
+      reason: 'posted',
+    });
+    await expectMirrorMatchesProvider(h);
     await expectFeedReplaysToMirror(h.storage);
   });
 

@@ -163,6 +163,78 @@ describe('a hold listed beside its posted twin', () => {
   });
 });
 
+describe('a hold that settles at another amount', () => {
+  // A tip added to a restaurant bill, a fuel pre-authorisation settled at what was pumped.
+  const stored = hold('h:aa:0', { date: '2026-06-27', amount: '-20.00' });
+
+  it('is one purchase with its posting when the hold vanishes and nothing else can be meant', () => {
+    const tipped = posted('tx_1', { amount: '-23.00' });
+    const result = diff({ incoming: [tipped], storedInWindow: [stored] });
+    expect(summary(result.changes)).toEqual([
+      'added id:tx_1 replaces h:aa:0 (posted)',
+      'removed h:aa:0 replacedBy id:tx_1 (posted)',
+    ]);
+    expect(result.superseded).toMatchObject([{ key: 'h:aa:0', replacedBy: 'id:tx_1', reason: 'posted' }]);
+  });
+
+  it('is not linked where another posting or another hold of the payee could be meant', () => {
+    const unlinked = ['added id:tx_1', 'removed h:aa:0'];
+    // Two new postings of the payee.
+    const two = diff({
+      incoming: [posted('tx_1', { amount: '-23.00' }), posted('tx_2', { amount: '-8.00' })],
+      storedInWindow: [stored],
+    });
+    expect(summary(two.changes)).toEqual(['added id:tx_1', 'added id:tx_2', 'removed h:aa:0']);
+    // A stored posting of the payee inside the hold's days besides the new one.
+    const earlier = posted('tx_0', { date: '2026-06-28', amount: '-4.00' });
+    const besideStored = diff({
+      incoming: [earlier, posted('tx_1', { amount: '-23.00' })],
+      storedInWindow: [stored, earlier],
+    });
+    expect(summary(besideStored.changes)).toEqual(unlinked);
+    // Another hold of the payee, still listed, could be the posting's own.
+    const other = hold('h:bb:0', { date: '2026-06-28', amount: '-22.00' });
+    const rival = diff({
+      incoming: [other, posted('tx_1', { amount: '-23.00' })],
+      storedInWindow: [stored, other],
+    });
+    expect(summary(rival.changes)).toEqual(unlinked);
+  });
+
+  it('is not linked to a posting that was stored before the hold went, or of another kind', () => {
+    const unlinked = ['added id:tx_1', 'removed h:aa:0'];
+    const before = posted('tx_1', { amount: '-23.00' });
+    expect(summary(diff({ incoming: [before], storedInWindow: [stored, before] }).changes)).toEqual([
+      'removed h:aa:0',
+    ]);
+    for (const overrides of [
+      { amount: '23.00' }, // money the other way: a refund
+      { currency: 'USD' },
+      { merchant: 'Other Place', description: 'CARD PAYMENT TO OTHER PLACE' },
+      { date: '2026-06-26' }, // before the hold
+      { date: '2026-07-06' }, // more than 8 days after it
+    ]) {
+      const result = diff({
+        incoming: [posted('tx_1', { amount: '-23.00', ...overrides })],
+        storedInWindow: [stored],
+        window: { from: '2026-06-01', to: '2026-07-31' },
+      });
+      expect(summary(result.changes), JSON.stringify(overrides)).toEqual(unlinked);
+    }
+  });
+
+  it('takes a posting of its own amount first', () => {
+    const twin = posted('tx_1', { amount: '-20.00' });
+    const other = posted('tx_2', { amount: '-23.00' });
+    const result = diff({ incoming: [twin, other], storedInWindow: [stored] });
+    expect(summary(result.changes)).toEqual([
+      'added id:tx_1 replaces h:aa:0 (posted)',
+      'added id:tx_2',
+      'removed h:aa:0 replacedBy id:tx_1 (posted)',
+    ]);
+  });
+});
+
 describe('a bank that re-issues ids', () => {
   it('links the vanished row and the new one with the same content', () => {
     const old = posted('tx_1');

@@ -14,7 +14,7 @@ import type { TransactionRef } from '../storage/types.js';
 import { makeChange, type ReplacementLink } from './changes.js';
 import { settleKeys } from './identity.js';
 import { sameTransaction } from './keys.js';
-import { pairByContent, pairTwins } from './twins.js';
+import { pairAcrossAmounts, pairByContent, pairTwins } from './twins.js';
 
 export interface WindowDiffInput {
   /** Rows the provider sent for the window, keyed by `keyTransactions`. */
@@ -140,6 +140,23 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     claimed.add(posted.key);
     // Remembered as a claim on the posted row, so a later hold cannot take it too.
     supersede(hold, posted.key, 'posted');
+  }
+
+  // 3b. A hold that vanished, and a new posting of its payee at another amount (a tip, a fuel
+  // pre-authorisation settled at what was pumped): linked only where nothing else can be meant.
+  const goneHolds = unlinked().filter((row) => row.isPending);
+  if (goneHolds.length > 0) {
+    // Any hold still there could be the posting's own (one listed twice counts as a rival anyway).
+    const stillThere = [...input.storedPending, ...rows].filter(
+      (row) => row.isPending && !vanished.has(row.key),
+    );
+    const postings = { fresh: freshPosted(), stored: keptPosted() };
+    for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings)) {
+      const hold = vanished.get(holdKey)!;
+      link(hold.key, posted.key, 'posted');
+      claimed.add(posted.key);
+      supersede(hold, posted.key, 'posted');
+    }
   }
 
   // 4. A hold still listed beside its posted twin (posted on a later day) is replaced now, not

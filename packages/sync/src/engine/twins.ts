@@ -153,3 +153,48 @@ export function pairByContent(
   }
   return pairs;
 }
+
+/** '-' for money out, '+' for money in, '0' for neither. */
+function direction(amount: string): '-' | '+' | '0' {
+  return amount.startsWith('-') ? '-' : /^[0.]*$/.test(amount) ? '0' : '+';
+}
+
+/**
+ * Pairs holds that vanished with a new posting of the same payee at another amount: a tip added to
+ * a restaurant bill, a fuel pre-authorisation settled at what was pumped, a hotel deposit. Only
+ * where nothing else can be meant: same currency, payee and direction, posted 0–8 days on or after
+ * the hold's date, and unique both ways over every row that could take part. The hold has no other
+ * candidate posting, new or stored (a posting that already stands for a hold is not passed in), and
+ * the posting has no other candidate hold, vanished or still listed. Only a new posting is paired:
+ * a stored one arrived before the hold went, so it is another purchase. Returns hold key → posting.
+ */
+export function pairAcrossAmounts(
+  vanishedHolds: readonly MirrorTransaction[],
+  listedHolds: readonly MirrorTransaction[],
+  { fresh, stored }: { fresh: readonly MirrorTransaction[]; stored: readonly MirrorTransaction[] },
+): Map<string, MirrorTransaction> {
+  const pairs = new Map<string, MirrorTransaction>();
+  if (vanishedHolds.length === 0) return pairs;
+  const classOf = (row: MirrorTransaction) =>
+    JSON.stringify([row.currency, payee(row), direction(row.amount)]);
+  const wanted = new Set(vanishedHolds.map(classOf));
+  const postings = groupBy(
+    [...fresh, ...stored].filter((row) => wanted.has(classOf(row))),
+    classOf,
+  );
+  const holds = groupBy(
+    [...vanishedHolds, ...listedHolds].filter((row) => wanted.has(classOf(row))),
+    classOf,
+  );
+  const freshKeys = new Set(fresh.map((row) => row.key));
+  for (const hold of vanishedHolds) {
+    if (direction(hold.amount) === '0' || payee(hold) === '') continue;
+    const group = classOf(hold);
+    const candidates = (postings.get(group) ?? []).filter((posted) => fits(hold, posted, true));
+    if (candidates.length !== 1 || !freshKeys.has(candidates[0]!.key)) continue;
+    const posting = candidates[0]!;
+    const rivals = (holds.get(group) ?? []).filter((other) => fits(other, posting, true));
+    if (rivals.length === 1) pairs.set(hold.key, posting);
+  }
+  return pairs;
+}
