@@ -19,6 +19,11 @@ export interface DayWindow {
   includePending: boolean;
 }
 
+/** The amount a row is listed at: a pending row may show another amount than it posts at. */
+export function listedAmountMinor(state: RowState): number {
+  return state.pending ? (state.row.pendingAmountMinor ?? state.row.amountMinor) : state.row.amountMinor;
+}
+
 /** Rows post at most this many days after authorisation. */
 const MAX_LAG = 3;
 
@@ -36,6 +41,8 @@ export class Dataset implements GeneratorContext {
     readonly startDay: number,
     /** False: every hold disappears the day its row posts. */
     private readonly lingeringHolds = true,
+    /** True: some holds are listed at another amount than they post at. */
+    readonly holdsSettleElsewise = false,
   ) {}
 
   rowsForDay(acct: AccountModel, day: number): RowSeed[] {

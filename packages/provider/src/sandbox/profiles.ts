@@ -2,6 +2,7 @@ import type { AccountModel } from './accounts.js';
 import { isOrdinary } from './accounts.js';
 import { calendar } from './dates.js';
 import { assignLingering } from './lingering.js';
+import { assignSettledAmounts } from './settle-amounts.js';
 import { Rng, hashInts } from './random.js';
 import { CITIES, MEAN_ROW, PENDING_TEXT, TWIN_MEAN_MAJOR, TWIN_MERCHANTS, pickCategory } from './catalog.js';
 
@@ -23,6 +24,8 @@ export interface RowSeed {
   /** Salary, rent, statement payments… (excluded from card statements). */
   scheduled: boolean;
   amountMinor: number;
+  /** The amount listed while pending where it differs from what posts (a tip, a fuel pre-authorisation). */
+  pendingAmountMinor?: number;
   merchant: string | null;
   description: string | null;
   /** Banks often show a generic text while the card authorisation is open. */
@@ -32,6 +35,8 @@ export interface RowSeed {
 export interface GeneratorContext {
   /** Sum of a credit card's non-hold purchases authorised in that month (within history), minor units. */
   monthSpend(acct: AccountModel, year: number, month: number): number;
+  /** Whether some holds are listed at another amount than they post at (`assignSettledAmounts`). */
+  readonly holdsSettleElsewise: boolean;
 }
 
 /** Salary sized to the account's spending, so current accounts hover around a plausible balance. */
@@ -313,5 +318,6 @@ export function generateDay(
   }));
   const all = rows.concat(randomRows(seedKey, acct, day));
   assignLingering(seedKey, acct, day, all);
+  if (ctx.holdsSettleElsewise) assignSettledAmounts(seedKey, acct, day, all);
   return all;
 }

@@ -1,7 +1,7 @@
 import type { AccountModel, SandboxAccount } from './accounts.js';
 import { defaultAccountSpecs, describeAccount, resolveAccounts } from './accounts.js';
 import type { DayWindow, RowState } from './dataset.js';
-import { Dataset } from './dataset.js';
+import { Dataset, listedAmountMinor } from './dataset.js';
 import { DAY_MS, isoDay, parseDay, requireDay } from './dates.js';
 import { FaultController } from './faults.js';
 import type { SandboxHoldings } from './holdings.js';
@@ -82,7 +82,12 @@ export class SandboxProvider {
     const perDay = options.transactionsPerDay ?? 3;
     this.accounts = resolveAccounts(options.accounts ?? defaultAccountSpecs(today), this.seedKey, perDay);
     for (const acct of this.accounts) this.byId.set(acct.id, acct);
-    this.dataset = new Dataset(this.seedKey, this.todayDay - historyDays, options.lingeringHolds ?? true);
+    this.dataset = new Dataset(
+      this.seedKey,
+      this.todayDay - historyDays,
+      options.lingeringHolds ?? true,
+      options.holdsSettleElsewise ?? false,
+    );
     this.wire = {
       seedKey: this.seedKey,
       idKey: hashInts(this.seedKey, 0x1d),
@@ -208,7 +213,7 @@ export class SandboxProvider {
       yield {
         id: state.pending ? null : transactionId(this.wire, acct, state, tag),
         accountId: acct.id,
-        amount: formatMinor(row.amountMinor, acct.decimals),
+        amount: formatMinor(listedAmountMinor(state), acct.decimals),
         currency: acct.spec.currency,
         date: isoDay(state.day),
         merchant: row.merchant,

@@ -22,6 +22,12 @@ export interface SandboxOptions {
    * row, as many banks do. False: a hold disappears the day its row posts; nothing else changes.
    */
   lingeringHolds?: boolean;
+  /**
+   * Default false. True: about a fifth of the card holds that post (and do not linger) are listed
+   * while pending at the amount before a tip of 10–25 %, and post at the full amount, as a restaurant
+   * bill or a fuel pre-authorisation does. Nothing else changes, balances included.
+   */
+  holdsSettleElsewise?: boolean;
   /** Request records kept (oldest dropped). Default 10 000. */
   logLimit?: number;
 }

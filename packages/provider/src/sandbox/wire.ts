@@ -1,5 +1,5 @@
 import type { AccountModel } from './accounts.js';
-import type { RowState } from './dataset.js';
+import { listedAmountMinor, type RowState } from './dataset.js';
 import { DAY_MS, isoDay } from './dates.js';
 import type { HoldingModel } from './holdings.js';
 import { formatMinor, formatScaled, minorToNumber } from './money.js';
@@ -49,7 +49,7 @@ export function transactionJson(ctx: WireContext, acct: AccountModel, state: Row
     // of its time. Only the free texts can hold characters JSON escapes.
     return (
       `{"id":${id === null ? 'null' : `"${id}"`},"accountId":${JSON.stringify(acct.spec.id)}` +
-      `,"amount":${minorToNumber(row.amountMinor, acct.decimals)},"currency":${JSON.stringify(acct.spec.currency)}` +
+      `,"amount":${minorToNumber(listedAmountMinor(state), acct.decimals)},"currency":${JSON.stringify(acct.spec.currency)}` +
       `,"date":"${date}","merchant":${JSON.stringify(row.merchant)},"description":${JSON.stringify(description)}` +
       `,"isPending":${pending}}`
     );
@@ -60,8 +60,8 @@ export function transactionJson(ctx: WireContext, acct: AccountModel, state: Row
   const accountKey = rng.chance(0.25) ? 'account_id' : 'accountId';
   out[accountKey] = rng.chance(0.3) ? acct.id : acct.spec.id;
   out['amount'] = rng.chance(0.3)
-    ? formatMinor(row.amountMinor, acct.decimals)
-    : minorToNumber(row.amountMinor, acct.decimals);
+    ? formatMinor(listedAmountMinor(state), acct.decimals)
+    : minorToNumber(listedAmountMinor(state), acct.decimals);
   out['currency'] = acct.spec.currency;
   const dateForm = rng.next();
   // Midnight UTC of the row's date, so taking the first 10 chars or the UTC date is exact.
