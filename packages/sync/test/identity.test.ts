@@ -223,6 +223,81 @@ describe('a hold that settles at another amount', () => {
     }
   });
 
+  it('listed again beside that posting, is shown again: nothing says the two are one purchase', () => {
+    const tipped = posted('tx_1', { amount: '-23.00' });
+    const superseded: SupersededTransaction[] = [
+      {
+        connectionId: 'c1',
+        accountId: 'a1',
+        key: stored.key,
+        record: stored,
+        replacedBy: tipped.key,
+        reason: 'posted',
+      },
+    ];
+    const result = diff({ incoming: [stored, tipped], storedInWindow: [tipped], superseded });
+    expect(summary(result.changes)).toEqual(['added h:aa:0']);
+    expect(result.released).toEqual([{ connectionId: 'c1', accountId: 'a1', key: 'h:aa:0' }]);
+    expect(result.hidden).toBe(0);
+    // A hold linked to a posting of its own amount stays hidden, as before.
+    const twin = posted('tx_2', { amount: '-20.00' });
+    const same = diff({
+      incoming: [stored, twin],
+      storedInWindow: [twin],
+      superseded: [{ ...superseded[0]!, replacedBy: twin.key }],
+    });
+    expect(same.changes).toEqual([]);
+    expect(same.hidden).toBe(1);
+  });
+
+  it('is not linked where the 8 days of the hold or the posting reach into another window of the read', () => {
+    const tipped = posted('tx_1', { amount: '-23.00' });
+    const split = (window: { from: string; to: string }) =>
+      summary(
+        diff({
+          incoming: [tipped],
+          storedInWindow: [stored],
+          window,
+          read: { from: '2026-06-01', to: '2026-07-31' },
+        }).changes,
+      );
+    // The hold's days (to 5 July) go past the window's end: the next window may hold another posting.
+    expect(split({ from: '2026-06-01', to: '2026-06-30' })).toEqual(['added id:tx_1', 'removed h:aa:0']);
+    // The posting's days (from 21 June) start before the window: an earlier window may have had a hold.
+    expect(split({ from: '2026-06-25', to: '2026-07-31' })).toEqual(['added id:tx_1', 'removed h:aa:0']);
+    // Where the read itself ends, nothing lies beyond.
+    expect(split({ from: '2026-06-01', to: '2026-07-31' })).toEqual([
+      'added id:tx_1 replaces h:aa:0 (posted)',
+      'removed h:aa:0 replacedBy id:tx_1 (posted)',
+    ]);
+  });
+
+  it('is not linked where a hold that comes back in this window could be the posting’s', () => {
+    // h:rr:0 stood behind tx_q; tx_q went and h:rr:0 is listed again, so it comes back.
+    const back = hold('h:rr:0', { date: '2026-06-27', amount: '-21.00' });
+    const q = posted('tx_q', { date: '2026-06-27', amount: '-21.00' });
+    const result = diff({
+      incoming: [back, posted('tx_1', { amount: '-23.00' })],
+      storedInWindow: [stored, q],
+      superseded: [
+        {
+          connectionId: 'c1',
+          accountId: 'a1',
+          key: back.key,
+          record: back,
+          replacedBy: q.key,
+          reason: 'posted',
+        },
+      ],
+    });
+    expect(summary(result.changes)).toEqual([
+      'added id:tx_1',
+      'added h:rr:0 replaces id:tx_q (reverted)',
+      'removed h:aa:0',
+      'removed id:tx_q replacedBy h:rr:0 (reverted)',
+    ]);
+  });
+
   it('takes a posting of its own amount first', () => {
     const twin = posted('tx_1', { amount: '-20.00' });
     const other = posted('tx_2', { amount: '-23.00' });

@@ -40,6 +40,12 @@ export interface WindowDiffInput {
   complete: boolean;
   /** Superseded holds dated before this day are forgotten: no routine re-read reaches back there. */
   forgetBefore?: string | undefined;
+  /**
+   * The dates of the whole read this window is one part of (default: the window alone). Links that
+   * weigh every row within 8 days are only made where those days lie inside the window or past the
+   * read's ends.
+   */
+  read?: { from?: string | undefined; to?: string | undefined } | undefined;
 }
 
 export interface WindowDiff {
@@ -63,6 +69,18 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const supersededByKey = new Map(input.superseded.map((row) => [row.key, row]));
 
   const { rows, listedSuperseded } = settleKeys(input.incoming, stored, input.superseded);
+  // A hold linked to a posting at another amount that the bank lists again beside it is shown, as
+  // any hold listed beside a posting at another amount is: nothing says they are one purchase.
+  const reshown = new Set<string>();
+  const listedNow = new Map(rows.map((row) => [row.key, row]));
+  for (const [key, row] of listedSuperseded) {
+    const was = supersededByKey.get(key)!;
+    const standIn = listedNow.get(was.replacedBy);
+    if (was.reason !== 'posted' || !standIn || standIn.amount === was.record.amount) continue;
+    listedSuperseded.delete(key);
+    rows.push(row);
+    reshown.add(key);
+  }
   const incomingKeys = new Set(rows.map((row) => row.key));
   const fresh = rows.filter((row) => !stored.has(row.key));
   const kept = rows.filter((row) => stored.has(row.key));
@@ -78,7 +96,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   /** Rows that take the place of a superseded one and are added although stored nowhere now. */
   const revived: MirrorTransaction[] = [];
   const superseded = new Map<string, SupersededTransaction>();
-  const released = new Set<string>();
+  const released = new Set<string>(reshown);
   const successorOf = (row: SupersededTransaction) => superseded.get(row.key)?.replacedBy ?? row.replacedBy;
   const supersede = (row: MirrorTransaction, by: string, reason: ReplacementReason) =>
     superseded.set(row.key, { ...scope(row), key: row.key, record: row, replacedBy: by, reason });
@@ -147,11 +165,20 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const goneHolds = unlinked().filter((row) => row.isPending);
   if (goneHolds.length > 0) {
     // Any hold still there could be the posting's own (one listed twice counts as a rival anyway).
-    const stillThere = [...input.storedPending, ...rows].filter(
+    const stillThere = [...input.storedPending, ...rows, ...revived].filter(
       (row) => row.isPending && !vanished.has(row.key),
     );
-    const postings = { fresh: freshPosted(), stored: keptPosted() };
-    for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings)) {
+    const postings = { fresh: freshPosted(), stored: [...keptPosted(), ...revived.filter(available)] };
+    const { read = input.window, window } = input;
+    // The window's ends bound what the rule can weigh, except where the read itself ends there.
+    const reach = {
+      from:
+        window.from !== undefined && (read.from === undefined || window.from > read.from)
+          ? window.from
+          : undefined,
+      to: window.to !== undefined && (read.to === undefined || window.to < read.to) ? window.to : undefined,
+    };
+    for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings, reach)) {
       const hold = vanished.get(holdKey)!;
       link(hold.key, posted.key, 'posted');
       claimed.add(posted.key);

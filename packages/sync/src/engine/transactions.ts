@@ -133,6 +133,7 @@ async function syncPages(
         window,
         complete: page.shortfall === 0,
         forgetBefore,
+        read: { from, to },
       });
       report.hidden += diff.hidden;
       for (const change of diff.changes) {

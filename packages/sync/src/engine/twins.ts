@@ -165,35 +165,36 @@ function direction(amount: string): '-' | '+' | '0' {
  * where nothing else can be meant: same currency, payee and direction, posted 0–8 days on or after
  * the hold's date, and unique both ways over every row that could take part. The hold has no other
  * candidate posting, new or stored (a posting that already stands for a hold is not passed in), and
- * the posting has no other candidate hold, vanished or still listed. Only a new posting is paired:
- * a stored one arrived before the hold went, so it is another purchase. Returns hold key → posting.
+ * the posting has no other candidate hold, vanished or still listed. Only a new posting is paired: a
+ * stored one was listed beside the hold. Rows whose 8 days reach past `reach` (the window's ends, where
+ * the read goes on beyond them) are not paired: their rivals may be in another window. Returns hold
+ * key → posting.
  */
 export function pairAcrossAmounts(
   vanishedHolds: readonly MirrorTransaction[],
   listedHolds: readonly MirrorTransaction[],
-  { fresh, stored }: { fresh: readonly MirrorTransaction[]; stored: readonly MirrorTransaction[] },
+  postings: { fresh: readonly MirrorTransaction[]; stored: readonly MirrorTransaction[] },
+  reach: { from?: string | undefined; to?: string | undefined } = {},
 ): Map<string, MirrorTransaction> {
   const pairs = new Map<string, MirrorTransaction>();
   if (vanishedHolds.length === 0) return pairs;
+  // Payees first: a cheap filter that spares the class key of nearly every posting of the window.
+  const payees = new Set(vanishedHolds.map(payee));
   const classOf = (row: MirrorTransaction) =>
     JSON.stringify([row.currency, payee(row), direction(row.amount)]);
-  const wanted = new Set(vanishedHolds.map(classOf));
-  const postings = groupBy(
-    [...fresh, ...stored].filter((row) => wanted.has(classOf(row))),
-    classOf,
-  );
-  const holds = groupBy(
-    [...vanishedHolds, ...listedHolds].filter((row) => wanted.has(classOf(row))),
-    classOf,
-  );
-  const freshKeys = new Set(fresh.map((row) => row.key));
+  const ofPayees = (rows: readonly MirrorTransaction[]) => rows.filter((row) => payees.has(payee(row)));
+  const postingsByClass = groupBy(ofPayees([...postings.fresh, ...postings.stored]), classOf);
+  const holdsByClass = groupBy(ofPayees([...vanishedHolds, ...listedHolds]), classOf);
+  const freshKeys = new Set(postings.fresh.map((row) => row.key));
   for (const hold of vanishedHolds) {
     if (direction(hold.amount) === '0' || payee(hold) === '') continue;
+    if (reach.to !== undefined && addDays(hold.date, PENDING_MATCH_DAYS) > reach.to) continue;
     const group = classOf(hold);
-    const candidates = (postings.get(group) ?? []).filter((posted) => fits(hold, posted, true));
+    const candidates = (postingsByClass.get(group) ?? []).filter((posted) => fits(hold, posted, true));
     if (candidates.length !== 1 || !freshKeys.has(candidates[0]!.key)) continue;
     const posting = candidates[0]!;
-    const rivals = (holds.get(group) ?? []).filter((other) => fits(other, posting, true));
+    if (reach.from !== undefined && addDays(posting.date, -PENDING_MATCH_DAYS) < reach.from) continue;
+    const rivals = (holdsByClass.get(group) ?? []).filter((other) => fits(other, posting, true));
     if (rivals.length === 1) pairs.set(hold.key, posting);
   }
   return pairs;
