@@ -108,16 +108,7 @@ export async function createHarness(
  */
 function signature(
   withId: boolean,
-  t: {
-    id?: string | null;
-    providerId?: string | null;
-    amount: string;
-    currency: string | null;
-    date: string;
-    merchant: string | null;
-    description: string | null;
-    isPending: boolean;
-  },
+  t: TwinRuleFields & { id?: string | null; providerId?: string | null },
 ): string {
   return JSON.stringify([
     withId ? (t.providerId ?? t.id ?? null) : null,
@@ -141,14 +132,11 @@ function asTwinRuleRow<T extends TwinRuleFields>(row: T): TwinRuleRow & { row: T
   };
 }
 
-interface TwinRuleFields {
-  amount: string;
-  currency: string | null;
-  date: string;
-  merchant: string | null;
-  description: string | null;
-  isPending: boolean;
-}
+/** What a transaction says about itself, in the sandbox's rows and the mirror's alike. */
+type TwinRuleFields = Pick<
+  MirrorTransaction,
+  'amount' | 'currency' | 'date' | 'merchant' | 'description' | 'isPending'
+>;
 
 /**
  * The listed rows the mirror does not hold that it may leave out: holds taken for a later posting
@@ -158,15 +146,7 @@ function excusedHolds<T extends TwinRuleFields>(
   listed: readonly T[],
   stored: readonly TwinRuleFields[],
 ): T[] {
-  const content = (t: TwinRuleFields) =>
-    JSON.stringify([
-      toDecimalString(t.amount),
-      t.currency,
-      t.date,
-      t.merchant?.trim() || null,
-      t.description?.trim() || null,
-      t.isPending,
-    ]);
+  const content = (t: TwinRuleFields) => signature(false, t);
   const storedCount = new Map<string, number>();
   for (const t of stored) storedCount.set(content(t), (storedCount.get(content(t)) ?? 0) + 1);
   const missing = listed.filter((t) => {
