@@ -183,19 +183,42 @@ export function pairAcrossAmounts(
   const classOf = (row: MirrorTransaction) =>
     JSON.stringify([row.currency, payee(row), direction(row.amount)]);
   const ofPayees = (rows: readonly MirrorTransaction[]) => rows.filter((row) => payees.has(payee(row)));
-  const postingsByClass = groupBy(ofPayees([...postings.fresh, ...postings.stored]), classOf);
-  const holdsByClass = groupBy(ofPayees([...vanishedHolds, ...listedHolds]), classOf);
+  // Each class in date order, so the rows within 8 days of one row are a slice found by bisection.
+  const sortedGroups = (rows: MirrorTransaction[]) => {
+    const groups = groupBy(ofPayees(rows), classOf);
+    for (const group of groups.values()) group.sort(byDateThenKey);
+    return groups;
+  };
+  const postingsByClass = sortedGroups([...postings.fresh, ...postings.stored]);
+  const holdsByClass = sortedGroups([...vanishedHolds, ...listedHolds]);
   const freshKeys = new Set(postings.fresh.map((row) => row.key));
   for (const hold of vanishedHolds) {
     if (direction(hold.amount) === '0' || payee(hold) === '') continue;
-    if (reach.to !== undefined && addDays(hold.date, PENDING_MATCH_DAYS) > reach.to) continue;
+    const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
+    if (reach.to !== undefined && lastDay > reach.to) continue;
     const group = classOf(hold);
-    const candidates = (postingsByClass.get(group) ?? []).filter((posted) => fits(hold, posted, true));
+    const candidates = datedBetween(postingsByClass.get(group) ?? [], hold.date, lastDay);
     if (candidates.length !== 1 || !freshKeys.has(candidates[0]!.key)) continue;
     const posting = candidates[0]!;
-    if (reach.from !== undefined && addDays(posting.date, -PENDING_MATCH_DAYS) < reach.from) continue;
-    const rivals = (holdsByClass.get(group) ?? []).filter((other) => fits(other, posting, true));
-    if (rivals.length === 1) pairs.set(hold.key, posting);
+    const firstDay = addDays(posting.date, -PENDING_MATCH_DAYS);
+    if (reach.from !== undefined && firstDay < reach.from) continue;
+    if (datedBetween(holdsByClass.get(group) ?? [], firstDay, posting.date).length === 1)
+      pairs.set(hold.key, posting);
   }
   return pairs;
+}
+
+/** The rows of a date-sorted list dated `from`–`to`, inclusive. */
+function datedBetween(rows: readonly MirrorTransaction[], from: string, to: string): MirrorTransaction[] {
+  const firstAtOrAfter = (date: string, inclusive: boolean) => {
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (inclusive ? rows[mid]!.date < date : rows[mid]!.date <= date) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return rows.slice(firstAtOrAfter(from, true), firstAtOrAfter(to, false));
 }
