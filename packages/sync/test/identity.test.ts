@@ -23,6 +23,20 @@ const posted = (id: string, overrides: Partial<MirrorTransaction> = {}) =>
     ...overrides,
   });
 
+/** A superseded row: `row` is listed but not shown, and `replacedBy` stands for it. */
+const behind = (
+  row: MirrorTransaction,
+  replacedBy: string,
+  reason: SupersededTransaction['reason'] = 'posted',
+): SupersededTransaction => ({
+  connectionId: 'c1',
+  accountId: 'a1',
+  key: row.key,
+  record: row,
+  replacedBy,
+  reason,
+});
+
 function diff(input: Partial<WindowDiffInput> & Pick<WindowDiffInput, 'incoming'>) {
   const stored = input.storedInWindow ?? [];
   return diffWindow({
@@ -62,9 +76,7 @@ describe('a hold listed beside its posted twin', () => {
   it('is not added back by a later response that still lists it', () => {
     const h = hold('h:aa:0');
     const p = posted('tx_1');
-    const superseded: SupersededTransaction[] = [
-      { connectionId: 'c1', accountId: 'a1', key: h.key, record: h, replacedBy: p.key, reason: 'posted' },
-    ];
+    const superseded = [behind(h, p.key)];
     const result = diff({ incoming: [h, p], storedInWindow: [p], superseded });
     expect(result.changes).toEqual([]);
     expect(result.hidden).toBe(1);
@@ -81,9 +93,7 @@ describe('a hold listed beside its posted twin', () => {
   it('comes back in its twin’s place when the twin disappears and the hold is still listed', () => {
     const h = hold('h:aa:0');
     const p = posted('tx_1');
-    const superseded: SupersededTransaction[] = [
-      { connectionId: 'c1', accountId: 'a1', key: h.key, record: h, replacedBy: p.key, reason: 'posted' },
-    ];
+    const superseded = [behind(h, p.key)];
     const result = diff({ incoming: [h], storedInWindow: [p], superseded });
     expect(summary(result.changes)).toEqual([
       'added h:aa:0 replaces id:tx_1 (reverted)',
@@ -95,9 +105,7 @@ describe('a hold listed beside its posted twin', () => {
   it('is forgotten with its twin when both disappear', () => {
     const h = hold('h:aa:0');
     const p = posted('tx_1');
-    const superseded: SupersededTransaction[] = [
-      { connectionId: 'c1', accountId: 'a1', key: h.key, record: h, replacedBy: p.key, reason: 'posted' },
-    ];
+    const superseded = [behind(h, p.key)];
     const result = diff({ incoming: [], storedInWindow: [p], superseded });
     expect(summary(result.changes)).toEqual(['removed id:tx_1']);
     expect(result.released).toEqual([{ connectionId: 'c1', accountId: 'a1', key: 'h:aa:0' }]);
@@ -136,16 +144,7 @@ describe('a hold listed beside its posted twin', () => {
   it('a posted row that already stands for a hold cannot take a second one', () => {
     const first = hold('h:aa:0');
     const p = posted('tx_1', { date: '2026-06-29' });
-    const superseded: SupersededTransaction[] = [
-      {
-        connectionId: 'c1',
-        accountId: 'a1',
-        key: first.key,
-        record: first,
-        replacedBy: p.key,
-        reason: 'posted',
-      },
-    ];
+    const superseded = [behind(first, p.key)];
     const second = hold('h:bb:0', { date: '2026-06-29' });
     const result = diff({ incoming: [p, second], storedInWindow: [p, second], superseded });
     expect(result.changes).toEqual([]);
@@ -225,16 +224,7 @@ describe('a hold that settles at another amount', () => {
 
   it('listed again beside that posting, is shown again: nothing says the two are one purchase', () => {
     const tipped = posted('tx_1', { amount: '-23.00' });
-    const superseded: SupersededTransaction[] = [
-      {
-        connectionId: 'c1',
-        accountId: 'a1',
-        key: stored.key,
-        record: stored,
-        replacedBy: tipped.key,
-        reason: 'posted',
-      },
-    ];
+    const superseded = [behind(stored, tipped.key)];
     const result = diff({ incoming: [stored, tipped], storedInWindow: [tipped], superseded });
     expect(summary(result.changes)).toEqual(['added h:aa:0']);
     expect(result.released).toEqual([{ connectionId: 'c1', accountId: 'a1', key: 'h:aa:0' }]);
@@ -279,16 +269,7 @@ describe('a hold that settles at another amount', () => {
     const result = diff({
       incoming: [back, posted('tx_1', { amount: '-23.00' })],
       storedInWindow: [stored, q],
-      superseded: [
-        {
-          connectionId: 'c1',
-          accountId: 'a1',
-          key: back.key,
-          record: back,
-          replacedBy: q.key,
-          reason: 'posted',
-        },
-      ],
+      superseded: [behind(back, q.key)],
     });
     expect(summary(result.changes)).toEqual([
       'added id:tx_1',
@@ -348,9 +329,7 @@ describe('a bank that re-issues ids', () => {
   it('moves a hold’s claim to the new id, and an old id listed again is absorbed', () => {
     const h = hold('h:aa:0');
     const old = posted('tx_1');
-    const superseded: SupersededTransaction[] = [
-      { connectionId: 'c1', accountId: 'a1', key: h.key, record: h, replacedBy: old.key, reason: 'posted' },
-    ];
+    const superseded = [behind(h, old.key)];
     const result = diff({ incoming: [h, posted('tx_9')], storedInWindow: [old], superseded });
     expect(summary(result.changes)).toEqual([
       'added id:tx_9 replaces id:tx_1 (id-changed)',
@@ -367,16 +346,7 @@ describe('a bank that re-issues ids', () => {
   it('an old id that comes back while its successor vanished takes its place again', () => {
     const old = posted('tx_1');
     const now = posted('tx_9');
-    const superseded: SupersededTransaction[] = [
-      {
-        connectionId: 'c1',
-        accountId: 'a1',
-        key: old.key,
-        record: old,
-        replacedBy: now.key,
-        reason: 'id-changed',
-      },
-    ];
+    const superseded = [behind(old, now.key, 'id-changed')];
     const result = diff({ incoming: [old], storedInWindow: [now], superseded });
     expect(summary(result.changes)).toEqual([
       'added id:tx_1 replaces id:tx_9 (reverted)',
@@ -393,9 +363,7 @@ describe('rows without an id keep their keys', () => {
     const result = diff({ incoming: [hold('h:aa:0')], storedInWindow: [a, b] });
     expect(summary(result.changes)).toEqual(['removed h:aa:1']);
     // A third alike row is new, under a key no stored or superseded row uses.
-    const superseded: SupersededTransaction[] = [
-      { connectionId: 'c1', accountId: 'a1', key: 'h:aa:1', record: b, replacedBy: 'id:x', reason: 'posted' },
-    ];
+    const superseded = [behind(b, 'id:x')];
     const more = diff({
       incoming: [hold('h:aa:0'), hold('h:aa:1'), hold('h:aa:2')],
       storedInWindow: [a],

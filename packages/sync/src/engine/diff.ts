@@ -72,10 +72,11 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // A hold linked to a posting at another amount that the bank lists again beside it is shown, as
   // any hold listed beside a posting at another amount is: nothing says they are one purchase.
   const reshown = new Set<string>();
-  const listedNow = new Map(rows.map((row) => [row.key, row]));
+  // Built only when a superseded row is listed: a first sync's windows have none.
+  const listedNow = listedSuperseded.size > 0 ? new Map(rows.map((row) => [row.key, row])) : undefined;
   for (const [key, row] of listedSuperseded) {
     const was = supersededByKey.get(key)!;
-    const standIn = listedNow.get(was.replacedBy);
+    const standIn = listedNow!.get(was.replacedBy);
     if (was.reason !== 'posted' || !standIn || standIn.amount === was.record.amount) continue;
     listedSuperseded.delete(key);
     rows.push(row);
@@ -150,15 +151,18 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
 
   // 3. A hold that vanished, and its posted twin (new, or already stored: it arrived first).
   const vanishedHolds = unlinked().filter((row) => row.isPending);
-  for (const [holdKey, posted] of pairTwins(vanishedHolds, [freshPosted(), keptPosted()], {
-    sameDay: true,
-  })) {
+  /** A vanished hold and its posting are one purchase. */
+  const pairGone = (holdKey: string, posted: MirrorTransaction) => {
     const hold = vanished.get(holdKey)!;
     link(hold.key, posted.key, 'posted');
     claimed.add(posted.key);
     // Remembered as a claim on the posted row, so a later hold cannot take it too.
     supersede(hold, posted.key, 'posted');
-  }
+  };
+  for (const [holdKey, posted] of pairTwins(vanishedHolds, [freshPosted(), keptPosted()], {
+    sameDay: true,
+  }))
+    pairGone(holdKey, posted);
 
   // 3b. A hold that vanished, and a new posting of its payee at another amount (a tip, a fuel
   // pre-authorisation settled at what was pumped): linked only where nothing else can be meant.
@@ -178,12 +182,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
           : undefined,
       to: window.to !== undefined && (read.to === undefined || window.to < read.to) ? window.to : undefined,
     };
-    for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings, reach)) {
-      const hold = vanished.get(holdKey)!;
-      link(hold.key, posted.key, 'posted');
-      claimed.add(posted.key);
-      supersede(hold, posted.key, 'posted');
-    }
+    for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings, reach))
+      pairGone(holdKey, posted);
   }
 
   // 4. A hold still listed beside its posted twin (posted on a later day) is replaced now, not
