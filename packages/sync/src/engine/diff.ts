@@ -148,6 +148,12 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const available = (row: MirrorTransaction) => !row.isPending && !claimed.has(row.key);
   const freshPosted = () => fresh.filter((row) => available(row) && !reissued.has(row.key));
   const keptPosted = () => [...kept, ...fresh.filter((row) => reissued.has(row.key))].filter(available);
+  // Holds paired with their posted twins, a new posting first. The postings are listed only when
+  // there is a hold: most windows of a first sync have none that vanished.
+  const twinsOf = (holds: MirrorTransaction[], options: { sameDay: boolean }) =>
+    holds.length === 0
+      ? new Map<string, MirrorTransaction>()
+      : pairTwins(holds, [freshPosted(), keptPosted()], options);
 
   // 3. A hold that vanished, and its posted twin (new, or already stored: it arrived first).
   const vanishedHolds = unlinked().filter((row) => row.isPending);
@@ -159,10 +165,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     // Remembered as a claim on the posted row, so a later hold cannot take it too.
     supersede(hold, posted.key, 'posted');
   };
-  for (const [holdKey, posted] of pairTwins(vanishedHolds, [freshPosted(), keptPosted()], {
-    sameDay: true,
-  }))
-    pairGone(holdKey, posted);
+  for (const [holdKey, posted] of twinsOf(vanishedHolds, { sameDay: true })) pairGone(holdKey, posted);
 
   // 3b. A hold that vanished, and a new posting of its payee at another amount (a tip, a fuel
   // pre-authorisation settled at what was pumped): linked only where nothing else can be meant.
@@ -196,9 +199,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     (row) => before !== undefined && row.date < before && !linked.has(row.key),
   );
   const holds = new Map([...rows.filter((row) => row.isPending), ...earlierHolds].map((r) => [r.key, r]));
-  for (const [holdKey, posted] of pairTwins([...holds.values()], [freshPosted(), keptPosted()], {
-    sameDay: false,
-  })) {
+  for (const [holdKey, posted] of twinsOf([...holds.values()], { sameDay: false })) {
     const hold = holds.get(holdKey)!;
     claimed.add(posted.key);
     supersede(hold, posted.key, 'posted');
