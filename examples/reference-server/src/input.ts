@@ -47,6 +47,17 @@ export function isCalendarDate(text: string): boolean {
 export const MAX_AMOUNT_DIGITS = 12;
 
 /**
+ * Why an amount `toDecimalString` refused cannot be stored: a number past its bounds (more than 15
+ * integer digits) is too large, which says more than that it is not a number.
+ */
+export function unreadableAmountProblem(value: unknown): string {
+  const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
+  return Math.abs(number) >= 10 ** MAX_AMOUNT_DIGITS
+    ? `Amount must be less than 10^${MAX_AMOUNT_DIGITS} in absolute value`
+    : 'Amount must be a decimal number like 12.34';
+}
+
+/**
  * Why `amount` (a canonical decimal) cannot be stored for `currency`, or undefined when it can:
  * at most 12 integer digits, and no more decimals than the currency has (12.34 on a yen row would
  * otherwise be rounded silently).

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
-import { amountProblem, isCalendarDate } from './input.js';
+import { amountProblem, isCalendarDate, unreadableAmountProblem } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
@@ -162,7 +162,7 @@ function signedAmount(raw: Record<string, unknown>, currency: string, errors: st
   }
   const decimal = typeof value === 'number' || typeof value === 'string' ? toDecimalString(value) : undefined;
   if (decimal === undefined) {
-    errors.push('Amount must be a decimal number like 12.34');
+    errors.push(unreadableAmountProblem(value));
     return undefined;
   }
   const problem = /^[A-Z]{3}$/.test(currency) ? amountProblem(decimal, currency) : undefined;

@@ -9,6 +9,7 @@
  * any other shape than plain decimal text is formatted by Intl itself. A property test over every
  * currency Intl knows holds the two to the same output.
  */
+import { currencyScale } from '@finsync/provider';
 
 interface MoneyPattern {
   /** Text before and after the digits, for amounts that show as positive and as negative. */
@@ -25,15 +26,20 @@ const patterns = new Map<string, MoneyPattern | Intl.NumberFormat>();
 const PLAIN_DECIMAL = /^(-?)0*(\d{1,24}?)(?:\.(\d{1,24}))?$/;
 
 function formatterFor(currency: string): Intl.NumberFormat {
+  // The service's decimals, not Intl's: 2 for IDR and COP, 0 for HUF (see `currencyScale`), so the
+  // text agrees with `amount_cents`.
+  const digits = currencyScale(currency);
+  const decimals = { minimumFractionDigits: digits, maximumFractionDigits: digits };
   try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency, signDisplay: 'negative' });
-  } catch {
-    // Not a currency Intl accepts: the number alone, with two decimals.
     return new Intl.NumberFormat('en-US', {
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
+      style: 'currency',
+      currency,
       signDisplay: 'negative',
+      ...decimals,
     });
+  } catch {
+    // Not a currency Intl accepts: the number alone.
+    return new Intl.NumberFormat('en-US', { ...decimals, signDisplay: 'negative' });
   }
 }
 

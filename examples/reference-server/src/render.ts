@@ -1,5 +1,4 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
-import { currencyScale, decimalToMinorUnits } from '@finsync/provider';
 import { formatMoney } from './money-format.js';
 import { direction } from './sign-convention.js';
 import { readRelated } from './store/related.js';
@@ -37,9 +36,7 @@ export function renderRows(rows: TransactionRow[], related: RelatedRows): unknow
   }
 
   return rows.map((row) => {
-    const { classification, amount_cents, signed_amount_cents } = direction(
-      decimalToMinorUnits(row.amount, currencyScale(row.currency)),
-    );
+    const { classification, amount_cents, signed_amount_cents } = direction(row.amount, row.currency);
     const account = accounts.get(row.account_id)!;
     const category = row.category_id ? categories.get(row.category_id) : undefined;
     const merchant = row.merchant_id ? merchants.get(row.merchant_id) : undefined;

@@ -9,12 +9,14 @@
  * - **`nature`** on a write names the direction and overrides the sign of `amount`: `income` or
  *   `inflow` stores −|amount|, `expense` or `outflow` +|amount| (any case). Without it the amount is
  *   stored as sent, so a positive amount is an expense.
- * - **`classification`** in a rendered transaction comes from the stored amount in the currency's
- *   minor units: below zero is `income`, anything else (zero too) `expense`. `amount_cents` is the
- *   magnitude and `signed_amount_cents` points the provider's way again: +amount_cents for income,
+ * - **`classification`** in a rendered transaction comes from the stored amount's sign, as the
+ *   service's does: below zero is `income`, anything else (zero too) `expense`, even when the
+ *   amount rounds to 0 minor units (−0.004 USD is income of 0 cents). `amount_cents` is the
+ *   magnitude in the service's minor units (`toAmountCents`: ×100 for USD and IDR, ×1 for JPY and
+ *   HUF) and `signed_amount_cents` points the provider's way again: +amount_cents for income,
  *   −amount_cents for an expense.
  */
-import { negateDecimal } from '@finsync/provider';
+import { negateDecimal, toAmountCents } from '@finsync/provider';
 
 /** The `nature` values a write accepts, lower case (the member is read in any case). */
 export const NATURES = ['income', 'inflow', 'expense', 'outflow'] as const;
@@ -51,17 +53,22 @@ export function storedFromWrite(amount: string, nature: Nature | undefined): str
   return nature === 'income' || nature === 'inflow' ? negateDecimal(magnitude) : magnitude;
 }
 
-/** What a rendered transaction says about its direction, from the stored amount in minor units. */
-export function direction(storedMinorUnits: bigint): {
+/** What a rendered transaction says about its direction, from the stored amount (a canonical decimal). */
+export function direction(
+  storedAmount: string,
+  currency: string,
+): {
   classification: 'income' | 'expense';
   amount_cents: number;
   signed_amount_cents: number;
 } {
-  const income = storedMinorUnits < 0n;
-  const magnitude = income ? -storedMinorUnits : storedMinorUnits;
+  const income = isMoneyIn(storedAmount);
+  const cents = toAmountCents(storedAmount, currency);
+  const magnitude = Number(cents < 0n ? -cents : cents);
   return {
     classification: income ? 'income' : 'expense',
-    amount_cents: Number(magnitude),
-    signed_amount_cents: Number(income ? magnitude : -magnitude),
+    amount_cents: magnitude,
+    // `|| 0`: an expense that rounds to 0 cents is 0, not -0.
+    signed_amount_cents: income ? magnitude : -magnitude || 0,
   };
 }

@@ -5,7 +5,7 @@
  */
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
-import { amountProblem, isCalendarDate } from './input.js';
+import { amountProblem, isCalendarDate, unreadableAmountProblem } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderRows, renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
@@ -241,7 +241,7 @@ function* checkUpdate(
   if (update.amount !== undefined) {
     const decimal = toDecimalString(update.amount);
     const problem = decimal === undefined ? undefined : amountProblem(decimal, currency);
-    if (decimal === undefined) errors.push('Amount must be a decimal number like 12.34');
+    if (decimal === undefined) errors.push(unreadableAmountProblem(update.amount));
     else if (problem) errors.push(problem);
     // The members' schema has checked `nature` already.
     else changes.amount = storedFromWrite(decimal, update.nature?.toLowerCase() as Nature | undefined);

@@ -1,18 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { currencyScale } from '@finsync/provider';
 import { formatMoney } from '../src/money-format.js';
 
-/** What Intl itself writes: the definition `formatMoney` must match. */
+/** What Intl itself writes with the service's decimals: the definition `formatMoney` must match. */
 function intl(amount: string, currency: string): string {
+  const digits = currencyScale(currency);
+  const decimals = { minimumFractionDigits: digits, maximumFractionDigits: digits };
   let formatter: Intl.NumberFormat;
   try {
-    formatter = new Intl.NumberFormat('en-US', { style: 'currency', currency, signDisplay: 'negative' });
-  } catch {
     formatter = new Intl.NumberFormat('en-US', {
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
+      style: 'currency',
+      currency,
       signDisplay: 'negative',
+      ...decimals,
     });
+  } catch {
+    formatter = new Intl.NumberFormat('en-US', { ...decimals, signDisplay: 'negative' });
   }
   return formatter.format(amount as unknown as number);
 }
@@ -39,6 +43,13 @@ describe('formatMoney', () => {
     expect(formatMoney('-0.0005', 'BHD')).toBe('-BHD\u00a00.001');
     expect(formatMoney('007.5', 'CHF')).toBe('CHF\u00a07.50');
     expect(formatMoney('12', 'not a currency')).toBe('12.00');
+  });
+
+  it("shows the service's decimals where Intl's differ, so the text agrees with amount_cents", () => {
+    expect(formatMoney('12345.67', 'IDR')).toBe('IDR\u00a012,345.67');
+    expect(formatMoney('-2500.5', 'COP')).toBe('-COP\u00a02,500.50');
+    expect(formatMoney('1234.5', 'HUF')).toBe('HUF\u00a01,235');
+    expect(formatMoney('1.2345', 'IQD')).toBe('IQD\u00a01.235');
   });
 
   it('matches Intl for every currency it knows, and for codes it does not', () => {

@@ -304,6 +304,16 @@ for (const backend of BACKENDS) {
         expect(await get()).toEqual(response.body);
       });
 
+      it('refuses an amount of 10^12 or more, however it is written, with the row unchanged', async () => {
+        const before = await get();
+        for (const amount of ['1000000000000', 1e13, '12345678901234567890', -1e21]) {
+          const response = await patch({ amount });
+          expect(response.status, String(amount)).toBe(422);
+          expect(response.body.errors).toEqual(['Amount must be less than 10^12 in absolute value']);
+        }
+        expect(await get()).toEqual(before);
+      });
+
       it('refuses decimals on a currency without them (a yen row)', async () => {
         const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100');
         const yen = list.body.transactions.find((x: { currency: string }) => x.currency === 'JPY');

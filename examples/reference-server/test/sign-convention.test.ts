@@ -46,16 +46,40 @@ describe('the sign convention', () => {
   });
 
   it('classification: below zero is income, anything else an expense; signed_amount_cents points money in up', () => {
-    expect(direction(-5000n)).toEqual({
+    expect(direction('-50', 'USD')).toEqual({
       classification: 'income',
       amount_cents: 5000,
       signed_amount_cents: 5000,
     });
-    expect(direction(1250n)).toEqual({
+    expect(direction('12.5', 'USD')).toEqual({
       classification: 'expense',
       amount_cents: 1250,
       signed_amount_cents: -1250,
     });
-    expect(direction(0n)).toEqual({ classification: 'expense', amount_cents: 0, signed_amount_cents: 0 });
+    expect(direction('0', 'USD')).toEqual({
+      classification: 'expense',
+      amount_cents: 0,
+      signed_amount_cents: 0,
+    });
+  });
+
+  it('classification follows the sign even when the amount rounds to 0 minor units, as the service does', () => {
+    expect(direction('-0.004', 'USD')).toEqual({
+      classification: 'income',
+      amount_cents: 0,
+      signed_amount_cents: 0,
+    });
+    const expense = direction('0.004', 'USD');
+    expect(expense).toEqual({ classification: 'expense', amount_cents: 0, signed_amount_cents: 0 });
+    expect(Object.is(expense.signed_amount_cents, -0)).toBe(false);
+  });
+
+  it("amount_cents counts the service's minor units: ×100 for IDR and COP, ×1 for HUF, ×1000 for IQD, ×5 for MGA", () => {
+    expect(direction('12345.67', 'IDR').amount_cents).toBe(1234567);
+    expect(direction('-2500.5', 'COP')).toMatchObject({ classification: 'income', amount_cents: 250050 });
+    expect(direction('1234.5', 'HUF').amount_cents).toBe(1235);
+    expect(direction('1.234', 'IQD').amount_cents).toBe(1234);
+    expect(direction('100.4', 'MGA').amount_cents).toBe(502);
+    expect(direction('1500', 'JPY').amount_cents).toBe(1500);
   });
 });

@@ -227,6 +227,43 @@ for (const backend of BACKENDS) {
       expect(anew.transaction.id).not.toBe(first.transaction.id);
     });
 
+    it("counts amount_cents in the service's minor units, where Intl's differ (IDR has cents, HUF none)", async () => {
+      const account = await accountOf('7001');
+      const rupiah = await client.transactions.create({
+        account_id: account.id,
+        name: 'Warung',
+        amount: '12345.67',
+        currency: 'IDR',
+        date: '2026-05-02',
+      });
+      expect(rupiah.transaction).toMatchObject({ currency: 'IDR', amount_decimal: '12345.67' });
+      const shown = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${rupiah.transaction.id}`);
+      expect(shown.body).toMatchObject({
+        amount: 'IDR\u00a012,345.67',
+        amount_cents: 1234567,
+        signed_amount_cents: -1234567,
+        classification: 'expense',
+      });
+      const refund = await client.transactions.update(rupiah.transaction.id, {
+        amount: '250.5',
+        nature: 'income',
+      });
+      expect(refund).toMatchObject({ amount_decimal: '-250.50', classification: 'income' });
+      const forint = await client.transactions.create({
+        account_id: account.id,
+        name: 'Piac',
+        amount: '1234',
+        currency: 'HUF',
+        date: '2026-05-02',
+      });
+      const shownForint = await t.request(
+        t.keys.alice,
+        'GET',
+        `/api/v1/transactions/${forint.transaction.id}`,
+      );
+      expect(shownForint.body).toMatchObject({ amount: 'HUF\u00a01,234', amount_cents: 1234 });
+    });
+
     it('POST refuses what the service refuses, with nothing created', async () => {
       const account = await accountOf('7001');
       const count = (await all()).length;

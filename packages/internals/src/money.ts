@@ -9,6 +9,8 @@
  * Public through @finsync/provider, which re-exports these names; the sync engine imports them here.
  */
 
+import { serviceCurrency } from './currencies.js';
+
 const DECIMAL_PATTERN = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 const EXPONENT_PATTERN = /^([+-]?)(\d+)(?:\.(\d+))?e([+-]?\d+)$/i;
 
@@ -23,11 +25,31 @@ function canonical(sign: string, intPart: string, fracPart: string): DecimalStri
   return sign === '-' && !isZero ? `-${body}` : body;
 }
 
+/**
+ * The largest amount or quantity taken: 15 integer digits (the service's `decimal(19,4)` holds less
+ * than 10^15, and no bank balance comes near) and 18 decimals (a token's smallest unit). Past them a
+ * value is refused as not a decimal, so a corrupt `"1e999999999"` costs nothing to read.
+ */
+export const MAX_INTEGER_DIGITS = 15;
+export const MAX_FRACTION_DIGITS = 18;
+
+function withinBounds(value: DecimalString | undefined): DecimalString | undefined {
+  if (value === undefined) return undefined;
+  const point = value.indexOf('.');
+  const integerDigits = (point < 0 ? value.length : point) - (value.startsWith('-') ? 1 : 0);
+  const fractionDigits = point < 0 ? 0 : value.length - point - 1;
+  return integerDigits <= MAX_INTEGER_DIGITS && fractionDigits <= MAX_FRACTION_DIGITS ? value : undefined;
+}
+
 function expandExponent(text: string): DecimalString | undefined {
   const match = EXPONENT_PATTERN.exec(text);
   if (!match) return undefined;
   const [, sign = '', intPart = '', fracPart = '', expText = '0'] = match;
   const exponent = Number(expText);
+  // Zeros are written out below: an exponent past any bound would be refused anyway, after
+  // building a string that long (or failing to).
+  if (!(Math.abs(exponent) <= intPart.length + fracPart.length + MAX_INTEGER_DIGITS + MAX_FRACTION_DIGITS))
+    return undefined;
   const digits = intPart + fracPart;
   const point = intPart.length + exponent;
   if (point <= 0) return canonical(sign, '0', '0'.repeat(-point) + digits);
@@ -58,7 +80,7 @@ function formatCents(cents: number): DecimalString {
 /**
  * Parses a number or a decimal string (`"-23.40"`, `"+5"`, `".5"`, `"1e3"`) into a canonical decimal
  * string, or returns `undefined` when the input is not an unambiguous decimal (`"1,234.56"`, `"abc"`,
- * `NaN`, `Infinity`). Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one
+ * `NaN`, `Infinity`) or lies past the bounds (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`). Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one
  * locale and 1.234 in another.
  */
 export function toDecimalString(value: unknown): DecimalString | undefined {
@@ -72,20 +94,20 @@ export function toDecimalString(value: unknown): DecimalString | undefined {
       const cents = Math.round(value * 100);
       if (cents / 100 === value) return formatCents(cents);
     }
-    if (magnitude === 0 || (magnitude >= 1e-6 && magnitude < 1e21)) return String(value);
+    if (magnitude === 0 || (magnitude >= 1e-6 && magnitude < 1e21)) return withinBounds(String(value));
     return toDecimalString(String(value));
   }
-  if (typeof value === 'bigint') return canonical(value < 0n ? '-' : '', String(value).replace('-', ''), '');
+  if (typeof value === 'bigint')
+    return withinBounds(canonical(value < 0n ? '-' : '', String(value).replace('-', ''), ''));
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if (text === '') return undefined;
-  const expanded = expandExponent(text);
-  if (expanded !== undefined) return expanded;
+  if (EXPONENT_PATTERN.test(text)) return withinBounds(expandExponent(text));
   const match = DECIMAL_PATTERN.exec(text);
   if (!match) return undefined;
   const [, sign = '', intPart = '', fracPart = ''] = match;
   if (intPart === '' && fracPart === '') return undefined;
-  return canonical(sign, intPart, fracPart);
+  return withinBounds(canonical(sign, intPart, fracPart));
 }
 
 /** Negates a canonical decimal string without going through floating point. */
@@ -148,21 +170,10 @@ export function minorUnitsToDecimal(units: bigint, scale: number): DecimalString
   return canonical(negative ? '-' : '', intPart, fracPart);
 }
 
-/** Digits after the decimal point for a currency (2 for USD, 0 for JPY, 3 for KWD). */
-const scales = new Map<string, number>();
-
+/**
+ * Digits after the decimal point for a currency as the service shows it (2 for USD, 0 for JPY, 3 for
+ * KWD, 2 for IDR): Sure's table, not Intl's (currencies.ts says why).
+ */
 export function currencyScale(currency: string): number {
-  let scale = scales.get(currency);
-  if (scale === undefined) {
-    try {
-      scale =
-        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-          .maximumFractionDigits ?? 2;
-    } catch {
-      scale = 2;
-    }
-    // Building a NumberFormat costs far more than the lookup, and there are only so many currencies.
-    if (scales.size < 512) scales.set(currency, scale);
-  }
-  return scale;
+  return serviceCurrency(currency).precision;
 }

@@ -16,7 +16,8 @@ describe('toDecimalString', () => {
     ['.5', '0.5'],
     ['-0.00', '0'],
     [0, '0'],
-    [1e21, '1000000000000000000000'],
+    [999_999_999_999_999, '999999999999999'],
+    ['0.000000000000000001', '0.000000000000000001'],
     [1e-7, '0.0000001'],
     ['1.5E3', '1500'],
     [' 12.0 ', '12'],
@@ -28,6 +29,14 @@ describe('toDecimalString', () => {
 
   it.each([['1,234.56'], ['abc'], [''], [NaN], [Infinity], [null], [{}], ['1.2.3']])(
     'refuses %j',
+    (input) => {
+      expect(toDecimalString(input)).toBeUndefined();
+    },
+  );
+
+  // 15 integer digits and 18 decimals at most: past them a value is corrupt, not money.
+  it.each([[1e15], [-1e21], ['1234567890123456'], ['-1e25'], [1e-19], ['0.0000000000000000001']])(
+    'refuses %j, past the bounds',
     (input) => {
       expect(toDecimalString(input)).toBeUndefined();
     },
@@ -126,5 +135,17 @@ describe('decimalToSafeMinorUnits', () => {
     expect(decimalToSafeMinorUnits('1e5', 2)).toBeUndefined();
     expect(decimalToSafeMinorUnits('', 2)).toBeUndefined();
     expect(decimalToSafeMinorUnits('-12.3', 2)).toBe(-1230);
+  });
+});
+
+describe('toDecimalString of an exponent past any bound', () => {
+  it('refuses it without writing its zeros out', () => {
+    // Written out, these would be a billion characters long (or a RangeError from String#repeat).
+    for (const text of ['1e999999999', '-1e-999999999', '1.5e200000000'])
+      expect(toDecimalString(text), text).toBeUndefined();
+    expect(toDecimalString('1.5e14')).toBe('150000000000000');
+    expect(toDecimalString(10n ** 15n)).toBeUndefined();
+    expect(toDecimalString('1e-18')).toBe('0.000000000000000001');
+    expect(toDecimalString('12345e-22')).toBeUndefined(); // 22 decimals
   });
 });

@@ -43,6 +43,7 @@ export {
   currencyScale,
   type DecimalString,
 } from '@finsync/internals/money';
+export { toAmountCents } from '@finsync/internals/currencies';
 export {
   toCalendarDate,
   isValidCalendarDate,

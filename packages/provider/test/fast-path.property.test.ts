@@ -37,7 +37,9 @@ const documentedRow = fc.record(
     accountId: fc.oneof(fc.integer({ min: 1, max: 1e7 }), fc.stringMatching(/^\d{1,7}$/)),
     amount: fc.oneof(
       fc.integer({ min: -1e9, max: 1e9 }).map((c) => c / 100),
-      fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+      // Any double of an amount's size. Below 0.1 its shortest digits can run past 18 decimals,
+      // which are refused (a test below): left out here, so that most rows stay documented.
+      fc.double({ min: -1e7, max: 1e7, noNaN: true }).filter((n) => n === 0 || Math.abs(n) >= 0.1),
       fc.constant(0),
       fc.constant(-0),
       // Decimal strings, which clients of the provider tolerate, good and bad.
@@ -121,6 +123,19 @@ describe('the fast path for transaction lists', () => {
         transactions: [...body.transactions, { ...body.transactions[0], date: '2026-03-14T09:30:00Z' }],
       }),
     ).toBeUndefined();
+  });
+
+  it('sends an amount past the bounds to the full schema, which refuses the list', () => {
+    // 15 integer digits and 18 decimals at most; an exponent is refused without writing out its zeros.
+    for (const amount of [1e15, -1e21, 1e-19, '1234567890123456', '-1e25', '1e999999999']) {
+      const body = { transactions: [{ ...DOCUMENTED_ROW, amount }] };
+      expect(readDocumentedTransactionList(body), String(amount)).toBeUndefined();
+      expect(schema.safeParse(body).success, String(amount)).toBe(false);
+    }
+    for (const amount of [999_999_999_999_999, -1e-7, '0.000000000000000001']) {
+      const body = { transactions: [{ ...DOCUMENTED_ROW, amount }] };
+      expect(readDocumentedTransactionList(body), String(amount)).toStrictEqual(schema.parse(body));
+    }
   });
 
   it('passes over a member the schema does not read, as the schema drops it', () => {

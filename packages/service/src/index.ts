@@ -61,6 +61,12 @@ export {
   isCalendarDate,
 } from './schemas.js';
 export { currencyScale } from '@finsync/internals/money';
+export {
+  serviceCurrency,
+  toAmountCents,
+  amountCentsToDecimal,
+  type ServiceCurrency,
+} from '@finsync/internals/currencies';
 export type {
   Transaction,
   Pagination,

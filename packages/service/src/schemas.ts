@@ -3,7 +3,7 @@
  * handlers and the reference server. Responses are read leniently (real servers differ from the
  * published schema); request bodies are built strictly.
  */
-import { currencyScale } from '@finsync/internals/money';
+import { amountCentsToDecimal } from '@finsync/internals/currencies';
 import { z } from 'zod';
 import { textMember } from './text.js';
 
@@ -73,13 +73,6 @@ export const TransferSchema = z
   })
   .loose();
 
-function centsToDecimal(cents: number, scale: number): string {
-  const negative = cents < 0;
-  const digits = String(Math.abs(cents)).padStart(scale + 1, '0');
-  const body = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return negative && cents !== 0 ? `-${body}` : body;
-}
-
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 export const TransactionSchema = z
@@ -110,7 +103,7 @@ export const TransactionSchema = z
     // from the integer cents where the server sends them.
     let amountDecimal: string | null = null;
     if (typeof wire.amount_cents === 'number') {
-      const magnitude = centsToDecimal(Math.abs(wire.amount_cents), currencyScale(wire.currency));
+      const magnitude = amountCentsToDecimal(BigInt(Math.abs(wire.amount_cents)), wire.currency);
       amountDecimal =
         wire.classification === 'income' && wire.amount_cents !== 0 ? `-${magnitude}` : magnitude;
     } else if (PLAIN_DECIMAL.test(wire.amount)) {

@@ -123,6 +123,19 @@ describe('real-format responses are read liberally', () => {
     expect((await client().transactions.get(TX_ID)).amount_decimal).toBe('-1.500');
   });
 
+  it("reads amount_cents with the service's own minor units, not Intl's: IDR ×100, HUF ×1, MGA ×5", () => {
+    const read = (currency: string, amount_cents: number) =>
+      TransactionSchema.parse(
+        wireTransaction({ amount: '', amount_cents, signed_amount_cents: -amount_cents, currency }),
+      ).amount_decimal;
+    // Intl gives IDR no decimals; Sure's table (and ISO 4217) gives it two.
+    expect(read('IDR', 1234567)).toBe('12345.67');
+    expect(read('COP', 250050)).toBe('2500.50');
+    expect(read('HUF', 1235)).toBe('1235');
+    expect(read('IQD', 1234)).toBe('1.234');
+    expect(read('MGA', 502)).toBe('100.4');
+  });
+
   it('small amounts keep their leading zero', () => {
     const tx = TransactionSchema.parse(
       wireTransaction({ amount: '$0.05', amount_cents: 5, signed_amount_cents: -5 }),

@@ -56,10 +56,15 @@ function documented(raw: unknown): Record<string, unknown> | undefined {
   const wire = raw as Record<string, unknown>;
   for (const key in wire) if (OTHER_NAMES.has(key)) return undefined;
   const { id, accountId, amount, currency, date, isPending } = wire;
-  // A finite amount always has a decimal (toDecimalString); NaN and Infinity go to the schema. A
-  // decimal string (which clients of the provider tolerate) is read by the schema's own function.
+  // An amount without a decimal (NaN, Infinity, past the bounds) goes to the schema, which says why.
+  // Whole cents under 1e13 always have one (toDecimalString's own fast path), so only the rest are
+  // asked; a decimal string (which clients of the provider tolerate) is read by the schema's function.
   if (typeof amount === 'number') {
-    if (!Number.isFinite(amount)) return undefined;
+    if (
+      !(Math.abs(amount) < 1e13 && Math.round(amount * 100) / 100 === amount) &&
+      toDecimalString(amount) === undefined
+    )
+      return undefined;
   } else if (typeof amount !== 'string' || toDecimalString(amount) === undefined) return undefined;
   if (typeof date !== 'string') return undefined;
   // Absent on older answers, and on answers without pending rows: not pending, as the schema reads it.

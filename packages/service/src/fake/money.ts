@@ -2,7 +2,7 @@
  * Money as the service stores and shows it: amounts are decimals with 4 places (`decimal(19,4)`),
  * positive = expense; `amount` strings are `Money#format` for a locale (Rails `number_to_currency`).
  */
-import { currencyScale } from '@finsync/internals/money';
+import { serviceCurrency } from '@finsync/internals/currencies';
 
 /** Amounts are kept as bigint ten-thousandths, like the service's `decimal(19,4)` column. */
 const STORE_SCALE = 4;
@@ -62,11 +62,26 @@ export function rubyToF(text: string): number {
   return Number.isFinite(value) ? value : 0;
 }
 
-/** Signed minor units (cents for USD, yen for JPY, fils for KWD), rounded half away from zero. */
-export function toMinorUnits(amount: string | number | bigint, currency: string): bigint {
+function unitsOf(amount: string | number | bigint): bigint {
   const units = typeof amount === 'bigint' ? amount : toUnits(amount);
   if (units === undefined) throw new RangeError(`not a decimal amount: ${String(amount)}`);
-  return divRound(units, 10n ** BigInt(STORE_SCALE - Math.min(STORE_SCALE, currencyScale(currency))));
+  return units;
+}
+
+/**
+ * Signed minor units as `amount_cents` counts them (cents for USD, yen for JPY, fils for KWD, fifths
+ * for MGA): the amount times the currency's `minor_unit_conversion`, rounded half away from zero.
+ */
+export function toMinorUnits(amount: string | number | bigint, currency: string): bigint {
+  return divRound(unitsOf(amount) * serviceCurrency(currency).conversion, STORE_FACTOR);
+}
+
+/** The amount rounded to `precision` decimals, as a count of 10^-precision (what `amount` shows). */
+function toPrecision(amount: string | number | bigint, precision: number): bigint {
+  const units = unitsOf(amount);
+  return precision <= STORE_SCALE
+    ? divRound(units, 10n ** BigInt(STORE_SCALE - precision))
+    : units * 10n ** BigInt(precision - STORE_SCALE);
 }
 
 interface LocaleFormat {
@@ -144,8 +159,8 @@ export function formatServiceMoney(
   currency: string,
   locale = 'en',
 ): string {
-  const minor = toMinorUnits(amount, currency);
-  const scale = currencyScale(currency);
+  const scale = serviceCurrency(currency).precision;
+  const minor = toPrecision(amount, scale);
   const format = LOCALE_FORMATS[locale] ?? EN;
   const abs = minor < 0n ? -minor : minor;
   const digits = abs.toString().padStart(scale + 1, '0');
