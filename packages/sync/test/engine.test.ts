@@ -255,6 +255,58 @@ describe('later syncs', () => {
     expect(all.connections.map((c: ConnectionReport) => c.connectionId)).toEqual(['c1']);
   });
 
+  it('keeps every lot of one security, and rows without identifiers, so the holdings add up to the total', async () => {
+    const h = await createHarness();
+    const security = (isin: string | null) => ({
+      name: isin ? 'World Index ETF' : null,
+      tickerSymbol: isin ? 'WIDX' : null,
+      currency: 'USD',
+      figi: null,
+      cusp: null,
+      isin,
+    });
+    const lot = (isin: string | null, quantity: number, value: number) => ({
+      security: security(isin),
+      quantity,
+      price: value / quantity,
+      value,
+      costBasis: null,
+      currency: 'USD',
+      raw: null,
+    });
+    // Two lots of one fund (an aggregator without holding ids lists tax lots apart) and two rows
+    // the aggregator could not identify.
+    const lots = [
+      lot('IE00B4L5Y983', 10, 1000),
+      lot('IE00B4L5Y983', 20, 2000),
+      lot(null, 1, 50),
+      lot(null, 2, 60),
+    ];
+    const answer = (holdings: unknown[], totalValue: number) =>
+      h.sandbox.faults.add({
+        kind: 'status',
+        status: 200,
+        body: { holdings, totalValue, currency: 'USD' },
+        match: { endpoint: 'holdings', accountId: '5001' },
+      });
+    const held = async () =>
+      (await h.storage.listHoldings('c1', '5001')).map((x) => x.value).sort((a, b) => Number(a) - Number(b));
+
+    const fault = answer(lots, 3110);
+    await h.engine.sync('c1');
+    expect(await held()).toEqual(['50', '60', '1000', '2000']);
+    // The same answer again changes nothing: the keys do not move.
+    const seqBefore = await h.storage.lastSeq();
+    await h.engine.sync('c1');
+    const feed = await h.storage.readChanges({ after: seqBefore, limit: 100 });
+    expect(feed.filter((e) => e.entity === 'holding')).toEqual([]);
+    // The second lot is sold: that lot alone goes.
+    fault.remove();
+    answer([lots[0], lots[2], lots[3]], 1110);
+    await h.engine.sync('c1');
+    expect(await held()).toEqual(['50', '60', '1000']);
+  });
+
   it('asks again about holdings the provider said it has none of, but only after holdingsRecheckDays', async () => {
     const h = await createHarness({ engine: { holdingsRecheckDays: 30 } });
     await h.engine.sync('c1');

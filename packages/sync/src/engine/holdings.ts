@@ -3,7 +3,7 @@ import type { HoldingsResult } from '@finsync/provider';
 import type { HoldingChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
-import { holdingRecord, sameRecord } from './keys.js';
+import { holdingRecords, sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
 export interface HoldingsOutcome {
@@ -25,9 +25,7 @@ export async function syncHoldings(
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
   if (result.supported) {
-    for (const holding of result.holdings) {
-      const record = holdingRecord(ctx.connectionId, accountId, holding);
-      if (seen.has(record.key)) continue;
+    for (const record of holdingRecords(ctx.connectionId, accountId, result.holdings)) {
       seen.add(record.key);
       const previous = stored.get(record.key);
       if (!previous) changes.push(makeChange('holding', 'added', record));
