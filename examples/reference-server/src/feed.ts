@@ -142,8 +142,11 @@ export class FeedApplier {
   /**
    * A removal. When another row takes this one's place and the app has a row for it already (it
    * arrived before this one left), the user's edits move there and this row goes. A plain removal
-   * deletes the row, except one the user deleted: that stays as a tombstone, so the provider
-   * listing the key again cannot bring it back.
+   * deletes the row, except one the user deleted or edited: that is kept, marked gone and shown
+   * nowhere, so that the provider listing the key again (a bank that drops a row for one read, an
+   * aggregator's glitch) brings back the user's edits with it, or cannot bring back what the user
+   * deleted. A deleted row that is gone leaves the deleted list too: it cannot be restored into a
+   * row the provider no longer lists.
    */
   async #remove(unit: UnitOfWork, accountId: string, key: string, replacedBy: string | null) {
     const row = await unit.findFeedTransaction(accountId, key);
@@ -154,7 +157,8 @@ export class FeedApplier {
       await unit.removeTransaction(row.id);
       return;
     }
-    if (!row.deleted) await unit.removeTransaction(row.id);
+    if (!row.deleted && row.locked.length === 0) await unit.removeTransaction(row.id);
+    else if (!row.gone) await unit.updateTransaction(row.id, { gone_at: new Date().toISOString() });
   }
 
   /** Copies the fields the user edited on `from` to `to`, where `to` has no edit of its own. */
@@ -234,6 +238,8 @@ export class FeedApplier {
       currency: fields.currency,
       is_pending: fields.is_pending,
       updated_at: new Date().toISOString(),
+      // Listed again: shown again, as the user left it (or still deleted).
+      ...(row.gone ? { gone_at: null } : {}),
     };
     for (const field of ['date', 'amount', 'name', 'notes', 'merchant_id'] as const) {
       if (!locked.has(field)) Object.assign(update, { [field]: fields[field] });

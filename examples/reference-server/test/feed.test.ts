@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FeedEntry, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedApplier } from '../src/feed.js';
+import { deleteTransaction, listDeletedTransactions, restoreTransaction } from '../src/lifecycle.js';
 import { openStores, type OpenedStores } from '../src/store/open.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
 
@@ -77,6 +78,12 @@ for (const backend of BACKENDS) {
       await db?.cleanup();
     });
 
+    const deletedIds = async () =>
+      (
+        (await listDeletedTransactions(opened.store, userId, { per_page: 100 })).transactions as Array<{
+          id: string;
+        }>
+      ).map((t) => t.id);
     const rowOf = async (key: string) =>
       opened.store.atomically(async (unit) => unit.findFeedTransaction(accountId, key));
 
@@ -118,6 +125,50 @@ for (const backend of BACKENDS) {
       push({ op: 'removed', key: 'id:tx_3', record: null });
       await applier.apply(userId);
       expect(await rowOf('id:tx_3')).toBeUndefined();
+    });
+
+    it('a row the user edited survives the provider dropping it for a while: same id, same edits', async () => {
+      push({ op: 'added', key: 'id:tx_4', record: record('id:tx_4', { amount: '-12' }) });
+      await applier.apply(userId);
+      const row = (await rowOf('id:tx_4'))!;
+      await opened.store.atomically((unit) =>
+        unit.updateTransaction(row.id, { notes: 'Split with Sam', locked: ['notes'] }),
+      );
+      // The bank drops the row for one read: it is shown nowhere, not even among the deleted.
+      push({ op: 'removed', key: 'id:tx_4', record: null });
+      await applier.apply(userId);
+      expect(await rowOf('id:tx_4')).toMatchObject({ id: row.id, gone: true, deleted: false });
+      expect(await opened.store.getTransaction(userId, row.id)).toBeUndefined();
+      expect(await deletedIds()).not.toContain(row.id);
+      // Listed again: the same row, with the user's notes and the provider's new amount.
+      push({ op: 'added', key: 'id:tx_4', record: record('id:tx_4', { amount: '-12.5' }) });
+      await applier.apply(userId);
+      expect(await rowOf('id:tx_4')).toMatchObject({
+        id: row.id,
+        gone: false,
+        deleted: false,
+        notes: 'Split with Sam',
+        amount: '12.5',
+      });
+      expect(await opened.store.getTransaction(userId, row.id)).toMatchObject({ notes: 'Split with Sam' });
+    });
+
+    it('a deleted row the provider stopped listing leaves the deleted list and cannot be restored', async () => {
+      push({ op: 'added', key: 'h:bb:0', record: record('h:bb:0', { isPending: true, providerId: null }) });
+      await applier.apply(userId);
+      const row = (await rowOf('h:bb:0'))!;
+      await deleteTransaction(opened.store, userId, row.id);
+      expect(await deletedIds()).toContain(row.id);
+      // The bank releases the hold: nothing could bring it back, so nothing is offered.
+      push({ op: 'removed', key: 'h:bb:0', record: null });
+      await applier.apply(userId);
+      expect(await deletedIds()).not.toContain(row.id);
+      await expect(restoreTransaction(opened.store, userId, row.id)).rejects.toMatchObject({ status: 404 });
+      // Listed again after all, it is still the user's deletion.
+      push({ op: 'added', key: 'h:bb:0', record: record('h:bb:0', { isPending: true, providerId: null }) });
+      await applier.apply(userId);
+      expect(await rowOf('h:bb:0')).toMatchObject({ id: row.id, gone: false, deleted: true });
+      expect(await deletedIds()).toContain(row.id);
     });
 
     it('a re-issued id and a revert keep the app row, its id and its deletion', async () => {

@@ -17,7 +17,7 @@ export function lockSql(s: string): string {
   // FOR UPDATE may not name the nullable side of an outer join: the row is locked in the CTE.
   return `WITH x AS (
       SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
-      WHERE id = $2::text AND user_id = $3::text AND deleted_at IS NULL FOR UPDATE
+      WHERE id = $2::text AND user_id = $3::text AND deleted_at IS NULL AND gone_at IS NULL FOR UPDATE
     )
     SELECT x.*,
       (SELECT scope FROM ${s}.app_api_keys WHERE id = $1::text AND revoked_at IS NULL) AS key_scope

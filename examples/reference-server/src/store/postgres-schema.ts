@@ -131,6 +131,14 @@ export const APP_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // A synced row the provider stopped listing is kept, not deleted, when the user edited or
+    // deleted it: listed again, it comes back with the user's edits, or stays deleted (feed.ts).
+    // Until then it is shown nowhere, not even among the deleted ones.
+    version: 4,
+    name: 'rows the provider stopped listing',
+    up: `ALTER TABLE app_transactions ADD COLUMN gone_at text COLLATE "C";`,
+  },
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/i;

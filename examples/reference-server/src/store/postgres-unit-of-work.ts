@@ -67,7 +67,8 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       const [row] = await rows<TransactionRow & { locked: string }>(
         client,
         `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
-         WHERE id = $1 AND user_id = $2 AND deleted_at IS ${options?.deleted ? 'NOT ' : ''}NULL FOR UPDATE`,
+         WHERE id = $1 AND user_id = $2 AND deleted_at IS ${options?.deleted ? 'NOT ' : ''}NULL AND gone_at IS NULL
+         FOR UPDATE`,
         [id, userId],
       );
       return row && storedTransaction(row);
@@ -88,7 +89,8 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       const [row] = await rows<TransactionRow & { locked: string }>(
         client,
         `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions
-         WHERE account_id = $1 AND source = $2 AND external_id = $3 AND deleted_at IS NULL LIMIT 1 FOR UPDATE`,
+         WHERE account_id = $1 AND source = $2 AND external_id = $3 AND deleted_at IS NULL AND gone_at IS NULL
+         LIMIT 1 FOR UPDATE`,
         [accountId, source, externalId],
       );
       return row && storedTransaction(row);
@@ -154,15 +156,17 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
         id,
       ]),
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
-      const [row] = await rows<TransactionRow & { locked: string; deleted_at: string | null }>(
+      const [row] = await rows<
+        TransactionRow & { locked: string; deleted_at: string | null; gone_at: string | null }
+      >(
         client,
-        `SELECT ${TX_COLUMNS}, locked, deleted_at FROM ${s}.app_transactions
+        `SELECT ${TX_COLUMNS}, locked, deleted_at, gone_at FROM ${s}.app_transactions
          WHERE account_id = $1 AND feed_key = $2 FOR UPDATE`,
         [accountId, key],
       );
       if (!row) return undefined;
-      const { deleted_at, ...rest } = row;
-      return { ...storedTransaction(rest), deleted: deleted_at !== null };
+      const { deleted_at, gone_at, ...rest } = row;
+      return { ...storedTransaction(rest), deleted: deleted_at !== null, gone: gone_at !== null };
     },
     ensureMerchant: async (userId, name, newId) => {
       await run(

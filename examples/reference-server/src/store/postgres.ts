@@ -217,7 +217,7 @@ export class PostgresAppStore implements AppStore {
 
   async getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined> {
     const [row] = await this.#rows<TransactionRow & { locked: string }>(
-      `SELECT ${TX_COLUMNS}, locked FROM ${this.#s}.app_transactions WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`,
+      `SELECT ${TX_COLUMNS}, locked FROM ${this.#s}.app_transactions WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL AND gone_at IS NULL`,
       [id, userId],
     );
     return row && storedTransaction(row);
@@ -230,7 +230,7 @@ export class PostgresAppStore implements AppStore {
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const args: unknown[] = [userId];
     const param = (value: unknown) => `$${args.push(value)}`;
-    const where = ['t.user_id = $1', 't.deleted_at IS NULL'];
+    const where = ['t.user_id = $1', 't.deleted_at IS NULL', 't.gone_at IS NULL'];
     const anyOf = (column: string, ids: string[] | undefined) => {
       if (ids !== undefined) where.push(`${column} = ANY(${param(ids)}::text[])`);
     };
@@ -274,11 +274,11 @@ export class PostgresAppStore implements AppStore {
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const [count] = await this.#rows<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL`,
+      `SELECT count(*) AS n FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL AND gone_at IS NULL`,
       [userId],
     );
     const found = await this.#rows<TransactionRow>(
-      `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL
+      `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions WHERE user_id = $1 AND deleted_at IS NOT NULL AND gone_at IS NULL
        ORDER BY deleted_at DESC, id LIMIT $2 OFFSET $3`,
       [userId, page.limit, page.offset],
     );

@@ -120,6 +120,13 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
       ) STRICT;
     `,
   },
+  {
+    // A synced row the provider stopped listing is kept, not deleted, when the user edited or
+    // deleted it: listed again, it comes back with the user's edits, or stays deleted (feed.ts).
+    // Until then it is shown nowhere, not even among the deleted ones.
+    version: 4,
+    sql: `ALTER TABLE app_transactions ADD COLUMN gone_at TEXT;`,
+  },
 ];
 
 /** Removes group and other permissions from a file, if it exists. */

@@ -27,8 +27,8 @@ function toSqlite(value: unknown): unknown {
   return value;
 }
 
-const READ_LIVE = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NULL`;
-const READ_DELETED = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL`;
+const READ_LIVE = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND gone_at IS NULL`;
+const READ_DELETED = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL`;
 
 /** The user's transaction: live ones, or with `deleted` only deleted ones. */
 export function readTransaction(
@@ -98,7 +98,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     findByExternalId: async (accountId, source, externalId) => {
       const row = get<TransactionRow & { locked: string }>(
         `SELECT ${TX_COLUMNS}, locked FROM app_transactions
-         WHERE account_id = ? AND source = ? AND external_id = ? AND deleted_at IS NULL LIMIT 1`,
+         WHERE account_id = ? AND source = ? AND external_id = ? AND deleted_at IS NULL AND gone_at IS NULL LIMIT 1`,
         accountId,
         source,
         externalId,
@@ -164,14 +164,19 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
     },
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
-      const row = get<TransactionRow & { locked: string; deleted_at: string | null }>(
-        `SELECT ${TX_COLUMNS}, locked, deleted_at FROM app_transactions WHERE account_id = ? AND feed_key = ?`,
+      const row = get<TransactionRow & { locked: string; deleted_at: string | null; gone_at: string | null }>(
+        `SELECT ${TX_COLUMNS}, locked, deleted_at, gone_at FROM app_transactions WHERE account_id = ? AND feed_key = ?`,
         accountId,
         key,
       );
       if (!row) return undefined;
-      const { deleted_at, ...rest } = row;
-      return { ...rest, locked: parseLocked(row.locked), deleted: deleted_at !== null };
+      const { deleted_at, gone_at, ...rest } = row;
+      return {
+        ...rest,
+        locked: parseLocked(row.locked),
+        deleted: deleted_at !== null,
+        gone: gone_at !== null,
+      };
     },
     ensureMerchant: async (userId, name, newId) => {
       run(

@@ -238,7 +238,7 @@ export class SqliteAppStore implements AppStore {
     filter: TransactionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
-    const where = ['t.user_id = ?', 't.deleted_at IS NULL'];
+    const where = ['t.user_id = ?', 't.deleted_at IS NULL', 't.gone_at IS NULL'];
     const args: unknown[] = [userId];
     const anyOf = (column: string, ids: string[] | undefined) => {
       if (ids === undefined) return;
@@ -291,11 +291,11 @@ export class SqliteAppStore implements AppStore {
     return this.#gate.run(() => {
       const { n } = prepareCached(
         this.database,
-        'SELECT count(*) AS n FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL',
+        'SELECT count(*) AS n FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL',
       ).get(userId) as { n: number };
       const rows = prepareCached(
         this.database,
-        `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL
+        `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL
          ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?`,
       ).all(userId, page.limit, page.offset) as TransactionRow[];
       return { total: n, rows };

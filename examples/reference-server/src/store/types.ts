@@ -125,6 +125,8 @@ export interface NewTransaction {
 /** A transaction as the feed finds it: deleted ones included (a deletion the feed must respect). */
 export interface FeedTransaction extends StoredTransaction {
   deleted: boolean;
+  /** The provider stopped listing the row's key; kept for the user's edits or deletion (feed.ts). */
+  gone: boolean;
 }
 
 /** Columns of a transaction that may be written after it was inserted. */
@@ -141,6 +143,7 @@ export interface TransactionUpdate {
   is_pending?: boolean;
   locked?: LockableField[];
   updated_at?: string;
+  gone_at?: string | null;
 }
 
 /** The columns `TransactionUpdate` may name; each store builds its SET list from these only. */
@@ -157,6 +160,7 @@ export const UPDATABLE_COLUMNS: ReadonlySet<string> = new Set<keyof TransactionU
   'is_pending',
   'locked',
   'updated_at',
+  'gone_at',
 ]);
 
 export interface TransactionFilter {
