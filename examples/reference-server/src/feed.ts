@@ -141,7 +141,8 @@ export class FeedApplier {
 
   /**
    * A removal. When another row takes this one's place and the app has a row for it already (it
-   * arrived before this one left), the user's edits move there and this row goes. A plain removal
+   * arrived before this one left), the user's edits move there and this row goes; if the user had
+   * deleted that other row and kept this one, the other comes back in its place. A plain removal
    * deletes the row, except one the user deleted or edited: that is kept, marked gone and shown
    * nowhere, so that the provider listing the key again (a bank that drops a row for one read, an
    * aggregator's glitch) brings back the user's edits with it, or cannot bring back what the user
@@ -154,6 +155,9 @@ export class FeedApplier {
     const successor = replacedBy === null ? undefined : await unit.findFeedTransaction(accountId, replacedBy);
     if (successor) {
       await this.#mergeEdits(unit, row, successor);
+      // Both were shown, and the user deleted the successor as the duplicate while keeping this
+      // one: the purchase the user kept stays shown, now under the successor's row.
+      if (successor.deleted && !row.deleted) await unit.setDeleted(successor.id, null);
       await unit.removeTransaction(row.id);
       return;
     }

@@ -110,6 +110,24 @@ for (const backend of BACKENDS) {
       });
     });
 
+    it('a hold the user kept, linked to a posted row the user deleted as its duplicate: the purchase stays shown', async () => {
+      const hold = record('h:cc:0', { isPending: true, providerId: null, amount: '-38.58' });
+      push({ op: 'added', key: hold.key, record: hold });
+      push({ op: 'added', key: 'id:tx_5', record: record('id:tx_5', { amount: '-38.58' }) });
+      await applier.apply(userId);
+      const holdRow = (await rowOf(hold.key))!;
+      const posted = (await rowOf('id:tx_5'))!;
+      await opened.store.atomically(async (unit) => {
+        await unit.updateTransaction(holdRow.id, { notes: 'Team lunch', locked: ['notes'] });
+      });
+      await deleteTransaction(opened.store, userId, posted.id);
+      push({ op: 'removed', key: hold.key, record: null, replacedBy: 'id:tx_5', reason: 'posted' });
+      await applier.apply(userId);
+      expect(await rowOf(hold.key)).toBeUndefined();
+      expect(await rowOf('id:tx_5')).toMatchObject({ id: posted.id, deleted: false, notes: 'Team lunch' });
+      expect(await opened.store.getTransaction(userId, posted.id)).toMatchObject({ notes: 'Team lunch' });
+    });
+
     it('a row the user deleted stays a tombstone through removal and comes back deleted', async () => {
       push({ op: 'added', key: 'id:tx_2', record: record('id:tx_2', { amount: '-7' }) });
       await applier.apply(userId);
