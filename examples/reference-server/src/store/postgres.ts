@@ -230,7 +230,9 @@ export class PostgresAppStore implements AppStore {
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const args: unknown[] = [userId];
     const param = (value: unknown) => `$${args.push(value)}`;
-    const where = ['t.user_id = $1', 't.deleted_at IS NULL', 't.gone_at IS NULL'];
+    const where = ['t.user_id = $1', 't.gone_at IS NULL'];
+    if (!filter.with_deleted) where.push('t.deleted_at IS NULL');
+    if (filter.posted_only) where.push('NOT t.is_pending');
     const anyOf = (column: string, ids: string[] | undefined) => {
       if (ids !== undefined) where.push(`${column} = ANY(${param(ids)}::text[])`);
     };

@@ -238,7 +238,9 @@ export class SqliteAppStore implements AppStore {
     filter: TransactionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
-    const where = ['t.user_id = ?', 't.deleted_at IS NULL', 't.gone_at IS NULL'];
+    const where = ['t.user_id = ?', 't.gone_at IS NULL'];
+    if (!filter.with_deleted) where.push('t.deleted_at IS NULL');
+    if (filter.posted_only) where.push('t.is_pending = 0');
     const args: unknown[] = [userId];
     const anyOf = (column: string, ids: string[] | undefined) => {
       if (ids === undefined) return;

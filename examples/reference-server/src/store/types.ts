@@ -183,6 +183,12 @@ export interface TransactionFilter {
   search?: string | undefined;
   /** Any of these tags. */
   tag_ids?: string[] | undefined;
+  /**
+   * Not the API's, the page's balance chart's: leave out pending rows (a balance of posted rows does
+   * not count them), and keep the rows the user deleted (the bank's balance still counts them).
+   */
+  posted_only?: boolean | undefined;
+  with_deleted?: boolean | undefined;
 }
 
 export type OwnedKind = 'category' | 'merchant' | 'tag';

@@ -40,8 +40,9 @@ type Status = Awaited<ReturnType<ServerRuntime['status']>>;
 /** The API's money format, with a real minus sign: `−£2,134.86`. */
 const show = (amount: string, currency: string) => formatMoney(amount, currency).replace(/^-/, '−');
 
+/** Without a currency from the provider, ISO's "no currency" (`XXX`), as its transactions are stored: not dollars. */
 const money = (amount: string | null, currency: string | null) =>
-  amount === null ? null : show(amount, currency ?? 'USD');
+  amount === null ? null : show(amount, currency ?? 'XXX');
 
 /** A signed amount with its sign always shown: `+$12.50`, `−$3.00`. */
 function signed(amount: string, currency: string): string {
@@ -86,7 +87,13 @@ export function chartPaths(values: number[], width = CHART_WIDTH, height = CHART
   return { line, area };
 }
 
-async function chartOf(runtime: ServerRuntime, userId: string, account: AccountRecord) {
+async function chartOf(
+  runtime: ServerRuntime,
+  userId: string,
+  account: AccountRecord,
+  /** What the provider's balance counts, as the engine's balance check found: pending rows or not. */
+  basis: 'posted' | 'posted-and-pending',
+) {
   if (account.balance === null || account.currency === null) return null;
   const currency = account.currency;
   const scale = currencyScale(currency);
@@ -96,7 +103,13 @@ async function chartOf(runtime: ServerRuntime, userId: string, account: AccountR
   for (let offset = 0; rows.length < CHART_MAX_ROWS; offset += 500) {
     const page = await runtime.store.findTransactions(
       userId,
-      { account_ids: [account.id], start_date: windowStart },
+      // The rows the bank's balance counts: deleted ones too, pending ones when its basis does.
+      {
+        account_ids: [account.id],
+        start_date: windowStart,
+        with_deleted: true,
+        posted_only: basis === 'posted',
+      },
       { limit: 500, offset },
     );
     rows.push(...page.rows);
@@ -208,7 +221,14 @@ export async function overview(
           a.balance_check.difference === null ? null : money(a.balance_check.difference, a.currency),
       },
     })),
-    chart: account ? await chartOf(runtime, userId, account) : null,
+    chart: account
+      ? await chartOf(
+          runtime,
+          userId,
+          account,
+          status.accounts.find((a) => a.id === account.id)?.balance_check?.basis ?? 'posted',
+        )
+      : null,
     transactions: rendered.map((t, i) => ({
       id: t.id,
       date: t.date,
