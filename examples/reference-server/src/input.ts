@@ -24,7 +24,32 @@ export function malformedTextMembers(value: unknown, path = ''): string[] {
   });
 }
 
+/**
+ * How deeply a JSON body may nest. No write needs more than three levels (`transaction.tag_ids[0]`);
+ * the checks that walk a body recurse, and a body of 20,000 nested arrays (40 KB) would overflow the
+ * stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests deeper than `MAX_JSON_DEPTH`, found without recursion. */
+export function nestedTooDeeply(value: unknown): boolean {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (next.depth >= MAX_JSON_DEPTH) return true;
+    for (const item of Object.values(next.value)) pending.push({ value: item, depth: next.depth + 1 });
+  }
+  return false;
+}
+
+/** A 400 for a body nested deeper than `MAX_JSON_DEPTH`, else the 422 of `malformedTextMembers`. */
 export function assertWellFormedText(body: unknown): void {
+  if (nestedTooDeeply(body))
+    throw new ApiProblem(
+      400,
+      'bad_request',
+      `The request body nests more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   const members = malformedTextMembers(body);
   if (members.length === 0) return;
   throw new ApiProblem(

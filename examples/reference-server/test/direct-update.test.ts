@@ -395,6 +395,31 @@ for (const backend of BACKENDS) {
       expect(await notesNow()).toBe(before);
     });
 
+    it('a path in another case is no route, on this path as on the app: 404, and nothing changes', async () => {
+      const before = await notesNow();
+      const response = await fetch(`${directUrl}/API/V1/TRANSACTIONS/${txId}`, {
+        method: 'PATCH',
+        headers: { 'x-api-key': t.keys.alice, 'content-type': 'application/json' },
+        body: JSON.stringify({ transaction: { notes: 'written via an uppercase path' } }),
+      });
+      expect(response.status).toBe(404);
+      expect(await notesNow()).toBe(before);
+    });
+
+    it('a body nested deeper than any write is refused 400 by the app, not a 500, and nothing changes', async () => {
+      const before = await notesNow();
+      // Within this server's 4 KiB body limit.
+      const deep = `${'['.repeat(1_500)}${']'.repeat(1_500)}`;
+      const response = await fetch(`${directUrl}/api/v1/transactions/${txId}`, {
+        method: 'PATCH',
+        headers: { 'x-api-key': t.keys.alice, 'content-type': 'application/json' },
+        body: `{"transaction":{"notes":"deep","extra":${deep}}}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'bad_request' });
+      expect(await notesNow()).toBe(before);
+    });
+
     it('a wrong key is answered 401 from the headers, without waiting for the body', async () => {
       const answer = await handWritten(
         [

@@ -125,12 +125,46 @@ for (const backend of BACKENDS) {
         'page=99999999999',
         'per_page=0',
         `account_ids[]=${Array.from({ length: 101 }, (_, i) => `a${i}`).join('&account_ids[]=')}`,
+        // Within the bound under each spelling, past it together.
+        `tag_ids[]=${Array.from({ length: 60 }, (_, i) => `a${i}`).join('&tag_ids[]=')}&tag_ids=${Array.from({ length: 60 }, (_, i) => `b${i}`).join('&tag_ids=')}`,
         'start_date=yesterday',
       ]) {
         const response = await t.request(t.keys.alice, 'GET', `/api/v1/transactions?${query}`);
         expect(response.status, query).toBe(400);
         expect(response.body.error).toBe('bad_request');
       }
+    });
+
+    it('refuses a body nested deeper than any write with a 400 on every write route, not a 500', async () => {
+      const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+      for (const [method, path] of [
+        ['POST', '/api/v1/transactions'],
+        ['PUT', '/api/v1/provider'],
+        ['POST', '/api/v1/tags'],
+      ] as const) {
+        const response = await fetch(`${t.server.url}${path}`, {
+          method,
+          headers: { 'x-api-key': t.keys.alice, 'content-type': 'application/json' },
+          body: `{"x":${deep}}`,
+        });
+        expect(response.status, path).toBe(400);
+        expect(((await response.json()) as { message: string }).message).toMatch(/nests more than 32 levels/);
+      }
+    });
+
+    it('serves only the docs assets it lists: a name every object has is not one of them', async () => {
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+        expect((await fetch(`${t.server.url}/docs/assets/${name}`)).status, name).toBe(404);
+      expect((await fetch(`${t.server.url}/docs/assets/swagger-ui.css`)).status).toBe(200);
+    });
+
+    it('refuses a provider key no HTTP header can carry with a 422, never echoing it', async () => {
+      const response = await t.request(t.keys.alice, 'PUT', '/api/v1/provider', {
+        api_key: 'live-SECRET-provider-key\nx',
+        base_url: 'sandbox',
+      });
+      expect(response.status).toBe(422);
+      expect(JSON.stringify(response.body)).not.toContain('SECRET');
     });
 
     it('gives every request an id, echoes a sane one, and logs one line per request without keys', async () => {
@@ -194,6 +228,21 @@ describe.skipIf(BACKENDS[0]!.skip)('the per-key rate limit', () => {
       details: { limit: 3, reset_in_seconds: expect.any(Number) },
     });
     expect((await call(t.keys.bob)).headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
+  it("counts the page's requests against the key they were signed in with", async () => {
+    const key = t.keys.aliceReadOnly;
+    const signedIn = await fetch(`${t.server.url}/ui/session`, {
+      method: 'POST',
+      headers: { 'X-Finsync-UI': '1', 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: key }),
+    });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const overview = () => fetch(`${t.server.url}/ui/api/overview`, { headers: { cookie } });
+    for (let i = 0; i < 3; i += 1) expect((await overview()).status).toBe(200);
+    expect((await overview()).status).toBe(429);
+    // The same key through the API is used up too.
+    expect((await fetch(`${t.server.url}/api/v1/tags`, { headers: { 'X-Api-Key': key } })).status).toBe(429);
   });
 });
 

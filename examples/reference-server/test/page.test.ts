@@ -16,6 +16,7 @@ import { createApp } from '../src/app.js';
 import { formatMoney } from '../src/money-format.js';
 import { revokeApiKeys } from '../src/users.js';
 import { mountWebUi } from '../src/web/index.js';
+import { SessionStore } from '../src/web/sessions.js';
 import { balanceSeries, chartPaths } from '../src/web/overview.js';
 import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
@@ -37,6 +38,22 @@ async function startUi(t: TestServer): Promise<{ url: string; close(): Promise<v
 }
 
 const UI = { 'X-Finsync-UI': '1', 'content-type': 'application/json' };
+
+describe("the page's sessions", () => {
+  it("end a user's own oldest session past the per-user bound, never another user's", () => {
+    const sessions = new SessionStore({ maxSessions: 5, maxSessionsPerUser: 2 });
+    const open = (userId: string) => sessions.create({ userId, scope: 'read', keyHash: Buffer.alloc(32) });
+    const bob = open('bob');
+    const alice = Array.from({ length: 10 }, () => open('alice'));
+    expect(sessions.get(bob)?.userId).toBe('bob');
+    expect(alice.map((token) => sessions.get(token) !== undefined)).toEqual([
+      ...Array<boolean>(8).fill(false),
+      true,
+      true,
+    ]);
+    expect(sessions.size).toBe(3);
+  });
+});
 
 describe("the page's balance chart", () => {
   it('walks back from the balance of today through the later transactions (positive is money out)', () => {
@@ -114,6 +131,15 @@ for (const backend of BACKENDS) {
       expect(body.user.name).toBe('alice');
       expect(body.accounts.length).toBeGreaterThan(0);
       expect(JSON.stringify(body)).not.toContain(t.keys.alice);
+    });
+
+    it('refuses a sign-in body larger than any key unread: 413', async () => {
+      const response = await fetch(`${ui.url}/ui/session`, {
+        method: 'POST',
+        headers: UI,
+        body: JSON.stringify({ api_key: 'x'.repeat(64 * 1024) }),
+      });
+      expect(response.status).toBe(413);
     });
 
     it("charts an account's balance from the rows that balance counts: posted ones, deleted or not", async () => {

@@ -173,6 +173,10 @@ export class ProviderClient {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
       throw new TypeError('ProviderClient needs a non-empty apiKey');
     }
+    // No HTTP header can carry it: every request would fail, with the key in fetch's own message.
+    if (/[\u0000-\u001f\u007f]/.test(options.apiKey)) {
+      throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
+    }
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.#windowDays = options.windowDays ?? 90;
     if (!Number.isInteger(this.#windowDays) || this.#windowDays < 1) {

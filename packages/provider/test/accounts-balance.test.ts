@@ -194,4 +194,11 @@ describe('the key stays private', () => {
   it('refuses an empty key', () => {
     expect(() => new ProviderClient({ apiKey: ' ' })).toThrow(TypeError);
   });
+
+  it('refuses a key no HTTP header can carry at once, without quoting it', () => {
+    const make = () => new ProviderClient({ apiKey: `${KEY}\nx` });
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(/control character/);
+    expect(make).not.toThrow(KEY);
+  });
 });

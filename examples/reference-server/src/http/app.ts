@@ -77,8 +77,8 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
   app.notFound((c) => problem(c, 404, 'not_found', 'Route not found'));
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
-  mountWebUi(app, runtime);
-  const requireKey = createAuth(runtime.store, options.rateLimit ?? {});
+  const { requireKey, withinLimit } = createAuth(runtime.store, options.rateLimit ?? {});
+  mountWebUi(app, runtime, { withinLimit });
   transactionRoutes(app, runtime, requireKey);
   catalogRoutes(app, runtime, requireKey);
   syncRoutes(app, runtime, requireKey);

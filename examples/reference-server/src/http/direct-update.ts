@@ -18,7 +18,7 @@
  * skip the group commit's wait for the turn's end (connection-streak.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { malformedTextMembers } from '../input.js';
+import { malformedTextMembers, nestedTooDeeply } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
@@ -41,7 +41,9 @@ export interface DirectUpdateOptions {
 
 /** A Host @hono/node-server takes as it is; any other it checks (and may refuse), so the app gets it. */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
-const ROUTE = /^\/api\/v1\/transactions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+// The path as the app's router matches it (case-sensitively); only the id's hex digits take either case.
+const ROUTE =
+  /^\/api\/v1\/transactions\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 /** Only plain JSON: anything else the app parses or refuses (415) by its own rules. */
 const PLAIN_JSON = /^application\/json(;\s*charset=utf-8)?$/i;
 /** What the app sends when no rate limit is configured, as a self-hosted service does. */
@@ -183,7 +185,10 @@ export function directTransactionUpdate(
     } catch {
       return exchanged.handOver(raw);
     }
-    const checked = malformedTextMembers(parsed).length === 0 && TransactionUpdateBody.safeParse(parsed);
+    const checked =
+      !nestedTooDeeply(parsed) &&
+      malformedTextMembers(parsed).length === 0 &&
+      TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
     const done = (value: unknown) => {
       if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);

@@ -152,9 +152,12 @@ export const TagCreateBody = z
 
 export const ProviderKeyBody = z
   .object({
-    api_key: text('api_key', LIMITS.providerKey).openapi({
-      description: 'Stored encrypted; checked with the provider first',
-    }),
+    api_key: text('api_key', LIMITS.providerKey)
+      .refine(
+        (key) => !/[\u0000-\u001f\u007f]/.test(key),
+        'api_key must not contain a control character (a line break?)',
+      )
+      .openapi({ description: 'Stored encrypted; checked with the provider first' }),
     base_url: text('base_url', LIMITS.baseUrl)
       .optional()
       .openapi({ description: 'The provider URL, `sandbox`, or one the operator allowed' }),

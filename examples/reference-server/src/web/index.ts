@@ -13,6 +13,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ServerRuntime } from '../runtime.js';
 import { hashApiKey } from '../crypto.js';
+import { bodySizeLimit } from '../http/middleware/edge.js';
+import type { WithinLimit } from '../http/middleware/auth.js';
 import { ApiProblem } from '../problem.js';
 import { authenticate } from '../users.js';
 import { overview } from './overview.js';
@@ -23,7 +25,12 @@ export { SessionStore } from './sessions.js';
 export interface WebUiOptions {
   /** Default: a store with 12-hour sessions. */
   sessions?: SessionStore;
+  /** The API's per-key rate limit, which the page's requests count against too; default none. */
+  withinLimit?: WithinLimit;
 }
+
+/** The largest body a page request sends (a sign-in's `{"api_key": …}`): anything larger is refused unread. */
+const MAX_PAGE_BODY_BYTES = 4096;
 
 const COOKIE = 'finsync_ui';
 const CSRF_HEADER = 'x-finsync-ui';
@@ -90,8 +97,8 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
     icon: asset('icon.svg'),
   };
 
-  /** The session of the request's cookie, if it is live and its key still is. */
-  async function session(c: Context): Promise<Session | undefined> {
+  /** The session of the request's cookie, if it is live and its key still is, with that key's id. */
+  async function session(c: Context): Promise<(Session & { keyId: string }) | undefined> {
     const token = getCookie(c, COOKIE);
     const found = sessions.get(token);
     if (!found) return undefined;
@@ -100,11 +107,16 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
       sessions.delete(token);
       return undefined;
     }
-    return found;
+    return { ...found, keyId: key.id };
   }
+  const limited = (c: Context, found: Session & { keyId: string }, answer: () => Promise<Response>) =>
+    options.withinLimit
+      ? options.withinLimit(c, { userId: found.userId, keyId: found.keyId, scope: found.scope }, answer)
+      : answer();
 
   app.use('/', securityHeaders);
   app.use('/ui/*', securityHeaders);
+  app.use('/ui/*', bodySizeLimit(MAX_PAGE_BODY_BYTES));
 
   const page = (c: Context) => c.html(files.html);
   app.get('/', page);
@@ -153,7 +165,7 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
   app.get('/ui/api/overview', async (c) => {
     const found = await session(c);
     if (!found) return fail(c, 401, 'unauthorized', 'Sign in with your API key.');
-    return c.json(await overview(runtime, found, c.req.query('account')));
+    return limited(c, found, async () => c.json(await overview(runtime, found, c.req.query('account'))));
   });
 
   app.post('/ui/api/sync', async (c) => {
@@ -162,12 +174,14 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
     if (!found) return fail(c, 401, 'unauthorized', 'Sign in with your API key.');
     if (found.scope !== 'read_write')
       return fail(c, 403, 'insufficient_scope', 'This key is read-only: it cannot start a sync.');
-    try {
-      const result = await runtime.syncUser(found.userId);
-      return c.json({ ok: result.ok, outcome: result.outcome });
-    } catch (error) {
-      if (error instanceof ApiProblem) return fail(c, error.status, error.code, error.message);
-      throw error;
-    }
+    return limited(c, found, async () => {
+      try {
+        const result = await runtime.syncUser(found.userId);
+        return c.json({ ok: result.ok, outcome: result.outcome });
+      } catch (error) {
+        if (error instanceof ApiProblem) return fail(c, error.status, error.code, error.message);
+        throw error;
+      }
+    });
   });
 }

@@ -2,7 +2,8 @@
  * The page's sign-in sessions, kept in this process's memory. The browser holds a random token in an
  * HttpOnly cookie; the server keeps only the token's SHA-256, the user, the key's scope and the hash
  * of the API key it was opened with (what the database holds anyway), so revoking the key ends the
- * session. Bounded: the oldest session goes when the table is full. A restart signs everyone out.
+ * session. Bounded: a user's oldest session goes when that user has too many, and the oldest of all
+ * when the table is full. A restart signs everyone out.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Scope } from '../store/types.js';
@@ -20,6 +21,11 @@ export interface SessionStoreOptions {
   ttlMs?: number;
   /** Default 10,000. */
   maxSessions?: number;
+  /**
+   * Default 20. A user's sign-ins past this end that user's oldest session, not anyone else's:
+   * one key signing in over and over cannot push other users out of a full table.
+   */
+  maxSessionsPerUser?: number;
   now?: () => number;
 }
 
@@ -31,6 +37,7 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 export class SessionStore {
   readonly ttlMs: number;
   readonly #max: number;
+  readonly #maxPerUser: number;
   readonly #now: () => number;
   /** Insertion order is age order: the first entry is the oldest. */
   readonly #sessions = new Map<string, Session>();
@@ -38,6 +45,7 @@ export class SessionStore {
   constructor(options: SessionStoreOptions = {}) {
     this.ttlMs = options.ttlMs ?? 12 * 3_600_000;
     this.#max = options.maxSessions ?? 10_000;
+    this.#maxPerUser = options.maxSessionsPerUser ?? 20;
     this.#now = options.now ?? Date.now;
   }
 
@@ -48,6 +56,8 @@ export class SessionStore {
   /** Opens a session and returns its token: the only place the token exists in clear. */
   create(fields: Omit<Session, 'expiresAt'>): string {
     this.#sweep();
+    const own = [...this.#sessions].filter(([, s]) => s.userId === fields.userId).map(([id]) => id);
+    for (const id of own.slice(0, Math.max(0, own.length - this.#maxPerUser + 1))) this.#sessions.delete(id);
     while (this.#sessions.size >= this.#max) {
       const oldest = this.#sessions.keys().next().value;
       if (oldest === undefined) break;

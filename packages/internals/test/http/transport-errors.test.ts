@@ -62,3 +62,15 @@ describe('toTransportError', () => {
     expect(error.cause).toBeUndefined();
   });
 });
+
+describe('toTransportError and a reason that quotes the key', () => {
+  it('masks the key in the message and drops the cause that holds it', () => {
+    // What fetch throws for a key no header can carry.
+    const refused = new TypeError(`Headers.set: "${KEY}\nx" is an invalid header value.`);
+    const error = toTransportError(refused, request, settings());
+    expect(error).toBeInstanceOf(Connection);
+    expect(error.message).not.toContain(KEY);
+    expect(error.cause).toBeUndefined();
+    expect(JSON.stringify(error)).not.toContain(KEY);
+  });
+});

@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
 import type { AppStore } from '../../store/types.js';
-import { authenticate } from '../../users.js';
+import { authenticate, type Principal } from '../../users.js';
 import type { AppEnv } from '../env.js';
 import { problem } from '../problem-response.js';
 
@@ -70,6 +70,24 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
   }
 
   // One middleware per scope, made once: without a rate limit, a request creates no closure here.
+  /**
+   * `answer`, counted against `principal`'s key as an API request is: for the page's routes, which
+   * find their key through the session cookie rather than the header. A 429 when over the limit.
+   */
+  async function withinLimit(
+    c: Context,
+    principal: Principal,
+    answer: () => Promise<Response>,
+  ): Promise<Response> {
+    if (!limiter) return answer();
+    (c as Context<AppEnv>).set('principal', principal);
+    let answered: Response | undefined;
+    const refused = await limiter(c as Context<AppEnv>, async () => {
+      answered = await answer();
+    });
+    return (refused as Response | undefined) ?? answered!;
+  }
+
   const middleware = {} as Record<Scope, MiddlewareHandler<AppEnv>>;
   for (const scope of ['read', 'write'] as const) {
     middleware[scope] = async function authorize(c, next) {
@@ -81,8 +99,14 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
       return limiter(c, () => checkScope(c, next, scope));
     };
   }
-  return (scope: Scope): MiddlewareHandler<AppEnv> => middleware[scope];
+  return {
+    requireKey: (scope: Scope): MiddlewareHandler<AppEnv> => middleware[scope],
+    withinLimit,
+  };
 }
+
+/** `createAuth`'s `withinLimit`. */
+export type WithinLimit = ReturnType<typeof createAuth>['withinLimit'];
 
 function resetSeconds(resetTime: Date | undefined, windowMs: number): number {
   const ms = resetTime ? resetTime.getTime() - Date.now() : windowMs;

@@ -8,11 +8,12 @@ import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env.js';
 
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/** A Map, not an object: `constructor` or `__proto__` must not be found in it. */
+const ASSETS = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -65,7 +66,7 @@ export function docsRoutes(app: OpenAPIHono<AppEnv>, info: { version: string }) 
   });
   app.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    const type = ASSETS.get(file);
     if (!type) return c.notFound();
     let bytes = cache.get(file);
     if (!bytes) cache.set(file, (bytes = readFileSync(join(root, file))));

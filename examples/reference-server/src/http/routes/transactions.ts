@@ -7,7 +7,9 @@ import {
   listDeletedTransactions,
   restoreTransaction,
 } from '../../lifecycle.js';
+import { ApiProblem } from '../../problem.js';
 import { getTransaction, listTransactions, updateTransaction } from '../../transactions.js';
+import { LIMITS } from '../limits.js';
 import type { ServerRuntime } from '../../runtime.js';
 import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
@@ -37,9 +39,14 @@ const body = (schema: typeof TransactionUpdateBody | typeof TransactionCreateBod
   content: { 'application/json': { schema } },
 });
 
-/** A query list parameter under either spelling, `tag_ids[]=…` (Rails) or `tag_ids=…`. */
+/**
+ * A query list parameter under either spelling, `tag_ids[]=…` (Rails) or `tag_ids=…`. Each spelling
+ * was bounded by the schema; both together are bounded here.
+ */
 function list(query: Record<string, unknown>, name: string): string[] | undefined {
   const values = [query[`${name}[]`], query[name]].flat().filter((v): v is string => typeof v === 'string');
+  if (values.length > LIMITS.filterIds)
+    throw new ApiProblem(400, 'bad_request', `${name} can hold at most ${LIMITS.filterIds} ids`);
   return values.length > 0 ? values : undefined;
 }
 
