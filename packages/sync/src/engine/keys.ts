@@ -21,13 +21,14 @@ const KeyedRecord = plainObjectConstructor(function (
   accountId: string,
   key: string,
   row: Transaction,
+  accountCurrency: string | null,
 ) {
   this.connectionId = connectionId;
   this.accountId = accountId;
   this.key = key;
   this.providerId = row.id;
   this.amount = row.amount;
-  this.currency = row.currency;
+  this.currency = row.currency ?? accountCurrency;
   this.date = row.date;
   this.merchant = row.merchant;
   this.description = row.description;
@@ -38,11 +39,14 @@ const KeyedRecord = plainObjectConstructor(function (
  * Gives every row of one provider response a key. Rows with an id use it. Rows without one are
  * keyed by their content plus their occurrence among identical rows in the same response, so two
  * identical pending purchases stay two rows, and the same two come back as the same two keys.
+ * A row listed without a currency is recorded in the account's (`accountCurrency`, when known);
+ * its key is made from what the provider listed, so it does not move when the account's is learnt.
  */
 export function keyTransactions(
   connectionId: string,
   accountId: string,
   rows: Iterable<Transaction>,
+  accountCurrency: string | null = null,
 ): { records: MirrorTransaction[]; duplicateIds: number } {
   const seenIds = new Set<string>();
   const occurrences = new Map<string, number>();
@@ -71,7 +75,7 @@ export function keyTransactions(
       occurrences.set(hash, n + 1);
       key = `h:${hash}:${n}`;
     }
-    records.push(new KeyedRecord(connectionId, accountId, key, row));
+    records.push(new KeyedRecord(connectionId, accountId, key, row, accountCurrency));
   }
   return { records, duplicateIds };
 }

@@ -223,6 +223,7 @@ async function syncAccountPhases(
   // Transactions. Each commit carries the account's state: a failure half-way keeps what committed.
   try {
     syncState = await syncTransactions(ctx, account.id, syncState, reads, report, {
+      currency: account.currency,
       onFetched,
       onCommitted: (committed) => {
         syncState = committed;

@@ -16,6 +16,11 @@ import type { AccountReport } from './report.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
 
 export interface TransactionCallbacks {
+  /**
+   * The account's currency as far as it is known (`/balance`, else `/accounts`): a row without one
+   * is in it. Without it a hold listed without a currency never pairs with its posting in GBP.
+   */
+  currency: string | null;
   /** Rows fetched, page by page (progress). */
   onFetched: (count: number) => void;
   /** The account's state as of each commit that landed. */
@@ -51,7 +56,7 @@ async function syncPages(
   syncState: AccountSyncState,
   reads: TransactionReads,
   report: AccountReport,
-  { onFetched, onCommitted, onReadsDone }: TransactionCallbacks,
+  { currency, onFetched, onCommitted, onReadsDone }: TransactionCallbacks,
 ): Promise<AccountSyncState> {
   const { tuning } = ctx;
   const { from, to } = reads.window();
@@ -107,7 +112,7 @@ async function syncPages(
       report.fetched += page.transactions.length;
       report.shortfall += page.shortfall;
       onFetched(page.transactions.length);
-      const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions);
+      const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions, currency);
       const window = { from: page.from ?? undefined, to: page.to ?? undefined };
       if (committing && !independent(committing.writes, window, records)) await landed();
       // A hold at the window's end whose posted twin lies in the next window pairs there: the next
