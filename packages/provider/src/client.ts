@@ -69,7 +69,14 @@ export interface ProviderClientOptions {
   windowDays?: number;
   /**
    * IANA time zone used to read timestamps as calendar dates and to decide what "today" is.
-   * Default: the machine's zone.
+   * Default: none. A timestamp is then read on its own clock (`2026-06-14T23:30:00Z` is the 14th,
+   * `2026-06-15T00:30:00+01:00` the 15th), which is also the day the provider files it under for
+   * `from`/`to`; "today" is the machine's.
+   *
+   * With a zone, a timestamp near midnight can move to the day before or after the one the provider
+   * files it under. A range walked in several windows (a first sync from `startDate`) then judges
+   * such a row by its moved day at a window's edge, where neither window keeps it. Set a zone only
+   * when the provider sends timestamps of another clock than the bank's local one.
    */
   timeZone?: string;
   /**
