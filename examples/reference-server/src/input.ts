@@ -60,6 +60,21 @@ export function assertWellFormedText(body: unknown): void {
   );
 }
 
+/**
+ * The day a write's `date` names, as the service's date type reads it, or undefined when it names
+ * none: `2026-05-02`, `2026/05/02`, or a timestamp's written day (`2026-05-02T23:30:00-05:00` is
+ * the 2nd, as written). Impossible days (2026-02-30) name none.
+ */
+export function calendarDateOf(text: string): string | undefined {
+  const match =
+    /^\s*(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\s*$/i.exec(
+      text,
+    );
+  if (!match) return undefined;
+  const date = `${match[1]}-${match[2]}-${match[3]}`;
+  return isCalendarDate(date) ? date : undefined;
+}
+
 /** Whether `text` is a real day written `YYYY-MM-DD` (not 2026-02-30). */
 export function isCalendarDate(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;

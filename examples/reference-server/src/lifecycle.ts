@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
-import { amountProblem, isCalendarDate, unreadableAmountProblem } from './input.js';
+import { amountProblem, calendarDateOf, unreadableAmountProblem } from './input.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
@@ -78,11 +78,13 @@ export async function createTransaction(
   const errors = [...typeErrors];
   const name = (optionalText(raw, 'name', errors) ?? optionalText(raw, 'description', errors))?.trim();
   if (!name) errors.push("Name can't be blank");
-  const date = optionalText(raw, 'date', errors);
+  const sentDate = optionalText(raw, 'date', errors);
+  const date = sentDate === undefined ? undefined : calendarDateOf(sentDate);
   const minimum = `${Number(today.slice(0, 4)) - 30}${today.slice(4)}`;
-  if (!date || !isCalendarDate(date)) errors.push("Date can't be blank");
+  if (!date) errors.push("Date can't be blank");
   else if (date <= minimum) errors.push(`Date must be greater than ${minimum}`);
-  const currency = optionalText(raw, 'currency', errors) ?? account.currency ?? 'USD';
+  // Any case, stored upper-case (the service stores it as sent, and Money reads it in any case).
+  const currency = optionalText(raw, 'currency', errors)?.trim().toUpperCase() ?? account.currency ?? 'USD';
   if (!/^[A-Z]{3}$/.test(currency)) errors.push('Currency must be a three-letter code such as USD');
   const amount = signedAmount(raw, currency, errors);
   const notes = optionalText(raw, 'notes', errors) ?? null;

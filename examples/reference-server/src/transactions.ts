@@ -28,7 +28,6 @@ const MEMBERS = [
   'name',
   'description',
   'notes',
-  'currency',
   'category_id',
   'merchant_id',
   'nature',
@@ -117,12 +116,14 @@ function readUpdate(body: unknown) {
     throw new ApiProblem(400, 'bad_request', 'Required parameter "transaction" is missing or empty');
   }
   const raw = member as Record<string, unknown>;
+  // As the service: `description` names the transaction only when `name` is not sent.
+  const named = raw.name !== undefined && raw.name !== null;
   // As in the service: unknown members are ignored, and `null` leaves a member unchanged — except
   // `tag_ids: null`, which clears the tags. A blank category or merchant id is also "unchanged".
   const input: Record<string, unknown> = {};
   for (const name of MEMBERS) {
     const value = raw[name];
-    if (value === undefined) continue;
+    if (value === undefined || (name === 'description' && named)) continue;
     if (value === null) {
       if (name === 'tag_ids') input.tag_ids = [];
       continue;

@@ -132,13 +132,23 @@ for (const backend of BACKENDS) {
         expect(formatMoney('-0.001', 'USD')).toBe('$0.00');
       });
 
-      it('date: YYYY-MM-DD sets it', async () => {
+      it('date: YYYY-MM-DD sets it, and so do the other forms the service reads', async () => {
         expect((await patch({ date: '2026-01-15' })).body.date).toBe('2026-01-15');
+        expect((await patch({ date: '2026/01/16' })).body.date).toBe('2026-01-16');
+        // A timestamp names the day it is written on, whatever its zone.
+        expect((await patch({ date: '2026-01-17T23:30:00-05:00' })).body.date).toBe('2026-01-17');
+        expect((await patch({ date: '2026-01-18T10:00:00Z' })).body.date).toBe('2026-01-18');
       });
 
       it('description is the name when name is absent; name wins when both are sent', async () => {
         expect((await patch({ description: 'From description' })).body.name).toBe('From description');
         expect((await patch({ description: 'ignored', name: 'From name' })).body.name).toBe('From name');
+        // When name is sent, description is not read at all: not even blank or of another type.
+        for (const description of ['', 5, { x: 1 }]) {
+          const response = await patch({ name: 'Name wins', description });
+          expect(response.status, JSON.stringify(description)).toBe(200);
+          expect(response.body.name).toBe('Name wins');
+        }
       });
 
       it('ignores unknown members and currency, as the service does', async () => {
@@ -150,6 +160,9 @@ for (const backend of BACKENDS) {
           currency: 'EUR',
         });
         expect(response.status).toBe(200);
+        // Whatever currency holds: it is never read.
+        for (const currency of [5, null, { code: 'EUR' }, ''])
+          expect((await patch({ currency })).status, JSON.stringify(currency)).toBe(200);
         expect(response.body.currency).toBe(before.currency);
         expect(response.body.account).toEqual(before.account);
       });
@@ -168,7 +181,7 @@ for (const backend of BACKENDS) {
         it('an impossible date → 422', () =>
           expectRejectedUnchanged({ transaction: { date: '2024-02-30', name: 'x' } }, 422, /Date/));
         it('a date that is not a date → 422', () =>
-          expectRejectedUnchanged({ transaction: { date: 'not-a-date' } }, 422, /Date/));
+          expectRejectedUnchanged({ transaction: { date: 'not-a-date' } }, 422, /Date can't be blank/));
         it('a date 30 years back → 422', () =>
           expectRejectedUnchanged({ transaction: { date: '1990-01-01' } }, 422, /Date must be greater than/));
         it('an amount that is not a number → 422 (the service would store 0)', () =>

@@ -264,6 +264,37 @@ for (const backend of BACKENDS) {
       expect(shownForint.body).toMatchObject({ amount: 'HUF\u00a01,234', amount_cents: 1234 });
     });
 
+    it('POST reads dates and currencies as the service does', async () => {
+      const account = await accountOf('7001');
+      // Sent as raw JSON: @finsync/service's client, strict in what it sends, would not send these.
+      const created = await t.request(t.keys.alice, 'POST', '/api/v1/transactions', {
+        transaction: {
+          account_id: account.id,
+          name: 'Dated by timestamp',
+          amount: '3.5',
+          currency: 'eur',
+          date: '2026-05-02T23:30:00-05:00',
+        },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ date: '2026-05-02', currency: 'EUR' });
+    });
+
+    it('answers a path with the .json suffix as the path without it', async () => {
+      const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions.json?per_page=1');
+      expect(list.status).toBe(200);
+      const [first] = list.body.transactions as Array<{ id: string }>;
+      const shown = await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${first!.id}.json`);
+      expect(shown.body).toEqual(
+        (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${first!.id}`)).body,
+      );
+      const patched = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${first!.id}.json`, {
+        transaction: { notes: 'via .json' },
+      });
+      expect(patched).toMatchObject({ status: 200, body: { notes: 'via .json' } });
+      expect((await t.request(t.keys.alice, 'GET', '/api/v1/nothing.json')).status).toBe(404);
+    });
+
     it('POST refuses what the service refuses, with nothing created', async () => {
       const account = await accountOf('7001');
       const count = (await all()).length;

@@ -83,7 +83,29 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
   catalogRoutes(app, runtime, requireKey);
   syncRoutes(app, runtime, requireKey);
   docsRoutes(app, { version: '0.1.0' });
+  acceptJsonSuffix(app);
   return app;
+}
+
+const OPENAPI_PATH = '/api/v1/openapi.json';
+const JSON_SUFFIX = /^(\/api\/v1\/[^?]*?)\.json(?=$|\?)/;
+
+/**
+ * As the service (Rails' format suffix): `/api/v1/transactions.json` is `/api/v1/transactions`. The
+ * suffix is taken off before routing, so every route, its checks and its answer are the same; only a
+ * request that has one pays for a new `Request`.
+ */
+function acceptJsonSuffix(app: OpenAPIHono<AppEnv>): void {
+  const route = app.fetch;
+  app.fetch = (request, ...rest) => {
+    const url = new URL(request.url);
+    const bare = JSON_SUFFIX.exec(url.pathname);
+    // The API's own description is a file named so, not a route with a suffix.
+    if (!bare || url.pathname === OPENAPI_PATH) return route(request, ...rest);
+    url.pathname = bare[1]!;
+    const { method, headers, body, signal } = request;
+    return route(new Request(url, { method, headers, body, signal, duplex: 'half' } as RequestInit), ...rest);
+  };
 }
 
 function answerError(c: Context<AppEnv>, answer: ErrorAnswer): Response {

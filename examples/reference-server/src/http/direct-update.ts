@@ -43,7 +43,7 @@ export interface DirectUpdateOptions {
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 // The path as the app's router matches it (case-sensitively); only the id's hex digits take either case.
 const ROUTE =
-  /^\/api\/v1\/transactions\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+  /^\/api\/v1\/transactions\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?:\.json)?$/;
 /** Only plain JSON: anything else the app parses or refuses (415) by its own rules. */
 const PLAIN_JSON = /^application\/json(;\s*charset=utf-8)?$/i;
 /** What the app sends when no rate limit is configured, as a self-hosted service does. */

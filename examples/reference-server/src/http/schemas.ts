@@ -5,7 +5,7 @@
  * a PATCH's with `TransactionUpdateMembers` below.
  */
 import { z } from '@hono/zod-openapi';
-import { isCalendarDate } from '../input.js';
+import { calendarDateOf } from '../input.js';
 import { isNature } from '../sign-convention.js';
 import { LIMITS } from './limits.js';
 
@@ -35,18 +35,22 @@ export const TransactionUpdateBody = z
     transaction: z
       .object({
         name: text('Name', LIMITS.name).nullish(),
-        description: text('Description', LIMITS.name)
-          .nullish()
-          .openapi({ description: 'Used as the name when `name` is absent' }),
+        // Checked (as text, within the name's bound) only when it is used: as the service, it is
+        // ignored when `name` is sent.
+        description: z.unknown().optional().openapi({
+          type: 'string',
+          description: 'Used as the name when `name` is absent; ignored otherwise',
+        }),
         notes: text('Notes', LIMITS.notes)
           .nullish()
           .openapi({ description: '`""` clears the notes; `null` leaves them unchanged' }),
         date: text('Date', 32).nullish().openapi({ example: '2026-05-02' }),
         amount: decimal.nullish(),
         nature: nature.nullish(),
-        currency: text('Currency', 8)
-          .nullish()
-          .openapi({ description: 'Accepted and ignored, as by the service' }),
+        currency: z.unknown().optional().openapi({
+          type: 'string',
+          description: 'Accepted and ignored (whatever it holds), as by the service',
+        }),
         category_id: id('category_id')
           .nullish()
           .openapi({ description: 'Cannot be cleared: `null` and `""` change nothing' }),
@@ -76,7 +80,16 @@ const nonBlank = (what: string) => member(what).refine((s) => s.trim() !== '', `
  * (the route's well-formed-text check answers it first).
  */
 export const TransactionUpdateMembers = z.object({
-  date: member('Date').refine(isCalendarDate, 'Date must be a calendar date (YYYY-MM-DD)').optional(),
+  // As the service's date type: `YYYY-MM-DD`, `YYYY/MM/DD` or a timestamp's written day; anything
+  // else (`""` too) is no date.
+  date: member('Date')
+    .transform((text, ctx) => {
+      const date = calendarDateOf(text);
+      if (date === undefined)
+        ctx.issues.push({ code: 'custom', message: "Date can't be blank", input: text });
+      return date ?? z.NEVER;
+    })
+    .optional(),
   /** Without `nature`, positive is an expense and negative income; with it, the sign is ignored. */
   amount: z
     .union(
@@ -90,9 +103,10 @@ export const TransactionUpdateMembers = z.object({
     )
     .optional(),
   name: nonBlank('Name').optional(),
-  description: nonBlank('Description').optional(),
+  description: nonBlank('Description')
+    .max(LIMITS.name, `Description is too long (maximum is ${LIMITS.name} characters)`)
+    .optional(),
   notes: member('Notes').optional(),
-  currency: member('Currency').optional(),
   category_id: nonBlank('Category').optional(),
   merchant_id: nonBlank('Merchant').optional(),
   nature: member('Nature')
