@@ -29,8 +29,9 @@ export interface ReadPlan {
 export interface TransactionReads {
   /**
    * The days asked for: from the watermark (less the overlap) or `startDate`, or the whole history
-   * (`from` undefined), to today as of the first request. Throws what working it out throws (a
-   * malformed stored watermark), in the account's turn.
+   * (`from` undefined), to today as of the first request; once the first page has arrived, a routine
+   * re-read's `from` reaches back to the oldest hold still stored. Throws what working it out throws
+   * (a malformed stored watermark), in the account's turn.
    */
   window(): { from: string | undefined; to: string };
   /**
@@ -85,27 +86,38 @@ export function openTransactionReads(
   /** Worked out once, when the first request goes out: `to` is that request's day. */
   let window: ReadPlan | undefined;
   const windowOf = () => (window ??= planOf());
+  /**
+   * A routine re-read reaches back to the oldest hold still stored, so that a hold older than the
+   * overlap is seen to go when the bank drops it (else it stayed pending for good): as far as one
+   * request reaches (`windowDays`), and never before `startDate`.
+   */
+  const reachBackToHolds = async (plan: ReadPlan): Promise<ReadPlan> => {
+    if (syncState.watermark === null || plan.from === undefined || !tuning.includePending) return plan;
+    const holds = await ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
+    let oldest: string | undefined;
+    for (const hold of holds) if (oldest === undefined || hold.date < oldest) oldest = hold.date;
+    if (oldest === undefined || oldest >= plan.from) return plan;
+    const from = laterDate(laterDate(oldest, addDays(plan.to, -(plan.windowDays - 1))), tuning.startDate)!;
+    return from < plan.from ? { ...plan, from, days: daysBetween(from, plan.to) + 1 } : plan;
+  };
   const abandon = new AbortController();
   let iterator: AsyncIterator<TransactionPage> | undefined;
-  const ask = (): Promise<IteratorResult<TransactionPage>> => {
-    try {
-      if (!iterator) {
-        const { from, to, windowDays } = windowOf();
-        iterator = ctx.client
-          .listTransactions(accountId, {
-            from,
-            to,
-            includePending: tuning.includePending,
-            windowDays,
-            signal: AbortSignal.any([ctx.signal, abandon.signal]),
-          })
-          .pages()
-          [Symbol.asyncIterator]();
-      }
-      return iterator.next();
-    } catch (error) {
-      return Promise.reject(error);
+  const ask = async (): Promise<IteratorResult<TransactionPage>> => {
+    if (!iterator) {
+      window = await reachBackToHolds(windowOf());
+      const { from, to, windowDays } = window;
+      iterator ??= ctx.client
+        .listTransactions(accountId, {
+          from,
+          to,
+          includePending: tuning.includePending,
+          windowDays,
+          signal: AbortSignal.any([ctx.signal, abandon.signal]),
+        })
+        .pages()
+        [Symbol.asyncIterator]();
     }
+    return iterator.next();
   };
 
   let first: Promise<IteratorResult<TransactionPage>> | undefined;

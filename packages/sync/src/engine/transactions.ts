@@ -110,6 +110,8 @@ async function syncPages(
       // A page read ahead may arrive after the run was aborted: it is not committed.
       ctx.signal.throwIfAborted();
       report.fetched += page.transactions.length;
+      // Known once the first page is in: a routine re-read may reach back to an old hold.
+      report.window = { from: reads.window().from ?? null, to };
       report.shortfall += page.shortfall;
       onFetched(page.transactions.length);
       const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions, currency);
@@ -138,7 +140,8 @@ async function syncPages(
         window,
         complete: page.shortfall === 0,
         forgetBefore,
-        read: { from, to },
+        // As of the first page: a routine re-read may have reached back to an old hold.
+        read: reads.window(),
       });
       report.hidden += diff.hidden;
       for (const change of diff.changes) {

@@ -1,0 +1,106 @@
+/**
+ * A hold older than the routine re-read's overlap (a stale authorisation the bank kept listing, a
+ * hotel deposit): the re-read reaches back to it, so that it goes when the bank drops it.
+ */
+import { ProviderClient } from '@finsync/provider';
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, SyncEngine } from '../src/index.js';
+
+interface WireRow {
+  id: string | null;
+  amount: number;
+  date: string;
+  merchant: string;
+  isPending: boolean;
+}
+
+/** One GBP account whose transactions are `rows` (filtered by `from`/`to`); every URL asked is kept. */
+function provider(rows: WireRow[], asked: URL[]) {
+  return (async (input: string | URL | Request) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    asked.push(url);
+    const path = url.pathname.replace(/^.*\/api\/v1\//, '');
+    const from = url.searchParams.get('from') ?? '0000-00-00';
+    const to = url.searchParams.get('to') ?? '9999-99-99';
+    const listed = rows.filter((r) => r.date >= from && r.date <= to);
+    const body =
+      path === 'accounts'
+        ? { accounts: [{ id: 4711, name: 'Current', status: 'ACTIVE', currency: 'GBP' }], total: 1 }
+        : path.endsWith('/balance')
+          ? { balance: { amount: 0, currency: 'GBP' } }
+          : path.endsWith('/holdings')
+            ? { holdings: [], totalValue: 0 }
+            : {
+                transactions: listed.map((r) => ({
+                  accountId: 4711,
+                  currency: 'GBP',
+                  description: null,
+                  ...r,
+                })),
+                total: listed.length,
+              };
+    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+  }) as typeof fetch;
+}
+
+async function setUp(rows: WireRow[]) {
+  const today = { date: '2026-03-15' };
+  const asked: URL[] = [];
+  const storage = new MemoryStorage();
+  const engine = new SyncEngine({
+    storage,
+    clock: { now: () => new Date(`${today.date}T12:00:00Z`), today: () => today.date },
+  });
+  await engine.addConnection({
+    id: 'c1',
+    client: new ProviderClient({
+      apiKey: 'k_test',
+      rateLimit: false,
+      maxRetries: 0,
+      fetch: provider(rows, asked),
+    }),
+  });
+  const lastFrom = () =>
+    asked
+      .filter((u) => u.pathname.endsWith('/transactions'))
+      .at(-1)!
+      .searchParams.get('from');
+  const shown = async () => (await storage.findTransactions('c1', '4711')).map((r) => r.key).sort();
+  return { today, storage, engine, lastFrom, shown };
+}
+
+describe('a hold older than the re-read overlap', () => {
+  it('is removed when the bank drops it: the re-read reaches back to it', async () => {
+    const rows: WireRow[] = [
+      { id: null, amount: -80, date: '2026-02-05', merchant: 'Hotel', isPending: true },
+      { id: 'tx1', amount: -100, date: '2026-03-01', merchant: 'Shop', isPending: false },
+    ];
+    const h = await setUp(rows);
+    await h.engine.sync('c1');
+    expect(await h.shown()).toHaveLength(2);
+    // The deposit is released: the bank lists the hold no more.
+    rows.shift();
+    h.today.date = '2026-03-16';
+    const before = await h.storage.lastSeq();
+    const report = await h.engine.sync('c1');
+    expect(h.lastFrom()).toBe('2026-02-05');
+    expect(report.accounts[0]!.window?.from).toBe('2026-02-05');
+    expect(await h.shown()).toEqual(['id:tx1']);
+    const feed = await h.storage.readChanges({ after: before, limit: 100 });
+    expect(feed.filter((e) => e.entity === 'transaction').map((e) => e.op)).toEqual(['removed']);
+  });
+
+  it('is still shown while the bank lists it, and the re-read reaches back one request at most', async () => {
+    const rows: WireRow[] = [
+      { id: null, amount: -80, date: '2025-10-01', merchant: 'Car hire', isPending: true },
+      { id: 'tx1', amount: -100, date: '2026-03-01', merchant: 'Shop', isPending: false },
+    ];
+    const h = await setUp(rows);
+    await h.engine.sync('c1');
+    h.today.date = '2026-03-16';
+    await h.engine.sync('c1');
+    // 90 days (the default windowDays) back from today, not the hold's own date.
+    expect(h.lastFrom()).toBe('2025-12-17');
+    expect(await h.shown()).toHaveLength(2);
+  });
+});
