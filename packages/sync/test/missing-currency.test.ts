@@ -3,10 +3,9 @@
  * rows): they are in the account's currency, so a hold listed without one still pairs with its
  * posting listed with one.
  */
-import { ProviderClient } from '@finsync/provider';
 import { describe, expect, it } from 'vitest';
 import { keyTransactions } from '../src/engine/keys.js';
-import { MemoryStorage, SyncEngine } from '../src/index.js';
+import { engineOverCraftedProvider } from './crafted-provider.js';
 
 interface WireRow {
   id: string | null;
@@ -16,23 +15,6 @@ interface WireRow {
   merchant: string;
   description: string;
   isPending: boolean;
-}
-
-/** A provider with one GBP account whose transactions are whatever `rows` holds when asked. */
-function provider(rows: WireRow[]) {
-  return (async (input: string | URL | Request) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    const path = url.pathname.replace(/^.*\/api\/v1\//, '');
-    const body =
-      path === 'accounts'
-        ? { accounts: [{ id: 4711, name: 'Current', institution_name: 'Bank', status: 'ACTIVE' }], total: 1 }
-        : path.endsWith('/balance')
-          ? { balance: { amount: -10, currency: 'GBP' } }
-          : path.endsWith('/holdings')
-            ? { holdings: [], totalValue: 0 }
-            : { transactions: rows.map((r) => ({ accountId: 4711, ...r })), total: rows.length };
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-  }) as typeof fetch;
 }
 
 describe('a row listed without a currency', () => {
@@ -54,7 +36,6 @@ describe('a row listed without a currency', () => {
   });
 
   it('pairs a hold listed without one with its posting listed with one: one row, linked', async () => {
-    const today = { date: '2026-03-15' };
     const rows: WireRow[] = [
       {
         id: null,
@@ -65,20 +46,10 @@ describe('a row listed without a currency', () => {
         isPending: true,
       },
     ];
-    const storage = new MemoryStorage();
-    const engine = new SyncEngine({
-      storage,
-      clock: { now: () => new Date(`${today.date}T12:00:00Z`), today: () => today.date },
-    });
-    await engine.addConnection({
-      id: 'c1',
-      client: new ProviderClient({
-        apiKey: 'k_test',
-        rateLimit: false,
-        maxRetries: 0,
-        fetch: provider(rows),
-      }),
-    });
+    const { engine, storage, today } = await engineOverCraftedProvider(
+      () => ({ transactions: rows.map((r) => ({ accountId: 4711, ...r })), total: rows.length }),
+      { today: '2026-03-15' },
+    );
     await engine.sync('c1');
     const before = await storage.lastSeq();
     // The hold is still listed beside its posting two days later.

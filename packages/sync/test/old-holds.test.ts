@@ -2,9 +2,8 @@
  * A hold older than the routine re-read's overlap (a stale authorisation the bank kept listing, a
  * hotel deposit): the re-read reaches back to it, so that it goes when the bank drops it.
  */
-import { ProviderClient } from '@finsync/provider';
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, SyncEngine } from '../src/index.js';
+import { engineOverCraftedProvider } from './crafted-provider.js';
 
 interface WireRow {
   id: string | null;
@@ -14,59 +13,22 @@ interface WireRow {
   isPending: boolean;
 }
 
-/** One GBP account whose transactions are `rows` (filtered by `from`/`to`); every URL asked is kept. */
-function provider(rows: WireRow[], asked: URL[]) {
-  return (async (input: string | URL | Request) => {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    asked.push(url);
-    const path = url.pathname.replace(/^.*\/api\/v1\//, '');
-    const from = url.searchParams.get('from') ?? '0000-00-00';
-    const to = url.searchParams.get('to') ?? '9999-99-99';
-    const listed = rows.filter((r) => r.date >= from && r.date <= to);
-    const body =
-      path === 'accounts'
-        ? { accounts: [{ id: 4711, name: 'Current', status: 'ACTIVE', currency: 'GBP' }], total: 1 }
-        : path.endsWith('/balance')
-          ? { balance: { amount: 0, currency: 'GBP' } }
-          : path.endsWith('/holdings')
-            ? { holdings: [], totalValue: 0 }
-            : {
-                transactions: listed.map((r) => ({
-                  accountId: 4711,
-                  currency: 'GBP',
-                  description: null,
-                  ...r,
-                })),
-                total: listed.length,
-              };
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-  }) as typeof fetch;
-}
-
+/** An engine over a provider that lists `rows` between the asked `from` and `to`, as a real one does. */
 async function setUp(rows: WireRow[]) {
-  const today = { date: '2026-03-15' };
-  const asked: URL[] = [];
-  const storage = new MemoryStorage();
-  const engine = new SyncEngine({
-    storage,
-    clock: { now: () => new Date(`${today.date}T12:00:00Z`), today: () => today.date },
-  });
-  await engine.addConnection({
-    id: 'c1',
-    client: new ProviderClient({
-      apiKey: 'k_test',
-      rateLimit: false,
-      maxRetries: 0,
-      fetch: provider(rows, asked),
-    }),
-  });
-  const lastFrom = () =>
-    asked
-      .filter((u) => u.pathname.endsWith('/transactions'))
-      .at(-1)!
-      .searchParams.get('from');
-  const shown = async () => (await storage.findTransactions('c1', '4711')).map((r) => r.key).sort();
-  return { today, storage, engine, lastFrom, shown };
+  const h = await engineOverCraftedProvider(
+    (url) => {
+      const from = url.searchParams.get('from') ?? '0000-00-00';
+      const to = url.searchParams.get('to') ?? '9999-99-99';
+      const listed = rows.filter((r) => r.date >= from && r.date <= to);
+      return {
+        transactions: listed.map((r) => ({ accountId: 4711, currency: 'GBP', description: null, ...r })),
+        total: listed.length,
+      };
+    },
+    { today: '2026-03-15', accountCurrency: 'GBP' },
+  );
+  const shown = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key).sort();
+  return { ...h, shown };
 }
 
 describe('a hold older than the re-read overlap', () => {

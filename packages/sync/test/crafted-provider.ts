@@ -1,0 +1,46 @@
+/**
+ * An engine on `MemoryStorage` over a real `ProviderClient` whose provider a test writes by hand:
+ * one GBP account (4711) whose transactions are whatever `transactions(url)` answers. For the wire
+ * shapes the sandbox does not make (rows without a currency, a provider that filters by date).
+ */
+import { ProviderClient } from '@finsync/provider';
+import { MemoryStorage, SyncEngine } from '../src/index.js';
+
+export async function engineOverCraftedProvider(
+  transactions: (url: URL) => unknown,
+  options: { today: string; accountCurrency?: string },
+) {
+  const today = { date: options.today };
+  const asked: URL[] = [];
+  const fetch = (async (input: string | URL | Request) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    asked.push(url);
+    const path = url.pathname.replace(/^.*\/api\/v1\//, '');
+    const account = { id: 4711, name: 'Current', institution_name: 'Bank', status: 'ACTIVE' };
+    const body =
+      path === 'accounts'
+        ? { accounts: [{ ...account, currency: options.accountCurrency }], total: 1 }
+        : path.endsWith('/balance')
+          ? { balance: { amount: 0, currency: 'GBP' } }
+          : path.endsWith('/holdings')
+            ? { holdings: [], totalValue: 0 }
+            : transactions(url);
+    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+  }) as typeof globalThis.fetch;
+  const storage = new MemoryStorage();
+  const engine = new SyncEngine({
+    storage,
+    clock: { now: () => new Date(`${today.date}T12:00:00Z`), today: () => today.date },
+  });
+  await engine.addConnection({
+    id: 'c1',
+    client: new ProviderClient({ apiKey: 'k_test', rateLimit: false, maxRetries: 0, fetch }),
+  });
+  /** The `from` of the last transactions request. */
+  const lastFrom = () =>
+    asked
+      .filter((u) => u.pathname.endsWith('/transactions'))
+      .at(-1)!
+      .searchParams.get('from');
+  return { engine, storage, today, asked, lastFrom };
+}
