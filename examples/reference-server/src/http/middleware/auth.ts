@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
+import { AlignedWindowStore } from './hour-windows.js';
 import type { AppStore } from '../../store/types.js';
 import { authenticate, type Principal } from '../../users.js';
 import type { AppEnv } from '../env.js';
@@ -28,6 +29,7 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
       : rateLimiter<AppEnv>({
           windowMs,
           limit: rateLimit.limit,
+          store: new AlignedWindowStore(windowMs),
           standardHeaders: false,
           keyGenerator: (c) => c.get('principal').keyId,
           handler: (c) => {
