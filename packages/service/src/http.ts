@@ -9,6 +9,7 @@ import {
   logTo,
   readErrorBody,
   redact,
+  redactDeep,
   relativePath,
 } from '@finsync/internals/http';
 import ky, {
@@ -243,7 +244,7 @@ export class HttpClient {
       code: parts.code === undefined ? undefined : redact(parts.code, key),
       serverMessage,
       errors,
-      details: parts.details,
+      details: parts.details === undefined ? undefined : redactDeep(parts.details, key),
       requestId: response.headers.get('x-request-id') ?? undefined,
       rateLimit,
       bodyExcerpt: text ? excerpt(text, key) : undefined,

@@ -58,8 +58,9 @@ export function createPagedList<Item, Page>(
       const result = await fetchPage(page);
       const pagination = shape.pagination(result);
       // Sure answers a page past the end with the *last* page (Pagy's `overflow: :last_page`) and
-      // says so in `pagination.page`: those rows were already yielded (rows vanished meanwhile).
-      if (pagination && page > startPage && pagination.page < page) return;
+      // says so in `pagination.page`: those rows were already yielded (rows vanished meanwhile), or,
+      // for a walk started past the end, were never asked for.
+      if (pagination && pagination.page < page) return;
       yield result;
       // No pagination: the server sent everything in one response.
       if (!pagination || shape.items(result).length === 0 || page >= pagination.total_pages) return;

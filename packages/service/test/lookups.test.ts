@@ -11,7 +11,7 @@ import {
   type CategoryListParams,
 } from '../src/index.js';
 import { clientFor, seedStore, useFakeService } from './fake-fixture.js';
-import { API, settle, wireTransaction } from './helpers.js';
+import { API, settle, TX_ID, wireTransaction } from './helpers.js';
 
 const fake = useFakeService();
 let world: ReturnType<typeof seedStore>;
@@ -192,6 +192,19 @@ describe("a page past the end (Sure's Pagy answers the last page again)", () => 
     const rows = await client().transactions.list({ per_page: 1 }).toArray({ limit: 10 });
     expect(rows.map((tx) => tx.id)).toEqual(['row-1']);
   });
+
+  it('yields nothing for a walk that starts past the end (resuming from a saved page number)', async () => {
+    fake.server.use(
+      http.get(`${API}/transactions`, () =>
+        HttpResponse.json({
+          transactions: [wireTransaction({ id: 'row-2' })],
+          pagination: { page: 2, per_page: 1, total_count: 2, total_pages: 2 },
+        }),
+      ),
+    );
+    const rows = await client().transactions.list({ per_page: 1, page: 3 }).toArray({ limit: 10 });
+    expect(rows).toEqual([]);
+  });
 });
 
 function settleSync(call: () => unknown): unknown {
@@ -201,3 +214,23 @@ function settleSync(call: () => unknown): unknown {
     return error;
   }
 }
+
+describe('a body that stops arriving', () => {
+  it('fails with a TimeoutError once timeoutMs passes without more of it, instead of hanging', async () => {
+    fake.server.use(
+      http.get(`${API}/transactions/:id`, () => {
+        const stalled = new ReadableStream<Uint8Array>({
+          start(controller) {
+            // Headers and the first bytes arrive; the rest never does.
+            controller.enqueue(new TextEncoder().encode('{"id":"6f1c2a9e'));
+          },
+        });
+        return new HttpResponse(stalled, { status: 200, headers: { 'content-type': 'application/json' } });
+      }),
+    );
+    const started = Date.now();
+    const error = await settle(clientFor({ timeoutMs: 200 }).transactions.get(TX_ID));
+    expect((error as Error).name).toBe('TimeoutError');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

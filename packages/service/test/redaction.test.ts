@@ -64,7 +64,12 @@ describe('the API key', () => {
     server.use(
       http.get(`${API}/transactions/:id`, () =>
         HttpResponse.json(
-          { error: 'unauthorized', message: `API key ${KEY} is revoked`, errors: [`key ${KEY}`] },
+          {
+            error: 'unauthorized',
+            message: `API key ${KEY} is revoked`,
+            errors: [`key ${KEY}`],
+            details: { api_key: KEY, tried: [{ key: KEY }] },
+          },
           { status: 401 },
         ),
       ),

@@ -22,6 +22,6 @@ export {
   type StreamAnswer,
 } from './json-exchange.js';
 export { logTo, type ClientLogger, type LogLevel } from './logger.js';
-export { EXCERPT_LENGTH, excerpt, redact, safeCause } from './redact.js';
+export { EXCERPT_LENGTH, excerpt, redact, redactDeep, safeCause } from './redact.js';
 export { backoffDelay, delayBeforeRetry, parseRetryAfterHeader, parseWaitFromText } from './retry-timing.js';
 export { toTransportError, type TransportErrorClasses, type TransportSettings } from './transport-errors.js';

@@ -67,7 +67,7 @@ export async function receiveJson<E extends Error>(exchange: JsonExchange<E>): P
   const answer = await exchangeStream(exchange);
   let held: string | undefined;
   try {
-    held = await answer.response.text();
+    held = await withinBodyTime(answer.response.text(), exchange, () => answer.response.body?.cancel());
   } catch (error) {
     throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
   }
@@ -143,7 +143,8 @@ export async function exchangeStream<E extends Error>(exchange: JsonExchange<E>)
         for (;;) {
           let next: ReadableStreamReadResult<Uint8Array>;
           try {
-            next = await reader.read();
+            // `timeoutMs` without a byte: a body that stops arriving fails instead of hanging.
+            next = await withinBodyTime(reader.read(), exchange, () => reader.cancel());
           } catch (error) {
             throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
           }
@@ -157,6 +158,40 @@ export async function exchangeStream<E extends Error>(exchange: JsonExchange<E>)
       }
     },
   };
+}
+
+/**
+ * `reading`, or the client's timeout error once `timeoutMs` has passed without it settling (the body
+ * is then let go with `cancel`). ky's own timeout ends when the headers arrive; a body that stops
+ * arriving after them would otherwise hang its caller for good.
+ */
+async function withinBodyTime<T, E extends Error>(
+  reading: Promise<T>,
+  exchange: JsonExchange<E>,
+  cancel: () => Promise<void> | undefined,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cancel()?.catch(() => undefined);
+      reject(
+        new exchange.errors.timeout(
+          `${exchange.method} ${exchange.path} got no more of its body within ${exchange.timeoutMs} ms`,
+          {
+            method: exchange.method,
+            path: exchange.path,
+            ...retriesOf(exchange),
+            timeoutMs: exchange.timeoutMs,
+          },
+        ),
+      );
+    }, exchange.timeoutMs);
+  });
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function retriesOf(exchange: { retries?: (() => number) | undefined }): { retries?: number } {

@@ -15,6 +15,16 @@ export function redact(text: string, secret: string): string {
   return secret.length >= 4 ? text.split(secret).join('[REDACTED]') : text;
 }
 
+/** `value` with `secret` masked in every string it holds, however deep (an error body's `details`). */
+export function redactDeep<T>(value: T, secret: string): T {
+  if (typeof value === 'string') return redact(value, secret) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [redact(name, secret), redactDeep(item, secret)]),
+  ) as T;
+}
+
 /** The first `length` characters of `text` (key masked first, so a cut never leaves half a key). */
 export function excerpt(text: string, secret: string, length: number = EXCERPT_LENGTH): string {
   const clean = redact(text, secret);
