@@ -38,7 +38,7 @@ const ENVIRONMENT_HELP = `Environment:
  * Flags that would carry the key. They are refused before parsing, with a message that does not
  * echo them: commander's "unknown option '--key=…'" would print the key to the terminal and logs.
  */
-const KEY_FLAG = /^--?(api[-_]?key|key|lunchflow[-_]api[-_]key|token|secret)(=|$)/i;
+const KEY_FLAG = /^-{1,2}(?!-)(?!key-file(?:=|$))[\w-]*(?:key|token|secret|passw(?:or)?d)[\w-]*(?:=|$)/i;
 
 function keyFlagIn(argv: string[]): boolean {
   for (const arg of argv) {

@@ -58,6 +58,9 @@ describe('errors and exit codes', () => {
       runCli(['sync', `--key=${KEY}`], { cwd: dir, env }),
       runCli(['sync', '--api-key', KEY], { cwd: dir, env }),
       runCli(['watch', '--sandbox', '--key', KEY], { cwd: dir, env }),
+      runCli(['sync', `--api-token=${KEY}`], { cwd: dir, env }),
+      runCli(['sync', '--lunchflow-key', KEY], { cwd: dir, env }),
+      runCli(['sync', `--password=${KEY}`], { cwd: dir, env }),
     ]);
     for (const result of results) {
       expect(result.code).toBe(2);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FeedEntry } from '@finsync/sync';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, waitForOutput } from './helpers.js';
+import { runCli, startCli, waitForOutput } from './helpers.js';
 
 describe('watch and feed --follow', () => {
   let dir: string;
@@ -23,6 +23,28 @@ describe('watch and feed --follow', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(result.stdout).toMatch(/^\S+Z sandbox: success \(.+\), 7 accounts, \d+ fetched, \+\d+ ~0 -0$/m);
+  });
+
+  it('feed without --follow stopped by SIGINT mid-way: whole lines, and exit 130, not 0', async () => {
+    // A feed of a few MiB: far more than a pipe holds.
+    const synced = await runCli(
+      ['sync', '--sandbox', '--sandbox-days', '400', '--database', 'big.db', '--no-progress'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(synced.code, synced.stderr).toBe(0);
+    const feed = startCli(['feed', '--database', 'big.db'], { cwd: dir });
+    // Not read for a while: the pipe fills, and the feed waits in the middle of its output.
+    feed.stdout!.pause();
+    // Long enough for the process to start and fill the pipe (its Ctrl-C handler is set by then).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    feed.kill('SIGINT');
+    feed.stdout!.resume();
+    const result = await feed.done;
+    expect(result.code, result.stderr).toBe(130);
+    for (const line of result.stdout.trimEnd().split('\n'))
+      expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 
   it('feed --follow prints what is there, keeps polling, and stops on SIGINT', async () => {

@@ -67,6 +67,38 @@ describe('SyncWorker', () => {
     for (const id of ids) expect(await storage.countTransactions(id)).toBeGreaterThan(0);
   });
 
+  it('stopped while a claim is in flight, it starts nothing and gives the leases back at once', async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: ['c1', 'c2'].map((id) => connectionState(id)) });
+    // The storage answers the claim only after stop() was called.
+    let answerClaim!: () => void;
+    const claimAnswered = new Promise<void>((resolve) => (answerClaim = resolve));
+    const claimDue = storage.claimDue.bind(storage);
+    storage.claimDue = async (...args) => {
+      const claimed = await claimDue(...args);
+      await claimAnswered;
+      return claimed;
+    };
+    let started = 0;
+    const worker = new SyncWorker({
+      storage,
+      credentials: async () => undefined,
+      workerId: 'w1',
+      leaseMs: 60_000,
+      pollIntervalMs: 10,
+    });
+    worker.on('run:start', () => (started += 1));
+    worker.start();
+    await new Promise((r) => setTimeout(r, 20));
+    const stopped = worker.stop();
+    answerClaim();
+    await stopped;
+    expect(started).toBe(0);
+    expect((await storage.listLeases()).every((l) => l.workerId === null)).toBe(true);
+    // Due at once for the next worker.
+    expect(await storage.claimDue('w2', { limit: 5, leaseMs: 60_000, now: new Date() })).toHaveLength(2);
+  });
+
   it('a write fenced by a lease the worker no longer holds is refused and changes nothing', async () => {
     const storage = new MemoryStorage();
     await storage.apply({ changes: [], connections: [connectionState('c1')] });

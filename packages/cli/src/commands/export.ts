@@ -65,6 +65,11 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
   const partial = file && `${file}.partial`;
   let written = false;
   let out: LineWriter | undefined;
+  // Ctrl-C stops between two rows: the half-written file is removed (below), and the exit code says so.
+  const interrupted = new AbortController();
+  const stop = () => interrupted.abort();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     const connection = await resolveConnection(storage, flags.connection);
     const accounts = await storage.listAccounts(connection.id);
@@ -84,6 +89,7 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
     for (const accountId of wanted) {
       // One account's rows in the range at a time, in date order (the storage's index serves it).
       for (const t of await storage.findTransactions(connection.id, accountId, query)) {
+        if (interrupted.signal.aborted) return ExitCode.interrupted;
         const r = row(t);
         if (flags.format === 'csv') await out.write(csvLine(CSV_COLUMNS.map((c) => r[c])));
         else await out.write(`${count === 0 ? '' : ','}\n  ${JSON.stringify(r)}`);
@@ -102,6 +108,8 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
     if (error instanceof OutputClosed) return ExitCode.ok;
     throw error;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     if (partial && !written) {
       out?.destroy();
       await rm(partial, { force: true });

@@ -21,6 +21,7 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
   const storage = await openStorage(resolveDatabase(flags), 'read');
   const controller = new AbortController();
   // Ctrl-C ends --follow cleanly: the line being written is finished, nothing is cut in half.
+  // Without --follow the feed was cut short: the exit code (130) says so.
   const stop = () => controller.abort();
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -45,7 +46,7 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
       if (!flags.follow) break;
       await sleep(flags.poll * 1_000, controller.signal);
     }
-    return ExitCode.ok;
+    return controller.signal.aborted && !flags.follow ? ExitCode.interrupted : ExitCode.ok;
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
     throw error;

@@ -47,6 +47,8 @@ export class SyncWorker {
   readonly #active = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(event: WorkerRunEvent) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The poll in flight (a claim may be waiting on the storage). */
+  #polling: Promise<void> | undefined;
   #running = false;
   #stopController = new AbortController();
 
@@ -91,13 +93,17 @@ export class SyncWorker {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
     if (options.abort) this.#stopController.abort(new SyncAbortedError('worker stopped'));
+    // A claim still in flight: what it claims is released, not run (see `#poll`).
+    await this.#polling;
     await Promise.allSettled([...this.#active.values()]);
   }
 
   #schedule(delayMs: number): void {
     if (!this.#running) return;
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#poll(), delayMs);
+    this.#timer = setTimeout(() => {
+      this.#polling = this.#poll().finally(() => (this.#polling = undefined));
+    }, delayMs);
   }
 
   /** Claims what this worker has room for; polls again when a run ends or after the poll interval. */
@@ -118,6 +124,15 @@ export class SyncWorker {
           error: String(error),
         });
       }
+    }
+    // Stopped while claiming: nothing is started that `stop()` would not wait for, and the leases go
+    // back at once, due now, so that another worker (or this one restarted) need not wait them out.
+    if (!this.#running) {
+      const now = this.#now();
+      await Promise.all(
+        claimed.map((id) => this.#storage.releaseLease(id, this.workerId, now).catch(() => undefined)),
+      );
+      return;
     }
     for (const connectionId of claimed) {
       const run = this.#runOne(connectionId).finally(() => {
