@@ -177,7 +177,14 @@ export function readKeyFile(path: string): string {
         );
       warn(`key file ${path} is readable by every user (mode ${mode})`);
     }
-    text = readFileSync(path, 'utf8');
+    if (!stats.isFile()) throw new CliError(`--key-file: ${path} is not a file`);
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new CliError(
+        `--key-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
   }
   const key = text.trim();
   if (key === '') throw new CliError('the key file is empty');

@@ -70,6 +70,25 @@ describe('errors and exit codes', () => {
     expect(existsSync(join(dir, 'finsync.db'))).toBe(false);
   });
 
+  it('a place that cannot be written or read is a usage error (exit 2), not an unexpected one', async () => {
+    const synced = await runCli(['sync', '--sandbox', '--database', 'e.db', '--no-progress'], {
+      cwd: dir,
+      env,
+    });
+    expect(synced.code, synced.stderr).toBe(0);
+    const exported = await runCli(['export', '--database', 'e.db', '-o', join(dir, 'no-such-dir', 'x.csv')], {
+      cwd: dir,
+      env,
+    });
+    const keyDir = await runCli(['sync', '--key-file', dir, '--database', 'kd.db'], { cwd: dir, env });
+    for (const result of [exported, keyDir]) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).not.toContain('unexpected error');
+    }
+    expect(exported.stderr).toContain('--output: cannot write in');
+    expect(keyDir.stderr).toContain('is not a file');
+  });
+
   it('without a key: exit 2 and no database left behind', async () => {
     const result = await runCli(['sync', '--database', 'nokey.db'], { cwd: dir, env });
     expect(result.code).toBe(2);

@@ -2,9 +2,9 @@
  * `finsync export`: the mirrored transactions as CSV or JSON, amounts as the exact decimal strings
  * the provider sent (never through a float), ordered by account, then date.
  */
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { constants, createWriteStream } from 'node:fs';
+import { access, rename, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { MirrorTransaction } from '@finsync/sync';
 import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { LineWriter, OutputClosed, note } from '../io.js';
@@ -81,6 +81,7 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
         );
 
     // Bank data: the file is for its owner only (0600), like the database.
+    if (file) await writableDirectoryOf(file);
     out = new LineWriter(partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout);
     let count = 0;
     if (flags.format === 'csv') await out.write(csvLine([...CSV_COLUMNS]));
@@ -115,5 +116,17 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
       await rm(partial, { force: true });
     }
     await storage.close();
+  }
+}
+
+/** A usage error (exit 2) when `--output` cannot be written where it points: no directory there, say. */
+async function writableDirectoryOf(file: string): Promise<void> {
+  const directory = dirname(file);
+  try {
+    await access(directory, constants.W_OK);
+  } catch (error) {
+    throw new CliError(
+      `--output: cannot write in ${directory} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }
