@@ -12,6 +12,7 @@ const internals = /^@finsync\/internals(\/|$)/;
 /** Relative to the package being built (tsup runs in its directory; all packages are siblings). */
 const paths = {
   '@finsync/internals/money': ['../internals/src/money.ts'],
+  '@finsync/internals/currencies': ['../internals/src/currencies.ts'],
   '@finsync/internals/calendar': ['../internals/src/calendar.ts'],
   '@finsync/internals/http': ['../internals/src/http/index.ts'],
   '@finsync/internals/plain-object': ['../internals/src/plain-object.ts'],
