@@ -50,6 +50,11 @@ for (const [conversion, precision, codes] of TABLE)
 
 const guessed = new Map<string, ServiceCurrency>();
 
+/** Whether the service's table lists `code` (upper case, as stored). */
+export function isServiceCurrency(code: string): boolean {
+  return known.has(code);
+}
+
 /**
  * The service's conversion and precision for `currency` (an ISO code, upper case as stored). A code
  * Sure does not list gets Intl's decimals, or 2 when Intl does not know it either.

@@ -3,7 +3,7 @@
  * handlers and the reference server. Responses are read leniently (real servers differ from the
  * published schema); request bodies are built strictly.
  */
-import { amountCentsToDecimal } from '@finsync/internals/currencies';
+import { amountCentsToDecimal, isServiceCurrency } from '@finsync/internals/currencies';
 import { z } from 'zod';
 import { textMember } from './text.js';
 
@@ -252,9 +252,15 @@ export const TransactionCreateSchema = z
     name: nonBlank('Name').optional(),
     /** Used as the name when `name` is absent; `name` wins if both are sent. */
     description: nonBlank('Description').optional(),
-    /** A three-letter ISO code, stored as sent. Default: the family's currency (not the account's). */
+    /**
+     * An upper-case ISO code, or another code of the service's table (`USDC`, `DOGE`), stored as
+     * sent. Default: the family's currency (not the account's).
+     */
     currency: textMember('Currency')
-      .regex(/^[A-Z]{3}$/, { message: 'Currency must be an upper-case ISO 4217 code such as USD' })
+      .refine((code) => /^[A-Z]{3}$/.test(code) || isServiceCurrency(code), {
+        message:
+          "Currency must be an upper-case ISO 4217 code such as USD, or another code of the service's table",
+      })
       .optional(),
     notes: textMember('Notes').optional(),
     category_id: nonBlank('Category').optional(),

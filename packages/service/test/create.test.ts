@@ -81,6 +81,15 @@ describe('create sends only what the caller set', () => {
     expect(requests[1]!.body).toEqual({ transaction: full });
   });
 
+  it("sends a currency code of the service's table that is not three letters (USDC, DOGE)", async () => {
+    const requests = capture();
+    await client().transactions.create({ ...MINIMAL, currency: 'USDC' });
+    await client().transactions.create({ ...MINIMAL, currency: 'DOGE' });
+    expect(
+      requests.map((r) => (r.body as { transaction: { currency: string } }).transaction.currency),
+    ).toEqual(['USDC', 'DOGE']);
+  });
+
   it('description alone names the transaction', async () => {
     const requests = capture();
     const { name: _name, ...rest } = MINIMAL;
@@ -110,6 +119,7 @@ describe('an invalid create is refused before anything is sent', () => {
     ['an unknown nature', { ...MINIMAL, nature: 'refund' }, 'nature'],
     ['a lower-case currency', { ...MINIMAL, currency: 'usd' }, 'currency'],
     ['a currency that is not a code', { ...MINIMAL, currency: 'US$' }, 'currency'],
+    ['a four-letter code the service does not list', { ...MINIMAL, currency: 'ABCD' }, 'currency'],
     ['source without external_id', { ...MINIMAL, source: 'bank' }, 'source', /requires external_id/],
     ['a blank external_id', { ...MINIMAL, external_id: ' ' }, 'external_id'],
     ['a category_id that is not a UUID', { ...MINIMAL, category_id: 'groceries' }, 'category_id'],
