@@ -10,47 +10,49 @@ import { ApiProblem } from './problem.js';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The members of a parsed JSON body (keys included) holding text that is not valid Unicode, or a
- * NUL character (which PostgreSQL text cannot hold), as dotted paths: `transaction.name`.
- */
-export function malformedTextMembers(value: unknown, path = ''): string[] {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) || value.includes('\u0000') ? [path] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => malformedTextMembers(item, `${path}[${i}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) => {
-    const member = path ? `${path}.${key}` : key;
-    const bad = LONE_SURROGATE.test(key) || key.includes('\u0000') ? [member] : [];
-    return bad.concat(malformedTextMembers(item, member));
-  });
-}
-
-/**
  * How deeply a JSON body may nest. No write needs more than three levels (`transaction.tag_ids[0]`);
- * the checks that walk a body recurse, and a body of 20,000 nested arrays (40 KB) would overflow the
- * stack.
+ * a body of 20,000 nested arrays (40 KB) is refused here instead of walked.
  */
 export const MAX_JSON_DEPTH = 32;
 
-/** Whether `value` nests deeper than `MAX_JSON_DEPTH`, found without recursion. */
-export function nestedTooDeeply(value: unknown): boolean {
-  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    if (next.value === null || typeof next.value !== 'object') continue;
-    if (next.depth >= MAX_JSON_DEPTH) return true;
-    for (const item of Object.values(next.value)) pending.push({ value: item, depth: next.depth + 1 });
-  }
-  return false;
+const malformedText = (text: string) => LONE_SURROGATE.test(text) || text.includes('\u0000');
+
+/**
+ * One walk of a parsed JSON body: whether it nests deeper than `MAX_JSON_DEPTH` (then it is not
+ * walked further), else the members (keys included) holding text that is not valid Unicode, or a
+ * NUL character (which PostgreSQL text cannot hold), as dotted paths: `transaction.name`.
+ */
+export function checkBodyText(body: unknown): { tooDeep: true } | { tooDeep: false; malformed: string[] } {
+  const malformed: string[] = [];
+  // False when too deep; the recursion is bounded by the depth it checks.
+  const walk = (value: unknown, path: string, depth: number): boolean => {
+    if (typeof value === 'string') {
+      if (malformedText(value)) malformed.push(path);
+      return true;
+    }
+    if (value === null || typeof value !== 'object') return true;
+    if (depth >= MAX_JSON_DEPTH) return false;
+    if (Array.isArray(value)) return value.every((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const member = path ? `${path}.${key}` : key;
+      if (malformedText(key)) malformed.push(member);
+      if (!walk(item, member, depth + 1)) return false;
+    }
+    return true;
+  };
+  return walk(body, '', 0) ? { tooDeep: false, malformed } : { tooDeep: true };
 }
 
-/** A 400 for a body nested deeper than `MAX_JSON_DEPTH`, else the 422 of `malformedTextMembers`. */
+/** A 400 for a body nested deeper than `MAX_JSON_DEPTH`, else a 422 naming its malformed members. */
 export function assertWellFormedText(body: unknown): void {
-  if (nestedTooDeeply(body))
+  const checked = checkBodyText(body);
+  if (checked.tooDeep)
     throw new ApiProblem(
       400,
       'bad_request',
       `The request body nests more than ${MAX_JSON_DEPTH} levels deep`,
     );
-  const members = malformedTextMembers(body);
+  const members = checked.malformed;
   if (members.length === 0) return;
   throw new ApiProblem(
     422,

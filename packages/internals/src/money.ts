@@ -80,8 +80,9 @@ function formatCents(cents: number): DecimalString {
 /**
  * Parses a number or a decimal string (`"-23.40"`, `"+5"`, `".5"`, `"1e3"`) into a canonical decimal
  * string, or returns `undefined` when the input is not an unambiguous decimal (`"1,234.56"`, `"abc"`,
- * `NaN`, `Infinity`) or lies past the bounds (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`). Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one
- * locale and 1.234 in another.
+ * `NaN`, `Infinity`) or lies past the bounds (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`).
+ * Grouping separators are refused rather than guessed: `"1,234"` means 1234 in one locale and 1.234
+ * in another.
  */
 export function toDecimalString(value: unknown): DecimalString | undefined {
   if (typeof value === 'number') {
@@ -108,6 +109,17 @@ export function toDecimalString(value: unknown): DecimalString | undefined {
   const [, sign = '', intPart = '', fracPart = ''] = match;
   if (intPart === '' && fracPart === '') return undefined;
   return withinBounds(canonical(sign, intPart, fracPart));
+}
+
+/**
+ * Whether `toDecimalString(value)` gives a decimal, without building it for the common case: every
+ * amount of whole cents under 1e13 has one (its fast path above); any other number is asked.
+ */
+export function numberHasDecimal(value: number): boolean {
+  return (
+    (Math.abs(value) < 1e13 && Math.round(value * 100) / 100 === value) ||
+    toDecimalString(value) !== undefined
+  );
 }
 
 /** Negates a canonical decimal string without going through floating point. */

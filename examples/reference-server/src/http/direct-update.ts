@@ -18,7 +18,7 @@
  * skip the group commit's wait for the turn's end (connection-streak.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { malformedTextMembers, nestedTooDeeply } from '../input.js';
+import { checkBodyText } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
@@ -185,10 +185,8 @@ export function directTransactionUpdate(
     } catch {
       return exchanged.handOver(raw);
     }
-    const checked =
-      !nestedTooDeeply(parsed) &&
-      malformedTextMembers(parsed).length === 0 &&
-      TransactionUpdateBody.safeParse(parsed);
+    const text = checkBodyText(parsed);
+    const checked = !text.tooDeep && text.malformed.length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
     const done = (value: unknown) => {
       if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);

@@ -7,7 +7,7 @@
  * refuses is read again by the full list schema, which words the error as it always has.
  */
 import { isValidCalendarDate } from '@finsync/internals/calendar';
-import { toDecimalString } from '@finsync/internals/money';
+import { numberHasDecimal, toDecimalString } from '@finsync/internals/money';
 import { TRANSACTION_WIRE_KEYS, type createTransactionSchema, type Transaction } from './schemas.js';
 import { remadeRow, TransactionRow } from './transaction-row.js';
 
@@ -56,15 +56,10 @@ function documented(raw: unknown): Record<string, unknown> | undefined {
   const wire = raw as Record<string, unknown>;
   for (const key in wire) if (OTHER_NAMES.has(key)) return undefined;
   const { id, accountId, amount, currency, date, isPending } = wire;
-  // An amount without a decimal (NaN, Infinity, past the bounds) goes to the schema, which says why.
-  // Whole cents under 1e13 always have one (toDecimalString's own fast path), so only the rest are
-  // asked; a decimal string (which clients of the provider tolerate) is read by the schema's function.
+  // An amount without a decimal (NaN, Infinity, past the bounds) goes to the schema, which says why;
+  // a decimal string (which clients of the provider tolerate) is read by the schema's function.
   if (typeof amount === 'number') {
-    if (
-      !(Math.abs(amount) < 1e13 && Math.round(amount * 100) / 100 === amount) &&
-      toDecimalString(amount) === undefined
-    )
-      return undefined;
+    if (!numberHasDecimal(amount)) return undefined;
   } else if (typeof amount !== 'string' || toDecimalString(amount) === undefined) return undefined;
   if (typeof date !== 'string') return undefined;
   // Absent on older answers, and on answers without pending rows: not pending, as the schema reads it.
