@@ -1,7 +1,8 @@
 /**
  * Walking a date range in windows. The provider has no page parameters: one call returns the whole
  * `from`..`to` window with a `total`. Small windows keep each response, and our memory, bounded; a
- * window whose `total` exceeds the rows sent is split and asked again, down to a single day.
+ * window whose `total` exceeds the rows sent is split and asked again while splitting finds more rows,
+ * down to a single day at most.
  */
 import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/calendar';
 import { HeldHistory, type PagedHistory } from './week-pages.js';
@@ -20,8 +21,9 @@ export interface TransactionPage extends TransactionWindow {
   /** The provider's `total` for this window, when it sent one. */
   total: number | null;
   /**
-   * Rows the provider counted in `total` but did not send, after splitting down to a single day (or,
-   * for an open-ended request, after re-walking the days it reached). Zero when the page is complete.
+   * Rows the provider counted in `total` but did not send, after splitting the window while that
+   * found more rows, down to a single day at most (or, for an open-ended request, after re-walking
+   * the days it reached). Zero when the page is complete.
    */
   shortfall: number;
 }
@@ -143,13 +145,46 @@ async function* walkBoundedWindow(
   }
   const span = daysBetween(window.from, window.to);
   if (span <= 0) {
-    yield pageFor(window, result, includePending, (result.total ?? 0) - result.rows.length);
+    yield pageFor(window, result, includePending, shortBy(result));
+    return;
+  }
+  // A window the provider cut short is asked again in halves, and both answers are weighed together
+  // before either is split again. While the halves find rows the window's answer lacked, the provider
+  // caps its answers and splitting goes on. When they find nothing more, its `total` counts rows it
+  // sends for no window of these days (pending rows it was told to leave out, say), and splitting
+  // down to single days would cost a request a day and find nothing: the window stays as it was
+  // answered, with its shortfall. A half that holds nothing leaves the other as the same answer for
+  // fewer days, which narrows it, so that is not a reason to stop.
+  const firstHalfEnd = addDays(window.from, Math.floor(span / 2));
+  const first: BoundedWindow = { from: window.from, to: firstHalfEnd };
+  const second: BoundedWindow = { from: addDays(firstHalfEnd, 1), to: window.to };
+  let firstAnswer: RawWindowResult | undefined = await fetchWindow(first);
+  let secondAnswer: RawWindowResult | undefined = await fetchWindow(second);
+  const found = rowsWithin(firstAnswer, first) + rowsWithin(secondAnswer, second);
+  if (found <= rowsWithin(result, window) && firstAnswer.total !== 0 && secondAnswer.total !== 0) {
+    firstAnswer = secondAnswer = undefined;
+    yield pageFor(window, result, includePending, shortBy(result));
     return;
   }
   result = undefined;
-  const firstHalfEnd = addDays(window.from, Math.floor(span / 2));
-  yield* walkBoundedWindow(fetchWindow, { from: window.from, to: firstHalfEnd }, options);
-  yield* walkBoundedWindow(fetchWindow, { from: addDays(firstHalfEnd, 1), to: window.to }, options);
+  const firstPages = walkBoundedWindow(fetchWindow, first, options, firstAnswer);
+  firstAnswer = undefined;
+  yield* firstPages;
+  const secondPages = walkBoundedWindow(fetchWindow, second, options, secondAnswer);
+  secondAnswer = undefined;
+  yield* secondPages;
+}
+
+/** Rows counted in `total` that the answer did not send. */
+function shortBy(result: RawWindowResult): number {
+  return Math.max(0, (result.total ?? 0) - result.rows.length);
+}
+
+/** An answer's rows dated within `window`: what it tells of those days, pending or not. */
+function rowsWithin(result: RawWindowResult, window: BoundedWindow): number {
+  let count = 0;
+  for (const row of result.rows) if (row.date >= window.from && row.date <= window.to) count++;
+  return count;
 }
 
 async function* walkRange(
@@ -263,20 +298,16 @@ export async function* walkTransactionPages(
     const earliest = result.paged ? result.paged.earliest! : earliestDate(result.rows);
     await result.paged?.dispose();
     const to = options.to ?? options.today;
-    let got = 0;
-    const countingFetch: FetchWindow = async (w) => {
-      const windowResult = await fetchWindow(w);
-      if (!isShort(windowResult) || daysBetween(w.from!, w.to!) <= 0) got += received(windowResult);
-      return windowResult;
-    };
+    // What the re-walk accounts for: the rows it found and those its own pages report missing.
+    let accounted = 0;
     const pages: TransactionPage[] = [];
-    // Window by window, so that every answer goes through the count.
     const rewalk = { ...options, receiveWindow: undefined };
-    for await (const page of walkRange(countingFetch, earliest, to, rewalk)) {
+    for await (const page of walkRange(fetchWindow, earliest, to, rewalk)) {
+      accounted += page.transactions.length + page.shortfall;
       pages.push(page);
       if (pages.length > 1) yield* report([pages.shift()!]);
     }
-    const unaccounted = Math.max(0, (result.total ?? 0) - got);
+    const unaccounted = Math.max(0, (result.total ?? 0) - accounted);
     const last = pages.shift();
     if (last) yield* report([{ ...last, shortfall: last.shortfall + unaccounted }]);
     // Every row it sent was dated after `to`: no window to walk, and the rows it did not send are

@@ -39,9 +39,17 @@ interface Served {
 
 /**
  * A provider double: answers a window with its rows; with `cap`, sends at most `cap` rows but the
- * true `total`; with `leak`, also returns a row outside the window (as a sloppy server might).
+ * true `total`; with `leak`, also returns a row outside the window (as a sloppy server might); with
+ * `countsPending`, counts the window's pending rows in `total` even when told to leave them out.
  */
-function serve(rows: WireRow[], { cap, leak = false }: { cap?: number; leak?: boolean } = {}): Served {
+function serve(
+  rows: WireRow[],
+  {
+    cap,
+    leak = false,
+    countsPending = false,
+  }: { cap?: number; leak?: boolean; countsPending?: boolean } = {},
+): Served {
   const served: Served = { requests: [] };
   server.use(
     http.get(`${BASE}/accounts/4711/transactions`, ({ request }) => {
@@ -56,7 +64,16 @@ function serve(rows: WireRow[], { cap, leak = false }: { cap?: number; leak?: bo
       );
       const sent = cap === undefined ? matching : matching.slice(0, cap);
       const extra = leak ? [{ ...rows[0]!, id: 'tx_outside', date: '1999-01-01' }] : [];
-      return HttpResponse.json({ transactions: [...sent, ...extra], total: matching.length });
+      const uncounted = countsPending
+        ? rows.filter(
+            (r) =>
+              r.isPending && includePending !== 'true' && (!from || r.date >= from) && (!to || r.date <= to),
+          )
+        : [];
+      return HttpResponse.json({
+        transactions: [...sent, ...extra],
+        total: matching.length + uncounted.length,
+      });
     }),
   );
   return served;
@@ -208,6 +225,42 @@ describe('listTransactions', () => {
     expect(warnings).toEqual([expect.objectContaining({ accountId: '4711', missing: 2 })]);
   });
 
+  it('stops splitting a window when its halves find no row its answer lacked', async () => {
+    // 90 days with 9 pending rows, which this provider counts in `total` though told to leave them
+    // out: every window looks short, and no split can find those rows.
+    const rows = history('2026-01-01', '2026-03-31');
+    const served = serve(rows, { countsPending: true });
+    const pages = [];
+    for await (const page of client(90)
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-03-31' })
+      .pages())
+      pages.push(page);
+    expect(pages.flatMap((p) => p.transactions)).toHaveLength(81);
+    // The window and its two halves, not a request for every day with a pending row and its halves.
+    expect(served.requests).toHaveLength(3);
+    expect(pages).toEqual([
+      expect.objectContaining({ from: '2026-01-01', to: '2026-03-31', total: 90, shortfall: 9 }),
+    ]);
+  });
+
+  it('keeps splitting a capped window when one half holds nothing, down to where its rows are', async () => {
+    // Every row in the first 3 days of a 64-day window: each split leaves one half empty and the
+    // other with the same capped answer, until the rows' days are apart.
+    const rows = history('2026-01-01', '2026-01-03').flatMap((row, day) =>
+      Array.from({ length: 4 }, (_, i) => ({ ...row, id: `tx_${day}_${i}`, isPending: false })),
+    );
+    serve(rows, { cap: 5 });
+    const pages = [];
+    for await (const page of client(64)
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-03-05' })
+      .pages())
+      pages.push(page);
+    expect(pages.flatMap((p) => p.transactions.map((t) => t.id)).sort()).toEqual(
+      rows.map((r) => r.id).sort(),
+    );
+    expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(0);
+  });
+
   it('re-walks an open-ended request the provider cut short, from the earliest day it sent', async () => {
     const rows = history('2026-01-01', '2026-01-12').map((r) => ({
       ...r,
@@ -226,6 +279,23 @@ describe('listTransactions', () => {
     served.requests.length = 0;
     for await (const page of client(4).listTransactions(4711, { to: '2026-01-12' }).pages()) pages.push(page);
     expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(4);
+  });
+
+  it('counts a row missing from a re-walked day once', async () => {
+    const rows = history('2026-01-01', '2026-01-12').map((r) => ({
+      ...r,
+      isPending: false,
+      id: `tx_p_${r.date}`,
+    }));
+    rows.push(...[1, 2, 3].map((i) => ({ ...rows[9]!, id: `tx_p_2026-01-10_${i}` })));
+    rows.reverse();
+    // The whole answer reaches back to 2026-01-10 only, and that day is cut to 3 of its 4 rows.
+    serve(rows, { cap: 3 });
+    const pages = [];
+    for await (const page of client(4).listTransactions(4711, { to: '2026-01-12' }).pages()) pages.push(page);
+    expect(pages.flatMap((p) => p.transactions)).toHaveLength(5);
+    // 9 days before the earliest row sent, and one row of 2026-01-10.
+    expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(10);
   });
 
   it('validates its arguments before sending anything', () => {
