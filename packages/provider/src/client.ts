@@ -15,7 +15,12 @@ import {
   type TransactionPage,
   type TransactionWindow,
 } from './transactions.js';
-import { isValidCalendarDate, today as todayIn, type CalendarDate } from '@finsync/internals/calendar';
+import {
+  addDays,
+  isValidCalendarDate,
+  today as todayIn,
+  type CalendarDate,
+} from '@finsync/internals/calendar';
 import {
   buildCheckedRows,
   readDocumentedDates,
@@ -42,6 +47,9 @@ import {
   type Transaction,
 } from './wire/schemas.js';
 import type { z } from 'zod';
+
+/** How far a timestamp read in a zone can move from the day on its own clock (offsets run −12 to +14 hours). */
+const ZONE_MARGIN_DAYS = 2;
 
 export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
 
@@ -74,9 +82,8 @@ export interface ProviderClientOptions {
    * `from`/`to`; "today" is the machine's.
    *
    * With a zone, a timestamp near midnight can move to the day before or after the one the provider
-   * files it under. A range walked in several windows (a first sync from `startDate`) then judges
-   * such a row by its moved day at a window's edge, where neither window keeps it. Set a zone only
-   * when the provider sends timestamps of another clock than the bank's local one.
+   * files it under. Every window is then asked with two more days on either side, and its rows are
+   * kept by their day in the zone, so each row lands in exactly one window.
    */
   timeZone?: string;
   /**
@@ -263,11 +270,16 @@ export class ProviderClient {
     const includePending = options.includePending ?? false;
     const windowDays = options.windowDays ?? this.#windowDays;
     const path = `accounts/${encodeURIComponent(id)}/transactions`;
+    // Read in a zone, a row's day can be up to two days from the one the provider files it under (a
+    // timestamp on another clock). A window is asked with that margin on either side and its rows
+    // kept by their own day, so a row near midnight at the edge between two windows is in one of
+    // them, and a stored row at that edge is not taken for deleted by the window that now holds it.
+    const margin = this.#timeZone === undefined ? 0 : ZONE_MARGIN_DAYS;
     const requestFor = (window: TransactionWindow, signal: AbortSignal | undefined) => ({
       signal,
       query: {
-        from: window.from ?? undefined,
-        to: window.to ?? undefined,
+        from: window.from === null ? undefined : addDays(window.from, -margin),
+        to: window.to === null ? undefined : addDays(window.to, margin),
         include_pending: includePending ? 'true' : 'false',
       },
     });
