@@ -96,8 +96,10 @@ export function buildStatements(schemaName: string) {
 
     // Locks the connection row until commit: while the batch commits, no claimer can take the lease
     // over (claimDue skips locked rows) and no release or renewal can slip in between.
+    // The lease's end is judged by the worker's clock, as claimDue and renewLease set it: by the
+    // database's, a worker whose clock runs behind could renew its lease but never commit under it.
     fence:
-      `SELECT lease_owner = $2 AND lease_expires_at > now() AS held ` +
+      `SELECT lease_owner = $2 AND lease_expires_at > $3::timestamptz AS held ` +
       `FROM ${s}.connections WHERE id = $1 FOR UPDATE`,
 
     // Feed seqs must become visible in seq order (why: see writeBatch in write.ts), so appending holds a
@@ -134,15 +136,18 @@ export function buildStatements(schemaName: string) {
     feedAfterOfConnection: `SELECT ${feedSelect} FROM ${s}.feed WHERE connection_id = $3 AND seq > $1 ORDER BY seq LIMIT $2`,
     lastSeq: `SELECT last_seq FROM ${s}.feed_head`,
 
-    // One statement is one transaction: the connection disappears whole or not at all.
-    removeConnection:
+    // A removal is two statements in one transaction. The connection row goes first: that waits
+    // for a worker's batch holding it (see fence) to commit, and keeps the next batch's fence
+    // out. The rows go in a second statement, whose snapshot is taken after that wait, so it sees
+    // (and removes) what that batch wrote; one statement's snapshot would predate it.
+    removeConnectionRow: `DELETE FROM ${s}.connections WHERE id = $1`,
+    removeConnectionData:
       `WITH f AS (DELETE FROM ${s}.feed WHERE connection_id = $1), ` +
       `t AS (DELETE FROM ${s}.transactions WHERE connection_id = $1), ` +
       `h AS (DELETE FROM ${s}.holdings WHERE connection_id = $1), ` +
       `a AS (DELETE FROM ${s}.accounts WHERE connection_id = $1), ` +
-      `st AS (DELETE FROM ${s}.account_states WHERE connection_id = $1), ` +
-      `sp AS (DELETE FROM ${s}.superseded_transactions WHERE connection_id = $1) ` +
-      `DELETE FROM ${s}.connections WHERE id = $1`,
+      `st AS (DELETE FROM ${s}.account_states WHERE connection_id = $1) ` +
+      `DELETE FROM ${s}.superseded_transactions WHERE connection_id = $1`,
 
     // SKIP LOCKED makes concurrent claimers pass over each other's rows instead of queueing on them,
     // and a row committed by another claimer after this statement's snapshot is re-checked against

@@ -168,7 +168,11 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async removeConnection(connectionId: string): Promise<void> {
-    await this.#query(this.#sql.removeConnection, [connectionId]);
+    await this.#ready();
+    await inTransaction(this.#pool, async (client) => {
+      await client.query(this.#sql.removeConnectionRow, [connectionId]);
+      await client.query(this.#sql.removeConnectionData, [connectionId]);
+    });
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {

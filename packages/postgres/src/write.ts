@@ -179,7 +179,11 @@ export async function writeBatch(
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId } = batch.fence;
-    const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [connectionId, workerId]);
+    const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
+      connectionId,
+      workerId,
+      new Date().toISOString(),
+    ]);
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }
 

@@ -49,3 +49,38 @@ export function countingPool(): { pool: pg.Pool; count: () => number; reset: () 
     },
   };
 }
+
+/**
+ * A pool whose COMMITs wait at the door until `open()`: another process can act while a batch is
+ * written but not yet committed. `reached` resolves when the first COMMIT arrives.
+ */
+export function gatedCommitPool(): { pool: pg.Pool; reached: Promise<void>; open: () => void } {
+  if (!url) throw new Error(POSTGRES_SKIP_REASON);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  pool.on('connect', (client) => {
+    const original = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = async (...args: unknown[]) => {
+      if (args[0] === 'COMMIT') {
+        arrived();
+        await gate;
+      }
+      return original(...args);
+    };
+  });
+  return { pool, reached, open };
+}
+
+/** Resolves once some statement in the database waits on a lock (polled). */
+export async function someoneWaitsOnALock(): Promise<void> {
+  for (;;) {
+    const { rows } = await adminPool().query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (Number(rows[0]!.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,9 +1,9 @@
 import { LeaseLostError, isWorkQueue, type ConnectionState, type WriteBatch } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
-import { adminPool, dropSchema, url } from './helpers.js';
+import { adminPool, dropSchema, gatedCommitPool, someoneWaitsOnALock, url } from './helpers.js';
 
 const { added, connectionState, transaction } = fixtures;
 
@@ -192,7 +192,7 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
   });
 
   describe('the fence', () => {
-    // The fence compares with the database clock, so these leases are taken at real time.
+    // The fence judges a lease by the worker's clock, so these leases are taken at real time.
     const batch = (workerId: string, key: string): WriteBatch => ({
       changes: [added(transaction('c1', 'a1', key))],
       connections: [connectionState('c1', { lastRunAt: '2030-01-01T00:00:00.000Z' })],
@@ -223,6 +223,41 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
       expect(error).toBeInstanceOf(LeaseLostError);
       expect(error).toMatchObject({ connectionId: 'c1', workerId: 'w1' });
       await unchanged(0);
+    });
+
+    it('removes a connection whole while its worker is committing a batch', async () => {
+      const gated = gatedCommitPool();
+      const holder = new PostgresStorage({ pool: gated.pool, schema });
+      try {
+        await holder.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+        const applying = holder.apply(batch('w1', 'id:1'));
+        await gated.reached;
+        const removing = (await worker()).removeConnection('c1');
+        await someoneWaitsOnALock();
+        gated.open();
+        await applying;
+        await removing;
+        expect(await storage.getConnection('c1')).toBeUndefined();
+        expect(await storage.countTransactions('c1')).toBe(0);
+        expect(await storage.readChanges({ limit: 10, connectionId: 'c1' })).toEqual([]);
+      } finally {
+        gated.open();
+        await holder.close();
+        await gated.pool.end();
+      }
+    });
+
+    it('lets a worker whose clock runs behind the database commit under the lease it holds', async () => {
+      // The worker's clock two lease lengths behind the database's: its lease ends, by the
+      // database's clock, before it was taken, yet it is the worker's clock that set that end.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 2 * LEASE });
+      try {
+        await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+        await storage.apply(batch('w1', 'id:1'));
+      } finally {
+        vi.useRealTimers();
+      }
+      await unchanged(1);
     });
 
     it('rejects a worker whose lease was taken over, and lets the new holder commit', async () => {
