@@ -125,6 +125,13 @@ describe('7. the provider rate-limits us', () => {
     expect(nextConnectionState(active, rateLimit(null)).pausedUntil).toBe('2026-06-30T12:01:00.000Z');
   });
 
+  it.each([4e14, Infinity])(
+    'a stated wait of %s ms pauses for a day, not past what a date can hold',
+    (wait) => {
+      expect(nextConnectionState(active, rateLimit(wait)).pausedUntil).toBe('2026-07-01T12:00:00.000Z');
+    },
+  );
+
   it('a rate limit error stops the run with its stated wait, or none', () => {
     const stated = new RateLimitError('Too Many Requests', { status: 429, retryAfterMs: 90_000 });
     expect(stopEvent(stated, NOW, 60_000)).toEqual(rateLimit(90_000));

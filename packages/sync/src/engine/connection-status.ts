@@ -26,6 +26,13 @@ export type ConnectionEvent =
   /** The user gave the connection a new key (or client). */
   | { type: 'credentials-replaced' };
 
+/**
+ * The longest pause a rate limit sets. A provider's stated wait past a day is a broken header, not
+ * a plan: taken as it is, a wait of 400 billion seconds gave a `pausedUntil` in the year 14702,
+ * which PostgreSQL cannot read, and every claim of every worker failed on it.
+ */
+export const MAX_PAUSE_MS = 24 * 60 * 60 * 1000;
+
 /** A connection seen for the first time. */
 export function newConnectionState(id: string, createdAt: Date): ConnectionState {
   return {
@@ -51,7 +58,7 @@ export function nextConnectionState(state: ConnectionState, event: ConnectionEve
     case 'auth-refused':
       return { ...state, status: 'reauth_required', pausedUntil: null, statusReason: event.reason };
     case 'rate-limited': {
-      const pauseMs = event.retryAfterMs ?? event.defaultPauseMs;
+      const pauseMs = Math.min(event.retryAfterMs ?? event.defaultPauseMs, MAX_PAUSE_MS);
       return {
         ...state,
         status: 'paused',
