@@ -309,12 +309,20 @@ describe('documented rows checked on their text (rows going to disk)', () => {
     expect(taken).toBeGreaterThan(100);
   });
 
-  it('takes every documented row as the provider writes it, whatever its strings hold', () => {
+  it('takes every documented row as the provider writes it, whatever its strings hold but a NUL', () => {
+    const holdsNul = (row: object) =>
+      Object.values(row).some((value) => typeof value === 'string' && value.includes('\u0000'));
     fc.assert(
-      fc.property(fc.array(asWritten, { minLength: 1, maxLength: 6 }), (rows) => {
-        const run = runOf(rows.map((row) => JSON.stringify(row)));
-        expect(documentedDatesOfText(run)).toEqual(rows.map((row) => row.date));
-      }),
+      fc.property(
+        fc.array(
+          asWritten.filter((row) => !holdsNul(row)),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (rows) => {
+          const run = runOf(rows.map((row) => JSON.stringify(row)));
+          expect(documentedDatesOfText(run)).toEqual(rows.map((row) => row.date));
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
@@ -328,6 +336,7 @@ describe('documented rows checked on their text (rows going to disk)', () => {
     ['isPending as a string', '"isPending":"false"'],
     ['a space after a colon', '"merchant": "Corner Cafe"'],
     ['a raw control character in a string', '"description":"CARD\u0001"'],
+    ['a NUL in a string, which the schema rewrites', '"merchant":"ACME\\u0000"'],
   ])('leaves a run to the parsed path for %s', (_, member) => {
     const text = JSON.stringify(DOCUMENTED_ROW);
     const key = member.slice(0, member.indexOf(':'));

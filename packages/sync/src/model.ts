@@ -81,8 +81,9 @@ export interface MirrorTransaction {
   connectionId: string;
   accountId: string;
   /**
-   * Stable key within the account: `id:<provider id>`, or for rows without an id
-   * `h:<content hash>:<occurrence>` (the n-th identical row in the same response window).
+   * Stable key within the account: `id:<provider id>` (`idh:<hash of the id>` for an id longer than
+   * 256 characters), or for rows without an id `h:<content hash>:<occurrence>` (the n-th identical
+   * row in the same response window).
    */
   key: string;
   providerId: string | null;

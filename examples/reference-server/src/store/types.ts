@@ -96,7 +96,7 @@ export interface StoredTransaction extends TransactionRow {
 }
 
 /**
- * The feed key of a transaction created through the API: the feed's keys are `id:…` and `h:…`, so
+ * The feed key of a transaction created through the API: the feed's keys are `id:…`, `idh:…` and `h:…`, so
  * no feed entry ever addresses it.
  */
 export const API_KEY_PREFIX = 'api:';

@@ -12,8 +12,11 @@
 import type { ListRun } from './list-scanner.js';
 import { DOCUMENTED_FIELDS, isDocumentedDate } from './fast-transactions.js';
 
-/** A JSON string: any character but `"`, `\` and controls, or an escape JSON allows. */
-const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
+/**
+ * A JSON string: any character but `"`, `\` and controls, or an escape JSON allows but `\u0000`
+ * (the schema rewrites a NUL: see `withoutNul`).
+ */
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u(?!0000)[0-9a-fA-F]{4}))*"`;
 /** A JSON number without an exponent and at most 16 integer digits: always finite once parsed. */
 const NUMBER = String.raw`-?(?:0|[1-9]\d{0,15})(?:\.\d{1,20})?`;
 const ID = `(?:${STRING}|${NUMBER}|null)`;

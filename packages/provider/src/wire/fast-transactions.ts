@@ -44,7 +44,7 @@ function text(value: unknown): string | null | undefined {
 /** An id the full schema reads: a finite number, a string, `null` or nothing. */
 function isId(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
-  return value === null || value === undefined || typeof value === 'string';
+  return isText(value);
 }
 
 /**
@@ -85,9 +85,12 @@ export function isDocumentedDate(date: string): boolean {
   return true;
 }
 
-/** Text the schema reads (trimmed, empty as null): a string, `null` or nothing. */
+/**
+ * Text the schema reads (trimmed, empty as null): a string, `null` or nothing. A string with a NUL
+ * goes to the schema, which rewrites it (`withoutNul`).
+ */
 function isText(value: unknown): boolean {
-  return value === null || value === undefined || typeof value === 'string';
+  return value === null || value === undefined || (typeof value === 'string' && !value.includes('\u0000'));
 }
 
 function row(raw: unknown): Transaction | undefined {

@@ -11,9 +11,17 @@ function fail(ctx: z.core.$RefinementCtx, input: unknown, message: string): neve
   return z.NEVER as never;
 }
 
+/**
+ * NUL is the one character PostgreSQL's text cannot hold: a merchant with one made its account
+ * unsyncable there, while SQLite kept it. Read as U+FFFD here, the text is the same in every store.
+ */
+export function withoutNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
 /** Ids arrive as JSON integers or strings; we always hand out strings. */
 const id = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const text = String(value).trim();
+  const text = withoutNul(String(value).trim());
   return text === '' ? fail(ctx, value, 'expected a non-empty id') : text;
 });
 
@@ -23,7 +31,7 @@ const optionalId = z
   .optional()
   .transform((value) => {
     if (value === null || value === undefined) return null;
-    const text = String(value).trim();
+    const text = withoutNul(String(value).trim());
     return text === '' ? null : text;
   });
 
@@ -51,7 +59,7 @@ const optionalText = z
   .nullish()
   .transform((value) => {
     if (value === null || value === undefined) return null;
-    const trimmed = value.trim();
+    const trimmed = withoutNul(value.trim());
     return trimmed === '' ? null : trimmed;
   });
 
@@ -90,7 +98,7 @@ export const AccountSchema = z
   .transform((wire) => ({
     id: wire.id,
     connectionId: wire.connection_id ?? wire.connectionId,
-    name: (wire.name ?? '').trim(),
+    name: withoutNul((wire.name ?? '').trim()),
     institutionName: wire.institution_name,
     institutionLogo: wire.institution_logo,
     provider: wire.provider === null ? null : wire.provider.toLowerCase(),

@@ -6,7 +6,7 @@
  */
 import type { MirrorTransaction, SupersededTransaction } from '../model.js';
 
-/** The content part of a key: `id:<id>` for rows with an id, `h:<hash>` for the others. */
+/** The content part of a key: `id:<id>` (or `idh:…`) for rows with an id, `h:<hash>` for the others. */
 export function keyClass(key: string): string {
   if (!key.startsWith('h:')) return key;
   const cut = key.lastIndexOf(':');

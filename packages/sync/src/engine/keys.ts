@@ -12,6 +12,17 @@ function digest(parts: Array<string | null>): string {
 }
 
 /**
+ * The longest provider id used in a key as it is. A key is part of every storage's primary key, and
+ * PostgreSQL's indexes take at most some 2.7 KB a row: a longer id made its account unsyncable there.
+ * Longer ids are keyed by their hash, under a prefix no plain id key has.
+ */
+export const MAX_KEYED_ID_LENGTH = 256;
+
+function idKey(id: string): string {
+  return id.length <= MAX_KEYED_ID_LENGTH ? `id:${id}` : `idh:${digest([id])}`;
+}
+
+/**
  * A row's mirror record: a plain object made by `new`, not by an object literal, so V8 does not
  * pretenure a page's records (see `@finsync/internals/plain-object`).
  */
@@ -60,7 +71,7 @@ export function keyTransactions(
         continue;
       }
       seenIds.add(row.id);
-      key = `id:${row.id}`;
+      key = idKey(row.id);
     } else {
       const hash = digest([
         accountId,
@@ -120,7 +131,7 @@ function holdingRecord(connectionId: string, accountId: string, holding: Holding
     accountId,
     key:
       holding.providerId !== null
-        ? `id:${holding.providerId}`
+        ? idKey(holding.providerId)
         : `s:${digest([s.isin, s.cusip, s.figi, s.tickerSymbol, s.name])}`,
     name: s.name,
     tickerSymbol: s.tickerSymbol,
