@@ -167,7 +167,10 @@ export function readSchemaVersion(db: Database.Database): number {
     .get();
   if (!hasLedger?.n) return 0;
   return (
-    db.prepare<[], { v: number | null }>('SELECT max(version) AS v FROM finsync_migrations').get()?.v ?? 0
+    db
+      .prepare<[], { v: number | null }>('SELECT max(version) AS v FROM finsync_migrations')
+      .safeIntegers(false)
+      .get()?.v ?? 0
   );
 }
 

@@ -32,6 +32,18 @@ export interface MirrorTable {
   exists(change: Change): boolean;
 }
 
+/**
+ * Prepares a statement that reads integers as numbers, whatever the handle's default: a caller's
+ * handle with `defaultSafeIntegers(true)` would hand out BigInts, which the codecs do not read
+ * (every row came back pending, and the feed threw on mixing BigInt with numbers).
+ */
+function prepare<P extends unknown[] = unknown[], R = unknown>(
+  db: Database.Database,
+  sql: string,
+): Database.Statement<P, R> {
+  return db.prepare<P, R>(sql).safeIntegers(false);
+}
+
 function mirrorTable(db: Database.Database, spec: (typeof codec.mirror)[Change['entity']]): MirrorTable {
   const { table } = spec;
   const idColumns = spec.idColumns.map((c) => c.name);
@@ -40,14 +52,16 @@ function mirrorTable(db: Database.Database, spec: (typeof codec.mirror)[Change['
   const all = [...idColumns, ...fieldColumns];
   // DO NOTHING only swallows the primary-key conflict (what `added` must not hit); NOT NULL and
   // CHECK violations still throw, unlike INSERT OR IGNORE.
-  const insert = db.prepare<PairParams>(
+  const insert = prepare<PairParams>(
+    db,
     `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
   );
-  const update = db.prepare<PairParams>(
+  const update = prepare<PairParams>(
+    db,
     `UPDATE ${table} SET ${fieldColumns.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
   );
-  const remove: Statement = db.prepare<Params>(`DELETE FROM ${table} WHERE ${where}`);
-  const exists: Statement = db.prepare<Params>(`SELECT 1 FROM ${table} WHERE ${where}`);
+  const remove: Statement = prepare<Params>(db, `DELETE FROM ${table} WHERE ${where}`);
+  const exists: Statement = prepare<Params>(db, `SELECT 1 FROM ${table} WHERE ${where}`);
   // Only changes that carry a record reach insert/update (the storage checks first).
   return {
     insert: (change) => insert.run(spec.identity(change), spec.fields(change.record!)).changes,
@@ -105,69 +119,86 @@ export class Statements {
       transaction: mirrorTable(db, codec.mirror.transaction),
       holding: mirrorTable(db, codec.mirror.holding),
     };
-    this.appendFeed = db.prepare<FeedParams>(
+    this.appendFeed = prepare<FeedParams>(
+      db,
       `INSERT INTO feed (${columnNames(codec.feed.columns)}, at) ` +
         `VALUES (${codec.feed.columns.map(() => '?').join(', ')}, @at)`,
     );
-    this.upsertConnection = db.prepare<Params>(upsert('connections', connectionColumns, ['id']));
-    this.upsertAccountState = db.prepare<Params>(
+    this.upsertConnection = prepare<Params>(db, upsert('connections', connectionColumns, ['id']));
+    this.upsertAccountState = prepare<Params>(
+      db,
       upsert('account_states', accountStateColumns, ['connection_id', 'account_id']),
     );
 
-    this.upsertSuperseded = db.prepare<Params>(
+    this.upsertSuperseded = prepare<Params>(
+      db,
       upsert('superseded_transactions', supersededColumns, ['connection_id', 'account_id', 'key']),
     );
-    this.releaseSuperseded = db.prepare<Params>(
+    this.releaseSuperseded = prepare<Params>(
+      db,
       'DELETE FROM superseded_transactions WHERE connection_id = ? AND account_id = ? AND key = ?',
     );
-    this.listSuperseded = db.prepare<Params, Row['superseded']>(
+    this.listSuperseded = prepare<Params, Row['superseded']>(
+      db,
       `SELECT ${supersededColumns} FROM superseded_transactions ` +
         'WHERE connection_id = ? AND account_id = ? ORDER BY key',
     );
 
-    this.getConnection = db.prepare<Params, Row['connection']>(
+    this.getConnection = prepare<Params, Row['connection']>(
+      db,
       `SELECT ${connectionColumns} FROM connections WHERE id = ?`,
     );
-    this.listConnections = db.prepare<Params, Row['connection']>(
+    this.listConnections = prepare<Params, Row['connection']>(
+      db,
       `SELECT ${connectionColumns} FROM connections ORDER BY id`,
     );
-    this.listAccounts = db.prepare<Params, Row['account']>(
+    this.listAccounts = prepare<Params, Row['account']>(
+      db,
       'SELECT * FROM accounts WHERE connection_id = ? ORDER BY id',
     );
-    this.listAccountStates = db.prepare<Params, Row['accountState']>(
+    this.listAccountStates = prepare<Params, Row['accountState']>(
+      db,
       `SELECT ${accountStateColumns} FROM account_states WHERE connection_id = ? ORDER BY account_id`,
     );
-    this.listHoldings = db.prepare<Params, Row['holding']>(
+    this.listHoldings = prepare<Params, Row['holding']>(
+      db,
       'SELECT * FROM holdings WHERE connection_id = ? AND account_id = ? ORDER BY key',
     );
-    this.countConnection = db
-      .prepare<Params, number>('SELECT count(*) FROM transactions WHERE connection_id = ?')
-      .pluck();
-    this.countAccount = db
-      .prepare<Params, number>('SELECT count(*) FROM transactions WHERE connection_id = ? AND account_id = ?')
-      .pluck();
+    this.countConnection = prepare<Params, number>(
+      db,
+      'SELECT count(*) FROM transactions WHERE connection_id = ?',
+    ).pluck();
+    this.countAccount = prepare<Params, number>(
+      db,
+      'SELECT count(*) FROM transactions WHERE connection_id = ? AND account_id = ?',
+    ).pluck();
 
     const scan = `SELECT ${transactionColumns} FROM transactions WHERE connection_id = ?`;
-    this.scanFirst = db.prepare<Params, Row['transaction']>(`${scan} ORDER BY account_id, key LIMIT ?`);
-    this.scanNext = db.prepare<Params, Row['transaction']>(
+    this.scanFirst = prepare<Params, Row['transaction']>(db, `${scan} ORDER BY account_id, key LIMIT ?`);
+    this.scanNext = prepare<Params, Row['transaction']>(
+      db,
       `${scan} AND (account_id, key) > (?, ?) ORDER BY account_id, key LIMIT ?`,
     );
-    this.scanAccountFirst = db.prepare<Params, Row['transaction']>(
+    this.scanAccountFirst = prepare<Params, Row['transaction']>(
+      db,
       `${scan} AND account_id = ? ORDER BY key LIMIT ?`,
     );
-    this.scanAccountNext = db.prepare<Params, Row['transaction']>(
+    this.scanAccountNext = prepare<Params, Row['transaction']>(
+      db,
       `${scan} AND account_id = ? AND key > ? ORDER BY key LIMIT ?`,
     );
 
-    this.feedAfter = db.prepare<Params, Row['feed']>(
+    this.feedAfter = prepare<Params, Row['feed']>(
+      db,
       `SELECT ${feedColumns} FROM feed WHERE seq > ? ORDER BY seq LIMIT ?`,
     );
-    this.feedAfterOfConnection = db.prepare<Params, Row['feed']>(
+    this.feedAfterOfConnection = prepare<Params, Row['feed']>(
+      db,
       `SELECT ${feedColumns} FROM feed WHERE connection_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     );
     // sqlite_sequence keeps the highest seq ever handed out, even once those entries are deleted,
     // which is what lastSeq promises (max(seq) would go backwards after removeConnection).
-    this.lastSeq = db.prepare<Params, number>("SELECT seq FROM sqlite_sequence WHERE name = 'feed'").pluck();
+    this.lastSeq = prepare<Params, number>(db, "SELECT seq FROM sqlite_sequence WHERE name = 'feed'").pluck();
     this.removeConnection = [
       'DELETE FROM feed WHERE connection_id = ?',
       'DELETE FROM transactions WHERE connection_id = ?',
@@ -176,7 +207,7 @@ export class Statements {
       'DELETE FROM account_states WHERE connection_id = ?',
       'DELETE FROM superseded_transactions WHERE connection_id = ?',
       'DELETE FROM connections WHERE id = ?',
-    ].map((sql) => db.prepare<Params>(sql));
+    ].map((sql) => prepare<Params>(db, sql));
   }
 
   /**
@@ -196,7 +227,7 @@ export class Statements {
       // index, whose order it would otherwise buy with a scan of the account's every row.
       `${from}${to}${keys}${pending} ORDER BY ${query.keys === undefined ? 'date' : '+date'}, key`;
     let statement = this.#find.get(sql);
-    if (!statement) this.#find.set(sql, (statement = this.#db.prepare<Params, Row['transaction']>(sql)));
+    if (!statement) this.#find.set(sql, (statement = prepare<Params, Row['transaction']>(this.#db, sql)));
     return statement;
   }
 }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { fixtures, runStorageConformance } from '@finsync/sync/testing';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
@@ -17,6 +18,12 @@ runStorageConformance('SqliteStorage (file)', async () => {
 runStorageConformance('SqliteStorage (:memory:)', async () => ({
   storage: new SqliteStorage({ filename: ':memory:' }),
 }));
+
+// A caller's own handle that reads integers as BigInts by default: the storage's reads must not.
+runStorageConformance('SqliteStorage (a handle with defaultSafeIntegers)', async () => {
+  const database = new Database(':memory:').defaultSafeIntegers(true);
+  return { storage: new SqliteStorage({ database }), cleanup: async () => void database.close() };
+});
 
 describe('SqliteStorage, beyond the shared contract', () => {
   it('a second storage open on the same file sees what the first committed, while both stay open', async () => {
