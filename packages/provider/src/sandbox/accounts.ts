@@ -3,6 +3,11 @@ import { currencyDecimals, currencyMagnitude, formatMinor, parseMinor } from './
 import { hashInts, hashString } from './random.js';
 
 export type SandboxAccountStatus = 'ACTIVE' | 'DISCONNECTED' | 'ERROR';
+const ACCOUNT_STATUSES: readonly string[] = [
+  'ACTIVE',
+  'DISCONNECTED',
+  'ERROR',
+] satisfies SandboxAccountStatus[];
 
 /**
  * Drives what an account's history looks like. `current` and `credit-card` are the "ordinary"
@@ -217,6 +222,21 @@ export function resolveAccounts(
     if (seen.has(spec.id)) throw new RangeError(`Duplicate account id ${spec.id}`);
     seen.add(spec.id);
     const profile = spec.profile ?? 'current';
+    if (!Object.hasOwn(OPENING_MAJOR, profile)) {
+      throw new RangeError(
+        `profile must be one of ${Object.keys(OPENING_MAJOR).join(', ')}, got ${JSON.stringify(profile)}`,
+      );
+    }
+    if (spec.status !== undefined && !ACCOUNT_STATUSES.includes(spec.status)) {
+      throw new RangeError(
+        `status must be one of ${ACCOUNT_STATUSES.join(', ')} (as the provider writes it), got ${JSON.stringify(spec.status)}`,
+      );
+    }
+    if (!/^[A-Z]{3}$/.test(spec.currency)) {
+      throw new RangeError(
+        `currency must be an ISO 4217 code in capitals, got ${JSON.stringify(spec.currency)}`,
+      );
+    }
     const decimals = currencyDecimals(spec.currency);
     const magnitude = currencyMagnitude(spec.currency);
     const meanPerDay =

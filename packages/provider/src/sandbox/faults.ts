@@ -22,6 +22,7 @@ export type SandboxFault = FaultCommon &
     | { kind: 'status'; status: number; body?: unknown }
     | { kind: 'rate-limit'; retryAfterSeconds?: number }
     | { kind: 'rate-limit-500'; retryAfterSeconds: number }
+    /** `ms` up to 2^31 - 1, or `Infinity`: no answer until the request is aborted. */
     | { kind: 'latency'; ms: number }
     | { kind: 'malformed-json' }
     | { kind: 'network-error' }
@@ -67,6 +68,16 @@ function matches(match: FaultMatch | undefined, info: FaultRequestInfo): boolean
   return true;
 }
 
+const FAULT_KINDS: readonly string[] = [
+  'status',
+  'rate-limit',
+  'rate-limit-500',
+  'latency',
+  'malformed-json',
+  'network-error',
+] satisfies ReadonlyArray<SandboxFault['kind']>;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function validate(fault: SandboxFault): void {
   if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 0)) {
     throw new RangeError(`times must be a non-negative integer, got ${fault.times}`);
@@ -74,7 +85,25 @@ function validate(fault: SandboxFault): void {
   if (fault.probability !== undefined && !(fault.probability >= 0 && fault.probability <= 1)) {
     throw new RangeError(`probability must be within 0..1, got ${fault.probability}`);
   }
-  if (fault.kind === 'latency' && !(fault.ms >= 0)) throw new RangeError(`latency ms must be >= 0`);
+  if (!FAULT_KINDS.includes(fault.kind)) {
+    throw new TypeError(`kind must be one of ${FAULT_KINDS.join(', ')}, got ${JSON.stringify(fault.kind)}`);
+  }
+  if (
+    fault.kind === 'latency' &&
+    !((fault.ms >= 0 && fault.ms <= MAX_TIMER_MS) || fault.ms === Number.POSITIVE_INFINITY)
+  ) {
+    // Node's timers take at most 2^31 - 1 ms and fire at once past it.
+    throw new RangeError(`latency ms must be within 0..${MAX_TIMER_MS}, or Infinity, got ${fault.ms}`);
+  }
+  if (fault.kind === 'rate-limit' || fault.kind === 'rate-limit-500') {
+    const seconds = fault.retryAfterSeconds;
+    const required = fault.kind === 'rate-limit-500';
+    if ((required || seconds !== undefined) && !(Number.isSafeInteger(seconds) && seconds! >= 0)) {
+      throw new RangeError(
+        `${fault.kind} retryAfterSeconds must be a non-negative integer${required ? '' : ' when given'}, got ${seconds}`,
+      );
+    }
+  }
   if (
     fault.kind === 'status' &&
     !(Number.isInteger(fault.status) && fault.status >= 200 && fault.status <= 599)

@@ -86,10 +86,14 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    // An endless delay waits for the abort alone.
+    const timer =
+      ms === Number.POSITIVE_INFINITY
+        ? undefined
+        : setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -78,7 +78,9 @@ export async function startSandboxServer(
   provider: SandboxRequestHandler,
   { host = '127.0.0.1', port = 0, basePath = '/api/v1' }: SandboxServerOptions = {},
 ): Promise<SandboxServer> {
-  const prefix = basePath.replace(/\/+$/, '');
+  // '/api/v1', 'api/v1/' and '/api/v1/' are the same path; '' and '/' the root.
+  const trimmed = basePath.replace(/^\/+|\/+$/g, '');
+  const prefix = trimmed === '' ? '' : `/${trimmed}`;
   let origin = '';
   const server = createServer((req, res) => {
     const controller = new AbortController();

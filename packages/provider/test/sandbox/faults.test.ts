@@ -172,5 +172,31 @@ describe('faults', () => {
     expect(() => p.faults.add({ kind: 'status', status: 42 })).toThrow(RangeError);
     expect(() => p.faults.add({ kind: 'status', status: 500, probability: 2 })).toThrow(RangeError);
     expect(() => p.faults.add({ kind: 'latency', ms: 1, times: -1 })).toThrow(RangeError);
+    // Node's timers fire at once past 2^31 - 1 ms: a "slow" answer would come at once.
+    expect(() => p.faults.add({ kind: 'latency', ms: 2 ** 31 })).toThrow(/0\.\.2147483647, or Infinity/);
+    expect(() => p.faults.add({ kind: 'latency', ms: Number.NaN })).toThrow(RangeError);
+    expect(() => p.faults.add({ kind: 'timeout' } as never)).toThrow(
+      /kind must be one of status, rate-limit/,
+    );
+    expect(() => p.faults.add({ kind: 'rate-limit-500' } as never)).toThrow(/retryAfterSeconds/);
+    expect(() => p.faults.add({ kind: 'rate-limit', retryAfterSeconds: -5 })).toThrow(RangeError);
+    expect(() => p.faults.add({ kind: 'rate-limit', retryAfterSeconds: Number.NaN })).toThrow(RangeError);
+    expect(p.faults.add({ kind: 'rate-limit' }).hits).toBe(0);
+  });
+
+  it('latency: Infinity answers only when the request is aborted', async () => {
+    const p = new SandboxProvider();
+    p.faults.add({ kind: 'latency', ms: Number.POSITIVE_INFINITY });
+    const controller = new AbortController();
+    const pending = p.handle(
+      new Request('https://x.test/api/v1/accounts', {
+        headers: { 'x-api-key': 'sandbox-key' },
+        signal: controller.signal,
+      }),
+    );
+    const early = await Promise.race([pending, new Promise((r) => setTimeout(() => r('waiting'), 50))]);
+    expect(early).toBe('waiting');
+    controller.abort();
+    expect((await pending).type).toBe('error');
   });
 });

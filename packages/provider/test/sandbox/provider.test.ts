@@ -176,6 +176,17 @@ describe('balances', () => {
     expect(r.json.accounts[0]).not.toHaveProperty('connection_id');
     expect(() => new SandboxProvider({ accounts: [...accounts, ...accounts] })).toThrow(/Duplicate/);
   });
+
+  it.each([
+    [{ profile: 'checking' }, /profile must be one of current, .*isa/],
+    [{ profile: 'toString' }, /profile must be one of/],
+    [{ status: 'active' }, /status must be one of ACTIVE, DISCONNECTED, ERROR/],
+    [{ currency: 'gbp' }, /currency must be an ISO 4217 code/],
+    [{ currency: '' }, /currency must be an ISO 4217 code/],
+  ])('refuses an account spec with %o, saying what it takes', (odd, message) => {
+    const spec = { id: 1, name: 'A', institutionName: 'B', provider: 'gocardless', currency: 'GBP', ...odd };
+    expect(() => new SandboxProvider({ accounts: [spec as SandboxAccountSpec] })).toThrow(message);
+  });
 });
 
 describe('holdings', () => {

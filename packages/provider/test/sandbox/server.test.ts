@@ -60,6 +60,16 @@ describe('startSandboxServer', () => {
     expect(h.hits).toBe(1);
   });
 
+  it.each(['api/v1', '/api/v1/', 'api/v1/'])('reads a base path of %j as /api/v1', async (basePath) => {
+    const other = await startSandboxServer(provider, { basePath });
+    try {
+      expect(other.baseUrl).toBe(`http://127.0.0.1:${other.port}/api/v1`);
+      expect((await fetch(`${other.baseUrl}/accounts`, { headers: { 'x-api-key': KEY } })).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers 404 outside the base path', async () => {
     const response = await fetch(`http://127.0.0.1:${server.port}/elsewhere/accounts`, {
       headers: { 'x-api-key': KEY },
