@@ -39,3 +39,33 @@ export class SchemaOutdatedError extends SyncError {
     this.supportedVersion = supportedVersion;
   }
 }
+
+/**
+ * Another connection held the database's write lock for longer than `busyTimeoutMs` (SQLite's
+ * `SQLITE_BUSY`): nothing of the write was done, and the same call can be made again. `cause` is the
+ * driver's error.
+ */
+export class DatabaseBusyError extends SyncError {
+  override readonly name: string = 'DatabaseBusyError';
+
+  constructor(operation: string, busyTimeoutMs: number | undefined, cause: unknown) {
+    super(
+      `${operation}: the database stayed locked by another connection` +
+        `${busyTimeoutMs === undefined ? '' : ` for ${busyTimeoutMs} ms`} (SQLITE_BUSY); nothing was written, try again`,
+      { cause },
+    );
+  }
+}
+
+/** Runs a write, turning the driver's SQLITE_BUSY into a `DatabaseBusyError`. */
+export function whileNotBusy<T>(operation: string, busyTimeoutMs: number | undefined, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'SQLITE_BUSY' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'))) {
+      throw new DatabaseBusyError(operation, busyTimeoutMs, error);
+    }
+    throw error;
+  }
+}

@@ -15,6 +15,7 @@ import {
   type WriteBatch,
 } from '@finsync/sync';
 import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
+import { whileNotBusy } from './errors.js';
 import { assertSchemaCurrent, migrate } from './migrations.js';
 import { codec } from './rows.js';
 import { Statements } from './statements.js';
@@ -44,6 +45,11 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 function openDatabase(options: SqliteFileOptions): Database.Database {
   if (typeof options.filename !== 'string')
     throw new TypeError('SqliteStorage needs a filename (or a database)');
+  // SQLite reads '' as a temporary file deleted on close: every sync would be lost with it.
+  if (options.filename.trim() === '')
+    throw new RangeError(
+      "SqliteStorage needs a filename; '' opens a temporary database (use ':memory:' for one)",
+    );
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isInteger(timeout) || timeout < 0) {
     throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${timeout}`);
@@ -92,6 +98,8 @@ function sqlLimit(limit: number): number {
 export class SqliteStorage implements Storage {
   readonly #db: Database.Database;
   readonly #owned: boolean;
+  /** Set when this storage opened the file; a caller's handle keeps its own timeout. */
+  readonly #busyTimeoutMs: number | undefined;
   #prepared: Prepared | undefined;
   #closed = false;
 
@@ -101,9 +109,11 @@ export class SqliteStorage implements Storage {
       if (!options.database?.open) throw new TypeError('SqliteStorage needs an open better-sqlite3 database');
       this.#db = options.database;
       this.#owned = false;
+      this.#busyTimeoutMs = undefined;
     } else {
       this.#db = openDatabase(options);
       this.#owned = true;
+      this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     }
   }
 
@@ -147,7 +157,7 @@ export class SqliteStorage implements Storage {
       return;
     // IMMEDIATE takes the write lock up front, so with another process writing we wait on the busy
     // timeout instead of failing midway when a read lock cannot be upgraded.
-    applyBatch.immediate(batch);
+    whileNotBusy('apply', this.#busyTimeoutMs, () => applyBatch.immediate(batch));
   }
 
   /** The body of `apply`, run inside one transaction: a throw anywhere rolls back the whole batch. */
@@ -203,7 +213,7 @@ export class SqliteStorage implements Storage {
   async removeConnection(connectionId: string): Promise<void> {
     const { removeConnection } = this.#prepare();
     this.#assertWritable();
-    removeConnection.immediate(connectionId);
+    whileNotBusy('removeConnection', this.#busyTimeoutMs, () => removeConnection.immediate(connectionId));
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {

@@ -1,7 +1,7 @@
-import { StorageConflictError } from '@finsync/sync';
+import { StorageConflictError, SyncError } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
 import { describe, expect, it } from 'vitest';
-import { SqliteStorage } from '../src/index.js';
+import { DatabaseBusyError, SqliteStorage } from '../src/index.js';
 import { dump, rawDatabase, tempDatabase } from './helpers.js';
 
 const { account, accountState, added, connectionState, holding, transaction } = fixtures;
@@ -32,6 +32,34 @@ describe('SqliteStorage: connection settings', () => {
     expect(storage.database.pragma('journal_mode', { simple: true })).toBe('memory');
     await storage.close();
     expect(() => new SqliteStorage({ filename: ':memory:', busyTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => new SqliteStorage({ filename: '' })).toThrow(/'' opens a temporary database/);
+  });
+});
+
+describe('SqliteStorage: another connection holding the write lock', () => {
+  it('fails the write past busyTimeoutMs with a typed DatabaseBusyError, writing nothing, and the call can be made again', async () => {
+    const filename = tempDatabase();
+    const storage = await openStorage(filename, { busyTimeoutMs: 50 });
+    const other = rawDatabase(filename);
+    const batch = { changes: [added(transaction('c1', 'a1', 'id:1'))], connections: [connectionState('c1')] };
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await storage.apply(batch).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseBusyError);
+      expect(error).toBeInstanceOf(SyncError);
+      expect((error as Error).message).toMatch(
+        /^apply: the database stayed locked by another connection for 50 ms/,
+      );
+      expect(((error as Error).cause as { code: string }).code).toBe('SQLITE_BUSY');
+      await expect(storage.removeConnection('c1')).rejects.toBeInstanceOf(DatabaseBusyError);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(await storage.lastSeq()).toBe(0);
+    await storage.apply(batch);
+    expect(await storage.countTransactions('c1')).toBe(1);
+    await storage.close();
   });
 });
 
