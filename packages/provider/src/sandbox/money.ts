@@ -63,7 +63,9 @@ const POWERS_OF_TEN = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
 
 /**
  * JSON number for a minor-unit amount. Number("-23.40") prints as -23.4: the shortest form that
- * round-trips, which is exactly the decimal for amounts below 2^53 minor units.
+ * round-trips, which is exactly the decimal for amounts of at most 15 significant digits (below
+ * 10^15 minor units); past that a double may not hold the decimal (90000000000000.01 prints as
+ * …02), as for any JSON number the provider sends.
  * A division gives the same number as parsing the decimal: both operands are exact, and IEEE
  * division rounds the exact quotient, the decimal itself, to the nearest double, as parsing does.
  */
