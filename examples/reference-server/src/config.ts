@@ -45,11 +45,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartO
     if (parsed.protocol !== 'https:' && parsed.hostname !== '127.0.0.1' && parsed.hostname !== 'localhost')
       throw new StartupError(`FINSYNC_ALLOWED_PROVIDER_URLS: ${url} must be https (or a loopback address)`);
   }
+  const scheduler = (env.FINSYNC_SCHEDULER?.trim() || 'on').toLowerCase();
+  if (scheduler !== 'on' && scheduler !== 'off')
+    throw new StartupError(
+      `FINSYNC_SCHEDULER must be on or off, got ${JSON.stringify(env.FINSYNC_SCHEDULER)}`,
+    );
   return {
     logLevel,
-    dataDir: resolve(env.FINSYNC_DATA_DIR ?? resolve(env.INIT_CWD ?? process.cwd(), '.data')),
+    // Relative to where the command was typed: npm runs a workspace's script in the workspace's
+    // directory, and says where it was typed in INIT_CWD.
+    dataDir: resolve(env.INIT_CWD ?? process.cwd(), env.FINSYNC_DATA_DIR ?? '.data'),
     database: databaseFromEnv(env),
-    scheduler: env.FINSYNC_SCHEDULER !== 'off',
+    scheduler: scheduler === 'on',
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: env.HOST?.trim() || '127.0.0.1',
     syncIntervalMs: integer(env, 'FINSYNC_SYNC_INTERVAL_MINUTES', 360, 1, 7 * 24 * 60) * 60_000,

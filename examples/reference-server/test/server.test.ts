@@ -218,9 +218,19 @@ for (const backend of BACKENDS) {
             );
           }
         expect(doc.components.schemas.Transaction.properties.signed_amount_cents.type).toBe('integer');
-        expect(
-          doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties,
-        ).toHaveProperty('tag_ids');
+        const update = doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties;
+        expect(update).toHaveProperty('tag_ids');
+        expect(update.description).toMatchObject({ type: ['string', 'null'], maxLength: 500 });
+      });
+
+      it('documents the answers a user meets: a bad `wait` on a sync, and the 429 details', async () => {
+        const doc = (await (await fetch(`${t.server.url}/api/v1/openapi.json`)).json()) as any;
+        const badWait = await t.request(t.keys.alice, 'POST', '/api/v1/sync?wait=maybe');
+        expect(badWait.status).toBe(400);
+        expect(Object.keys(doc.paths['/api/v1/sync'].post.responses)).toContain('400');
+        expect(doc.components.schemas.ErrorResponse.properties.details.properties).toHaveProperty(
+          'reset_in_seconds',
+        );
       });
     });
   });

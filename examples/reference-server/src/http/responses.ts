@@ -7,6 +7,12 @@ export const ErrorSchema = z
     error: z.string().openapi({ example: 'not_found' }),
     message: z.string().openapi({ example: 'Transaction not found' }),
     errors: z.array(z.string()).optional().openapi({ description: 'Why a validation failed, one line each' }),
+    details: z
+      .object({ limit: z.number(), current: z.number(), reset_in_seconds: z.number() })
+      .optional()
+      .openapi({
+        description: 'On a 429, as the service: the hourly limit, the count reached and when it resets',
+      }),
     request_id: z
       .string()
       .optional()

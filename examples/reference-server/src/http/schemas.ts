@@ -37,10 +37,15 @@ export const TransactionUpdateBody = z
         name: text('Name', LIMITS.name).nullish(),
         // Checked (as text, within the name's bound) only when it is used: as the service, it is
         // ignored when `name` is sent.
-        description: z.unknown().optional().openapi({
-          type: 'string',
-          description: 'Used as the name when `name` is absent; ignored otherwise',
-        }),
+        description: z
+          .unknown()
+          .optional()
+          .openapi({
+            type: ['string', 'null'],
+            maxLength: LIMITS.name,
+            description:
+              'Used as the name when `name` is absent (`null` leaves it unchanged); ignored otherwise',
+          }),
         notes: text('Notes', LIMITS.notes)
           .nullish()
           .openapi({ description: '`""` clears the notes; `null` leaves them unchanged' }),

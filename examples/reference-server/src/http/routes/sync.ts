@@ -91,6 +91,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
     responses: {
       202: ok(RunSchema, 'Started (or already running): its id and progress'),
       200: ok(SummarySchema, 'With `wait=true`: the run, ended'),
+      400: err('`wait` is neither `true` nor `false`'),
       422: err('No provider key is configured'),
       ...WRITE_ERRORS,
     },
