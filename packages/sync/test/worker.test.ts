@@ -99,6 +99,75 @@ describe('SyncWorker', () => {
     expect(await storage.claimDue('w2', { limit: 5, leaseMs: 60_000, now: new Date() })).toHaveLength(2);
   });
 
+  it('a run whose lease is taken over stops at its next write, with a report, calling the provider no more', async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    const sandbox = sandboxAt('lost.test', 3);
+    sandbox.faults.add({ kind: 'latency', ms: 30, match: { endpoint: 'transactions' } });
+    const worker = new SyncWorker({
+      storage,
+      credentials: async () =>
+        new ProviderClient({
+          apiKey: 'sandbox-key',
+          baseUrl: 'https://lost.test/api/v1',
+          rateLimit: false,
+          maxRetries: 0,
+        }),
+      workerId: 'w1',
+      leaseMs: 60_000,
+      pollIntervalMs: 10,
+      clock: { today: () => sandbox.today },
+    });
+    const runs: WorkerRunEvent[] = [];
+    worker.onRun((event) => runs.push(event));
+    let accountsDone = 0;
+    worker.on('account:done', () => (accountsDone += 1));
+    worker.start();
+    while (accountsDone < 1) await new Promise((r) => setTimeout(r, 5));
+    // Another worker judges the lease expired (a minute on) and takes it.
+    expect(
+      await storage.claimDue('w2', { limit: 1, leaseMs: 60_000, now: new Date(Date.now() + 61_000) }),
+    ).toEqual(['c1']);
+    const requestsAtTakeOver = sandbox.requests.length;
+    while (runs.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await worker.stop();
+    const [run] = runs;
+    expect(run!.error).toBeUndefined();
+    expect(run!.report!.ok).toBe(false);
+    expect(run!.report!.issues.at(-1)!.error).toBeInstanceOf(LeaseLostError);
+    // At most the requests already under way, and the next account's, sent ahead.
+    expect(sandbox.requests.length - requestsAtTakeOver).toBeLessThanOrEqual(3);
+    expect((await storage.listLeases()).find((l) => l.connectionId === 'c1')?.workerId).toBe('w2');
+  });
+
+  it('stopped with abort, gives its connections back due now, not five minutes on', async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    const sandbox = sandboxAt('stop.test', 4);
+    sandbox.faults.add({ kind: 'latency', ms: 30 });
+    const worker = new SyncWorker({
+      storage,
+      credentials: async () =>
+        new ProviderClient({
+          apiKey: 'sandbox-key',
+          baseUrl: 'https://stop.test/api/v1',
+          rateLimit: false,
+          maxRetries: 0,
+        }),
+      workerId: 'w1',
+      pollIntervalMs: 10,
+      clock: { today: () => sandbox.today },
+    });
+    let started = false;
+    worker.on('run:start', () => (started = true));
+    worker.start();
+    while (!started) await new Promise((r) => setTimeout(r, 5));
+    await worker.stop({ abort: true });
+    const [lease] = await storage.listLeases();
+    expect(lease!.workerId).toBeNull();
+    expect(Date.parse(lease!.nextRunAt!)).toBeLessThanOrEqual(Date.now());
+  });
+
   it('a write fenced by a lease the worker no longer holds is refused and changes nothing', async () => {
     const storage = new MemoryStorage();
     await storage.apply({ changes: [], connections: [connectionState('c1')] });

@@ -21,7 +21,7 @@ export {
   type ReceivedJson,
   type StreamAnswer,
 } from './json-exchange.js';
-export { logTo, type ClientLogger, type LogLevel } from './logger.js';
+export { guardedLogger, logTo, type ClientLogger, type LogLevel } from './logger.js';
 export { EXCERPT_LENGTH, excerpt, redact, redactDeep, safeCause } from './redact.js';
 export { backoffDelay, delayBeforeRetry, parseRetryAfterHeader, parseWaitFromText } from './retry-timing.js';
 export { toTransportError, type TransportErrorClasses, type TransportSettings } from './transport-errors.js';

@@ -25,3 +25,16 @@ export function logTo(
     // A broken logger must not break a request.
   }
 }
+
+/**
+ * The caller's logger with every method it has wrapped as `logTo` calls it: for code that logs in
+ * many places (the sync engine), where a logger that throws must break nothing either.
+ */
+export function guardedLogger<L extends ClientLogger>(logger: L | undefined): ClientLogger | undefined {
+  if (!logger) return undefined;
+  const guarded: ClientLogger = {};
+  for (const level of ['debug', 'info', 'warn', 'error'] as const)
+    if (typeof logger[level] === 'function')
+      guarded[level] = (message, fields) => logTo(logger, level, message, fields);
+  return guarded;
+}

@@ -1,5 +1,6 @@
 /** What every phase of a run shares: the context, the run-stopping error and issue helpers. */
 import { RateLimitError, RequestAbortedError, type ProviderClient } from '@finsync/provider';
+import { LeaseLostError } from '../errors.js';
 import type { Storage } from '../storage/types.js';
 import { isAuthFailure } from './connection-status.js';
 import type { SyncProgress } from './events.js';
@@ -18,7 +19,10 @@ export interface RunContext {
   onAccountDone: (report: AccountReport) => void;
 }
 
-/** Stops the whole connection's run: the key was refused, the provider rate-limited us, or the caller aborted. */
+/**
+ * Stops the whole connection's run: the key was refused, the provider rate-limited us, the caller
+ * aborted, or the worker lost the connection's lease.
+ */
 export class StopRun extends Error {
   constructor(readonly issue: SyncIssue) {
     super(issue.message);
@@ -37,7 +41,8 @@ export function stopIfConnectionWide(
   error: unknown,
   signal: AbortSignal,
 ): void {
-  if (signal.aborted || error instanceof RequestAbortedError)
+  // A lost lease refuses every later write too: going on would only call the provider for nothing.
+  if (signal.aborted || error instanceof RequestAbortedError || error instanceof LeaseLostError)
     throw new StopRun(issue(stage, accountId, error));
   if (isAuthFailure(error) || error instanceof RateLimitError)
     throw new StopRun(issue(stage, accountId, error));

@@ -1,4 +1,5 @@
 import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
+import { guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
 import type { ReadChangesOptions, Storage, WriteBatch } from '../storage/types.js';
@@ -7,7 +8,8 @@ import { SyncEventEmitter, type SyncEventName, type SyncListener } from './event
 import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
 import type { ConnectionReport, SyncReport } from './report.js';
 import { runConnection } from './run.js';
-import { Scheduler, type ScheduleOptions } from './scheduler.js';
+import { Scheduler, checkedSchedule, type ScheduleOptions } from './scheduler.js';
+import { SharedRun } from './shared-run.js';
 
 export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<ScheduleOptions> {
   storage: Storage;
@@ -64,6 +66,13 @@ function fencedStorage(storage: Storage, connectionId: string, workerId: string)
   });
 }
 
+/** Why a run whose signal fired before it began did not run. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new SyncAbortedError('the sync was aborted before it began', { cause: signal.reason });
+}
+
 function localToday(now: Date): string {
   const offset = now.getTimezoneOffset() * 60_000;
   return new Date(now.getTime() - offset).toISOString().slice(0, 10);
@@ -88,7 +97,7 @@ export class SyncEngine {
   readonly #clientOptions: Omit<ProviderClientOptions, 'apiKey'> | undefined;
   readonly #credentials: CredentialSource | undefined;
   readonly #clients = new Map<string, ProviderClient>();
-  readonly #running = new Map<string, { promise: Promise<ConnectionReport>; controller: AbortController }>();
+  readonly #running = new Map<string, SharedRun>();
   readonly #events: SyncEventEmitter;
   readonly #scheduler: Scheduler;
   #initialized: Promise<void> | undefined;
@@ -96,7 +105,8 @@ export class SyncEngine {
   constructor(options: SyncEngineOptions) {
     if (!options?.storage) throw new TypeError('SyncEngine needs a storage');
     this.storage = options.storage;
-    this.#logger = options.logger;
+    // A logger that throws would otherwise reject a run whose data is committed, losing its report.
+    this.#logger = guardedLogger(options.logger);
     this.#clientOptions = options.clientOptions;
     this.#credentials = options.credentials;
     const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -107,9 +117,7 @@ export class SyncEngine {
       this.#logger?.warn?.('sync event listener threw', { error: String(error) }),
     );
     this.#scheduler = new Scheduler({
-      intervalMs: options.intervalMs ?? 6 * 3_600_000,
-      jitter: options.jitter ?? 0.1,
-      concurrency: options.concurrency ?? 2,
+      ...checkedSchedule(options),
       clock: this.#clock,
       run: (id) => this.sync(id),
       connections: () => this.storage.listConnections(),
@@ -149,15 +157,21 @@ export class SyncEngine {
     return state;
   }
 
-  /** Gives a connection a new key (or client). A connection waiting for re-auth becomes active again. */
+  /**
+   * Gives a connection a new key (or client). A connection waiting for re-auth becomes active again.
+   * A run in flight with the old key is stopped first (between commits): its refusal must not undo
+   * the new key.
+   */
   async updateCredentials(
     connectionId: string,
     credentials: ConnectionCredentials,
   ): Promise<ConnectionState> {
     await this.#init();
+    const client = this.#clientFor(credentials);
+    await this.#stopRun(connectionId, new SyncAbortedError('the connection was given a new key'));
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
-    this.#clients.set(connectionId, this.#clientFor(credentials));
+    this.#clients.set(connectionId, client);
     const next = nextConnectionState(state, { type: 'credentials-replaced' });
     await this.storage.apply({ changes: [], connections: [next] });
     this.#scheduler.poke();
@@ -167,8 +181,7 @@ export class SyncEngine {
   /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */
   async removeConnection(connectionId: string, options: { purge?: boolean } = {}): Promise<void> {
     await this.#init();
-    this.#running.get(connectionId)?.controller.abort(new SyncAbortedError('connection removed'));
-    await this.#running.get(connectionId)?.promise.catch(() => undefined);
+    await this.#stopRun(connectionId, new SyncAbortedError('connection removed'));
     this.#clients.delete(connectionId);
     if (options.purge) await this.storage.removeConnection(connectionId);
   }
@@ -191,48 +204,59 @@ export class SyncEngine {
 
   /**
    * Syncs one connection, or every stored one. A call while that connection is already syncing
-   * joins the run in flight instead of starting another.
+   * joins the run in flight instead of starting another. A caller's `signal` stops the run only
+   * once every caller waiting on it has aborted; one that aborts while others still wait stops
+   * waiting (its promise rejects with `SyncAbortedError`) and the run goes on for them.
    */
   sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
-  async sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
-    await this.#init();
-    if (connectionId === undefined) {
-      const reports: ConnectionReport[] = [];
-      for (const { id } of await this.storage.listConnections()) reports.push(await this.sync(id, options));
-      return { ok: reports.every((r) => r.ok), connections: reports };
+  sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
+    if (connectionId === undefined) return this.#syncAll(options);
+    // Registered before the first await, so a `stop` or another call in the same tick sees the run.
+    let run = this.#running.get(connectionId);
+    if (!run) {
+      const started = new SharedRun();
+      run = started;
+      started.promise = this.#start(connectionId, started.controller.signal, options.workerId).finally(() => {
+        if (this.#running.get(connectionId) === started) this.#running.delete(connectionId);
+      });
+      this.#running.set(connectionId, started);
     }
-    const inFlight = this.#running.get(connectionId);
-    if (inFlight) return inFlight.promise;
-    const client = this.#clients.get(connectionId) ?? (await this.#clientOf(connectionId));
-    // Asking the credentials source took a turn of the event loop: a run may have started meanwhile.
-    const started = this.#running.get(connectionId);
-    if (started) return started.promise;
-    if (!client) {
-      const state = await this.storage.getConnection(connectionId);
-      if (!state) throw new UnknownConnectionError(connectionId);
-      return this.#skipped(state, new MissingCredentialsError(connectionId));
-    }
+    return run.join(options.signal);
+  }
 
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const promise = this.#run(connectionId, client, controller.signal, options.workerId).finally(() => {
-      options.signal?.removeEventListener('abort', onAbort);
-      this.#running.delete(connectionId);
-    });
-    this.#running.set(connectionId, { promise, controller });
-    return promise;
+  async #syncAll(options: SyncCallOptions): Promise<SyncReport> {
+    await this.#init();
+    const reports: ConnectionReport[] = [];
+    for (const { id } of await this.storage.listConnections()) reports.push(await this.sync(id, options));
+    return { ok: reports.every((r) => r.ok), connections: reports };
+  }
+
+  /** Aborts a connection's run in flight, if any, and waits for it to end. */
+  async #stopRun(connectionId: string, reason: Error): Promise<void> {
+    const run = this.#running.get(connectionId);
+    if (!run) return;
+    run.controller.abort(reason);
+    await run.promise.catch(() => undefined);
+  }
+
+  async #start(connectionId: string, signal: AbortSignal, workerId?: string): Promise<ConnectionReport> {
+    await this.#init();
+    const client = this.#clients.get(connectionId) ?? (await this.#clientOf(connectionId));
+    const state = await this.storage.getConnection(connectionId);
+    if (!state) throw new UnknownConnectionError(connectionId);
+    if (!client) return this.#skipped(state, new MissingCredentialsError(connectionId));
+    if (signal.aborted) return this.#skipped(state, abortReason(signal));
+    return this.#run(state, client, signal, workerId);
   }
 
   async #run(
-    connectionId: string,
+    state: ConnectionState,
     client: ProviderClient,
     signal: AbortSignal,
     workerId?: string,
   ): Promise<ConnectionReport> {
-    const state = await this.storage.getConnection(connectionId);
-    if (!state) throw new UnknownConnectionError(connectionId);
+    const connectionId = state.id;
     const now = this.#clock.now();
     const skip = this.#skipReason(state, now);
     if (skip) return this.#skipped(state, new Error(skip));

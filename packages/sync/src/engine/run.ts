@@ -1,5 +1,6 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
 import { NotFoundError, type Account } from '@finsync/provider';
+import { LeaseLostError } from '../errors.js';
 import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAccount } from '../model.js';
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
 import { syncBalance } from './balance.js';
@@ -90,18 +91,32 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     }
     progress(active.length, null);
   } catch (error) {
-    if (!(error instanceof StopRun)) throw error;
-    issues.push(error.issue);
-    stop = stopEvent(error.issue.error, ctx.clock.now(), ctx.tuning.defaultRateLimitPauseMs);
+    if (error instanceof StopRun) {
+      issues.push(error.issue);
+      stop = stopEvent(error.issue.error, ctx.clock.now(), ctx.tuning.defaultRateLimitPauseMs);
+    } else {
+      // A write that failed outside an account's transactions (the account list, an account marked
+      // gone): the run ends, reported, rather than rejecting with the report of what did commit lost.
+      issues.push(issue('storage', null, error));
+    }
   }
 
   const finishedAt = ctx.clock.now();
-  const ok = issues.length === 0;
+  let ok = issues.length === 0;
   state = nextConnectionState(
     state,
     stop ?? (ok ? { type: 'run-succeeded', at: finishedAt } : { type: 'run-failed' }),
   );
-  await ctx.storage.apply({ changes: [], connections: [state] });
+  // A worker that lost the lease has no say over the connection's state any more.
+  const leaseLost = issues.some((i) => i.error instanceof LeaseLostError);
+  if (!leaseLost) {
+    try {
+      await ctx.storage.apply({ changes: [], connections: [state] });
+    } catch (error) {
+      issues.push(issue('storage', null, error));
+      ok = false;
+    }
+  }
 
   const anyWork = accounts.length > 0;
   return {
@@ -289,6 +304,13 @@ async function syncAccountPhases(
     lastSyncedAt: ctx.clock.now().toISOString(),
     lastError: report.issues[0]?.message ?? null,
   };
-  await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
+  try {
+    await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
+  } catch (error) {
+    // What committed stays (each commit carries the account's state); the balance and holdings are
+    // taken again next run. The other accounts go on.
+    stopIfConnectionWide('storage', account.id, error, ctx.signal);
+    report.issues.push(issue('storage', account.id, error));
+  }
   return report;
 }

@@ -11,6 +11,21 @@ export interface ScheduleOptions {
   concurrency: number;
 }
 
+/**
+ * The schedule with its defaults, checked: an interval of 0 or less had the scheduler sync without
+ * pause (some 1,200 provider requests in two seconds), and NaN turned it off in silence.
+ */
+export function checkedSchedule(options: Partial<ScheduleOptions>): ScheduleOptions {
+  const { intervalMs = 6 * 3_600_000, jitter = 0.1, concurrency = 2 } = options;
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0))
+    throw new RangeError(`intervalMs must be a positive number of milliseconds, got ${intervalMs}`);
+  if (!(jitter >= 0 && jitter < 1))
+    throw new RangeError(`jitter must be within 0 (inclusive) and 1, got ${jitter}`);
+  if (!(Number.isSafeInteger(concurrency) && concurrency >= 1))
+    throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
+  return { intervalMs, jitter, concurrency };
+}
+
 interface SchedulerDeps extends ScheduleOptions {
   clock: EngineClock;
   run: (connectionId: string) => Promise<unknown>;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { ProviderClient } from '@finsync/provider';
+import { guardedLogger } from '@finsync/internals/http';
 import { LeaseLostError, SyncAbortedError } from '../errors.js';
 import { isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
 import { SyncEngine, type CredentialSource, type SyncEngineOptions } from './engine.js';
@@ -44,6 +45,7 @@ export class SyncWorker {
   readonly engine: SyncEngine;
   readonly #storage: Storage & WorkQueue;
   readonly #options: SyncWorkerOptions;
+  readonly #logger: ReturnType<typeof guardedLogger>;
   readonly #active = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(event: WorkerRunEvent) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -56,6 +58,7 @@ export class SyncWorker {
     if (!isWorkQueue(options.storage))
       throw new TypeError('SyncWorker needs a storage that implements WorkQueue');
     this.#options = options;
+    this.#logger = guardedLogger(options.logger);
     this.#storage = options.storage;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.engine = new SyncEngine({ ...options, storage: options.storage });
@@ -119,7 +122,7 @@ export class SyncWorker {
           now: this.#now(),
         });
       } catch (error) {
-        this.#options.logger?.error?.('claiming work failed', {
+        this.#logger?.error?.('claiming work failed', {
           workerId: this.workerId,
           error: String(error),
         });
@@ -177,7 +180,7 @@ export class SyncWorker {
       });
     } catch (error) {
       event.error = error instanceof Error ? error : new Error(String(error));
-      this.#options.logger?.warn?.('worker run ended with an error', {
+      this.#logger?.warn?.('worker run ended with an error', {
         connectionId,
         workerId: this.workerId,
         error: event.error.message,
@@ -190,7 +193,8 @@ export class SyncWorker {
       // every connection it ever synced.
       await this.engine.removeConnection(connectionId).catch(() => undefined);
     }
-    const nextRunAt = this.#nextRunAt(event.report);
+    // A run this worker's own stop cut short is due now, for the next worker (or this one restarted).
+    const nextRunAt = this.#stopController.signal.aborted ? this.#now() : this.#nextRunAt(event.report);
     await this.#storage.releaseLease(connectionId, this.workerId, nextRunAt).catch(() => undefined);
     for (const listener of this.#listeners) {
       try {
