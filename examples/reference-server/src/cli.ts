@@ -107,7 +107,8 @@ program
       if (!key) throw new CliError('no key on standard input');
       await runtime.setProviderKey(user.id, key, options.baseUrl);
       console.log(
-        `provider key stored (encrypted) for ${user.name}; the server uses it at its next sync of this user`,
+        `provider key stored (encrypted) for ${user.name}; a running server uses it from its next sync of this user ` +
+          '(the next scheduled one, or POST /api/v1/sync; one waiting for a new key has none scheduled)',
       );
     }),
   );

@@ -206,17 +206,22 @@ export class ProviderKeys {
   }
 
   /**
-   * Gives the engine a client for a key that opened. addConnection leaves a known connection's state
-   * alone, so one waiting for a new key set from the command line or another instance would wait for
-   * ever: it is made active when the key was stored after the refusal, or `#markUnusable`'s key opens.
+   * Gives the engine a client for a key that opened. A key that replaces the one this instance
+   * registered is given with updateCredentials: the connection becomes active, and a run in flight
+   * with the old key is stopped first, so that its refusal cannot undo the new key. At start,
+   * addConnection leaves a known connection's state alone, so one waiting for a new key set from the
+   * command line or another instance would wait for ever: it is made active when the key was stored
+   * after the refused run began, or `#markUnusable`'s key opens.
    */
   async #register(row: ProviderCredential, apiKey: string): Promise<void> {
     const { engine } = this.#options;
     const client = this.#client(apiKey, row.base_url);
     const state = await engine.getConnection(row.user_id);
+    const previous = this.#registered.get(row.user_id);
     const renewed =
-      state?.status === 'reauth_required' &&
-      (state.statusReason?.startsWith(STORED_KEY_PROBLEM) || row.updated_at > (state.lastRunAt ?? ''));
+      (previous !== undefined && previous !== row.updated_at) ||
+      (state?.status === 'reauth_required' &&
+        (state.statusReason?.startsWith(STORED_KEY_PROBLEM) || row.updated_at > (state.lastRunAt ?? '')));
     if (renewed) await engine.updateCredentials(row.user_id, { client });
     else await engine.addConnection({ id: row.user_id, client });
     this.#registered.set(row.user_id, row.updated_at);

@@ -127,6 +127,11 @@ export class SyncRuns {
     return run;
   }
 
+  /** Forgets a run that ended without a report (its `sync()` rejected): it is no longer running. */
+  abandon(userId: string, run: RunningSync): void {
+    if (this.#running.get(userId) === run && !this.#finishing.has(run)) this.#running.delete(userId);
+  }
+
   running(userId: string): RunningSync | undefined {
     return this.#running.get(userId);
   }

@@ -104,6 +104,8 @@ export class ServerRuntime {
       // When the sandbox has been moved past the calendar (the demo does), "today" follows it.
       clock: { today: () => this.today() },
       logger: this.logger,
+      // A key stored meanwhile by the command line or another instance is used from this run on.
+      beforeScheduledRun: (userId) => this.#keys.refresh(userId).then(() => undefined),
     });
     this.#keys = new ProviderKeys({
       masterKey,
@@ -191,8 +193,11 @@ export class ServerRuntime {
         'Set one with PUT /api/v1/provider',
       ]);
     }
-    this.#runs.begin(userId);
-    await this.engine.sync(userId);
+    const run = this.#runs.begin(userId);
+    await this.engine.sync(userId).catch((error: unknown) => {
+      this.#runs.abandon(userId, run);
+      throw error;
+    });
     // The run's 'run:done' handler applies the feed and stores the summary.
     const done = await this.#applying.get(userId);
     return done ?? (await this.#runs.last(userId))!;
@@ -209,9 +214,11 @@ export class ServerRuntime {
       ]);
     }
     const run = this.#runs.begin(userId);
-    void this.engine
-      .sync(userId)
-      .catch((error: unknown) => this.logger.error?.('a sync failed', { userId, error: String(error) }));
+    void this.engine.sync(userId).catch((error: unknown) => {
+      // No report comes: the run must not stay shown as running.
+      this.#runs.abandon(userId, run);
+      this.logger.error?.('a sync failed', { userId, error: String(error) });
+    });
     return run;
   }
 

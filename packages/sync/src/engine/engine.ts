@@ -25,6 +25,12 @@ export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<Schedule
    * (a skipped run with `MissingCredentialsError`), never skipped in silence.
    */
   credentials?: CredentialSource;
+  /**
+   * Called before each run the scheduler starts (not before your own `sync()` calls), with the
+   * connection's id: a place to give the engine, with `updateCredentials`, a key another process
+   * stored meanwhile. When it throws, that run is not started and the error is logged.
+   */
+  beforeScheduledRun?: (connectionId: string) => Promise<void> | void;
 }
 
 export type ConnectionCredentials =
@@ -119,7 +125,10 @@ export class SyncEngine {
     this.#scheduler = new Scheduler({
       ...checkedSchedule(options),
       clock: this.#clock,
-      run: (id) => this.sync(id),
+      run: async (id) => {
+        await options.beforeScheduledRun?.(id);
+        return this.sync(id);
+      },
       connections: () => this.storage.listConnections(),
 
       logger: this.#logger,

@@ -1,0 +1,81 @@
+/**
+ * A user's provider key replaced while the server runs: through the API during a sync, or from the
+ * command line (another process on the same data). The server syncs with the new key from then on,
+ * and a run with the old one cannot leave the user waiting for a key they already gave.
+ */
+import { useTempDirs } from '@finsync/test-utils';
+import { describe, expect, it } from 'vitest';
+import { SANDBOX } from '../src/provider-keys.js';
+import { ServerRuntime } from '../src/runtime.js';
+import { createUser } from '../src/users.js';
+
+const tempDir = useTempDirs('key-rotation');
+const SANDBOX_DATA = { seed: 5, historyDays: 30, transactionsPerDay: 2 };
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let tries = 0; tries < 400; tries += 1) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('a provider key replaced while the server runs', () => {
+  it('through the API during a sync: the run with the old key stops, and the user stays active', async () => {
+    const runtime = new ServerRuntime({
+      dataDir: tempDir(),
+      scheduler: false,
+      sandbox: { seed: 5, historyDays: 60, transactionsPerDay: 3 },
+    });
+    await runtime.start();
+    try {
+      const user = await createUser(runtime.store, 'alice');
+      runtime.sandbox!.faults.add({ kind: 'latency', ms: 150, match: { endpoint: 'transactions' } });
+      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await until(async () => (await runtime.status(user.id)).connection?.syncing === true, 'the first sync');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The old key is revoked at the provider, and the user sets the new one.
+      runtime.sandbox!.setApiKey('rotated-key');
+      await runtime.setProviderKey(user.id, 'rotated-key', SANDBOX);
+      await until(
+        async () => (await runtime.status(user.id)).connection?.syncing === false,
+        'the syncs to end',
+      );
+      expect((await runtime.status(user.id)).connection?.status).toBe('active');
+      runtime.sandbox!.faults.clear();
+      expect((await runtime.syncUser(user.id)).outcome).toBe('success');
+    } finally {
+      await runtime.close({ graceMs: 0 });
+    }
+  });
+
+  it('from the command line: the next scheduled sync uses it', async () => {
+    const dataDir = tempDir();
+    const server = new ServerRuntime({ dataDir, syncIntervalMs: 300, sandbox: SANDBOX_DATA });
+    await server.start();
+    try {
+      const user = await createUser(server.store, 'alice');
+      await server.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await until(async () => (await server.status(user.id)).last_sync !== null, 'the first sync');
+      server.sandbox!.setApiKey('new-key');
+      // What `npm run admin -- set-provider-key alice` does: a runtime that is never started.
+      const cli = new ServerRuntime({ dataDir, sandbox: false });
+      await cli.setProviderKey(user.id, 'new-key', SANDBOX);
+      await cli.close({ graceMs: 0 });
+      const storedAt = new Date().toISOString();
+      await until(
+        async () => ((await server.status(user.id)).connection?.last_run_at ?? '') > storedAt,
+        'a scheduled sync after the key was stored',
+      );
+      await until(
+        async () => (await server.status(user.id)).connection?.syncing === false,
+        'that sync to end',
+      );
+      const status = await server.status(user.id);
+      expect(status.connection?.status).toBe('active');
+      expect(status.last_sync?.outcome).toBe('success');
+    } finally {
+      await server.close({ graceMs: 0 });
+    }
+  });
+});
