@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
+import { addDays, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,17 +142,21 @@ for (const backend of BACKENDS) {
       expect(response.status).toBe(413);
     });
 
-    it("charts an account's balance from the rows that balance counts: posted ones, deleted or not", async () => {
+    it("charts an account's balance from the rows that balance counts: the bank's posted ones, deleted, edited or not", async () => {
       const cookie = cookieOf(await signIn(t.keys.alice));
       const { store, engine } = t.server.runtime;
+      const chartDay = (days: number) => addDays(t.server.runtime.today(), days);
       const accounts = (await store.listAccounts(t.users.alice)).filter(
         (a) => a.balance !== null && a.currency !== null,
       );
       // The user deletes a posted row: the bank's balance still counts it, so the line must not move.
-      const [first] = accounts;
-      const posted = (await engine.storage.findTransactions(t.users.alice, first!.provider_account_id))
-        .filter((r) => !r.isPending)
-        .reduce((latest, r) => (r.date > latest.date ? r : latest));
+      const postedOf = async (account: (typeof accounts)[number]) =>
+        (await engine.storage.findTransactions(t.users.alice, account.provider_account_id)).filter(
+          (r) => !r.isPending,
+        );
+      let first = accounts[0];
+      for (const account of accounts) if ((await postedOf(account)).length >= 2) first = account;
+      const posted = (await postedOf(first!)).reduce((latest, r) => (r.date > latest.date ? r : latest));
       const appRow = (
         await store.findTransactions(
           t.users.alice,
@@ -161,6 +165,35 @@ for (const backend of BACKENDS) {
         )
       ).rows.find((r) => r.external_id === `lunchflow_${posted.providerId}`)!;
       expect((await t.request(t.keys.alice, 'DELETE', `/api/v1/transactions/${appRow.id}`)).status).toBe(200);
+      // A row entered by hand and a bank row whose amount and date the user changed: the bank's balance
+      // knows neither change, so the line must not move either.
+      const created = await t.request(t.keys.alice, 'POST', '/api/v1/transactions', {
+        transaction: {
+          account_id: first!.id,
+          name: 'Cash float',
+          amount: '3000',
+          date: chartDay(-10),
+          nature: 'expense',
+        },
+      });
+      expect(created.status).toBe(201);
+      const bankRow = (await engine.storage.findTransactions(t.users.alice, first!.provider_account_id)).find(
+        (r) => !r.isPending && r.providerId !== posted.providerId,
+      )!;
+      const edited = (
+        await store.findTransactions(
+          t.users.alice,
+          { account_ids: [first!.id] },
+          { limit: 100_000, offset: 0 },
+        )
+      ).rows.find((r) => r.external_id === `lunchflow_${bankRow.providerId}`)!;
+      expect(
+        (
+          await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${edited.id}`, {
+            transaction: { amount: '1000', date: chartDay(-40) },
+          })
+        ).status,
+      ).toBe(200);
       const status = await t.server.runtime.status(t.users.alice);
       let pendingLeftOut = 0;
       for (const account of accounts) {
@@ -191,6 +224,7 @@ for (const backend of BACKENDS) {
       // The sandbox's holds were really in the charts' windows, and left out.
       expect(pendingLeftOut).toBeGreaterThan(0);
       await t.request(t.keys.alice, 'POST', `/api/v1/transactions/${appRow.id}/restore`);
+      await t.request(t.keys.alice, 'DELETE', `/api/v1/transactions/${created.body.id}`);
     });
 
     it('refuses a wrong key, a sign-in without the page header, and one from another site', async () => {

@@ -8,7 +8,7 @@ import type { ServerRuntime } from '../runtime.js';
 import { formatMoney } from '../money-format.js';
 import { renderTransactions } from '../render.js';
 import { isMoneyIn, moneyInPositive } from '../sign-convention.js';
-import type { AccountRecord, Scope, TransactionRow } from '../store/types.js';
+import type { AccountRecord, Scope } from '../store/types.js';
 
 /** The chart covers at most this many days, ending today. */
 const CHART_DAYS = 90;
@@ -99,26 +99,19 @@ async function chartOf(
   const scale = currencyScale(currency);
   const today = runtime.today();
   const windowStart = addDays(today, -(CHART_DAYS - 1));
-  const rows: TransactionRow[] = [];
-  for (let offset = 0; rows.length < CHART_MAX_ROWS; offset += 500) {
-    const page = await runtime.store.findTransactions(
-      userId,
-      // The rows the bank's balance counts: deleted ones too, pending ones when its basis does.
-      {
-        account_ids: [account.id],
-        start_date: windowStart,
-        with_deleted: true,
-        posted_only: basis === 'posted',
-      },
-      { limit: 500, offset },
-    );
-    rows.push(...page.rows);
-    if (page.rows.length < 500) break;
-  }
-  // Rows in another currency than the account's cannot be added to its balance.
-  const moves = rows
-    .filter((r) => r.currency === currency)
-    .map((r) => ({ date: r.date, amount: decimalToMinorUnits(r.amount, scale) }));
+  // The rows the bank's balance counts are the provider's, as it lists them: the engine's mirror,
+  // not this server's tables, where a user may have added rows, changed amounts or dates, or deleted
+  // rows (which the bank still counts). Pending ones only when the balance's basis has them.
+  const listed = await runtime.engine.storage.findTransactions(userId, account.provider_account_id, {
+    from: windowStart,
+    ...(basis === 'posted' ? { pending: false } : {}),
+  });
+  // Rows in another currency than the account's cannot be added to its balance. The mirror signs
+  // amounts as the bank does (negative is money out): walking back, money out is added back.
+  const moves = listed
+    .slice(-CHART_MAX_ROWS)
+    .filter((r) => (r.currency ?? currency) === currency)
+    .map((r) => ({ date: r.date, amount: -decimalToMinorUnits(r.amount, scale) }));
   const earliest = moves.reduce((d, m) => (m.date < d ? m.date : d), today);
   const from = moves.length === 0 ? addDays(today, -29) : addDays(earliest, -1);
   const series = balanceSeries(
