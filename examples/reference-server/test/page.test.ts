@@ -370,7 +370,10 @@ const browserTitle = HAS_CHROMIUM
     };
     const rows = page.locator('#transactions tr');
     expect(await rows.count()).toBe(latest.transactions.length);
-    expect(await rows.first().locator('.name').textContent()).toBe(latest.transactions[0]!.name);
+    // A hold's name is followed by its "pending" tag.
+    expect((await rows.first().locator('.name').textContent())!.replace(/pending$/, '')).toBe(
+      latest.transactions[0]!.name,
+    );
     expect(await rows.first().locator('.date').textContent()).toBe(latest.transactions[0]!.date);
 
     // Choosing another account redraws the chart for it.
@@ -420,6 +423,60 @@ const browserTitle = HAS_CHROMIUM
     await page.reload();
     await page.locator('#signin').waitFor();
     expect(await page.isVisible('#dashboard')).toBe(false);
+    await context.close();
+  }, 60_000);
+
+  it('says so when the server cannot be reached, marks holds, fits a phone, keeps focus, and signs out every tab', async () => {
+    const { context, page } = await open();
+    await signIn(page, t.keys.alice);
+    await page.locator('#dashboard').waitFor();
+    // Focus goes to the page's heading, and stays on an account chosen with the keyboard.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('dashboard-title');
+    const third = page.locator('#accounts .account').nth(2);
+    await third.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => third.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.accountId)).toBe(
+      await third.getAttribute('data-account-id'),
+    );
+
+    // Holds are marked: as many tags as the latest rows hold pending ones.
+    const pendingIds = await t.server.runtime.store.pendingAmong(
+      t.users.alice,
+      (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=20')).body.transactions.map(
+        (tx: { id: string }) => tx.id,
+      ),
+    );
+    expect(pendingIds.size).toBeGreaterThan(0);
+    expect(await page.locator('#transactions .pending-tag').count()).toBe(pendingIds.size);
+
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1200, height: 900 });
+
+    // The server out of reach: a sync says so, and a reload shows why the page is empty.
+    await page.route('**/ui/api/**', (route) => route.abort('connectionrefused'));
+    await page.click('#sync-now');
+    await expect.poll(() => page.textContent('#sync-message')).toBe('Could not reach the server.');
+    expect(await page.textContent('#sync-now')).toBe('Sync now');
+    await page.reload();
+    await expect.poll(() => page.isVisible('#page-message')).toBe(true);
+    expect(await page.textContent('#page-message-text')).toBe('Could not reach the server.');
+    await page.unroute('**/ui/api/**');
+    await page.click('#retry');
+    await page.locator('#dashboard').waitFor();
+    expect(await page.isVisible('#page-message')).toBe(false);
+
+    // Signed out in another tab: this one leaves the data too.
+    const other = await context.newPage();
+    await other.goto(`${ui.url}/`);
+    await other.locator('#dashboard').waitFor();
+    await other.click('#sign-out');
+    await expect.poll(() => page.isVisible('#signin')).toBe(true);
+    expect(await page.textContent('#signin-error')).toBe('You signed out in another tab.');
+    expect(await page.locator('#transactions tr').count()).toBe(0);
     await context.close();
   }, 60_000);
 

@@ -303,6 +303,15 @@ export class PostgresAppStore implements AppStore {
     );
   }
 
+  async pendingAmong(userId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.#rows<{ id: string }>(
+      `SELECT id FROM ${this.#s}.app_transactions WHERE user_id = $1 AND is_pending AND id = ANY($2::text[])`,
+      [userId, [...ids]],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   async lastSync(userId: string): Promise<string | undefined> {
     const [row] = await this.#rows<{ summary: string }>(
       `SELECT summary FROM ${this.#s}.app_last_syncs WHERE user_id = $1`,

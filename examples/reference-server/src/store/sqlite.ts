@@ -320,6 +320,16 @@ export class SqliteAppStore implements AppStore {
     );
   }
 
+  async pendingAmong(userId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.#all<{ id: string }>(
+      `SELECT id FROM app_transactions WHERE user_id = ? AND is_pending = 1 AND id IN (${ids.map(() => '?').join(', ')})`,
+      userId,
+      ...ids,
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   async lastSync(userId: string): Promise<string | undefined> {
     return (
       await this.#get<{ summary: string }>('SELECT summary FROM app_last_syncs WHERE user_id = ?', userId)

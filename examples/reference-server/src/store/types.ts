@@ -348,6 +348,8 @@ export interface AppStore extends RelatedReads {
     filter: TransactionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }>;
+  /** Which of these transactions of the user the bank lists as pending (a hold), for the page. */
+  pendingAmong(userId: string, ids: readonly string[]): Promise<Set<string>>;
   feedCursor(connectionId: string): Promise<number>;
 
   /** Stores the summary (JSON) of the user's last sync run, replacing the one before. */

@@ -173,6 +173,10 @@ export async function overview(
     runtime.store.listAccounts(userId),
     runtime.store.findTransactions(userId, {}, { limit: LATEST, offset: 0 }),
   ]);
+  const pending = await runtime.store.pendingAmong(
+    userId,
+    latest.rows.map((r) => r.id),
+  );
   const providerNames = new Map(records.map((r) => [r.provider_account_id, r.name]));
   // The chosen account, else the first everyday account with a balance, else any with one.
   const account =
@@ -214,6 +218,8 @@ export async function overview(
           a.balance_check.difference === null ? null : money(a.balance_check.difference, a.currency),
       },
     })),
+    /** The account the chart is of (or would be, when it has no balance to chart). */
+    selected_account_id: account?.id ?? null,
     chart: account
       ? await chartOf(
           runtime,
@@ -231,6 +237,8 @@ export async function overview(
       // The API's amounts are positive for money out: the page shows money in as +.
       amount: signed(moneyInPositive(latest.rows[i]!.amount), latest.rows[i]!.currency),
       income: isMoneyIn(latest.rows[i]!.amount),
+      // A hold the bank may still change or drop: the page marks it.
+      pending: pending.has(t.id),
     })),
   };
 }

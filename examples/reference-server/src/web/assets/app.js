@@ -28,14 +28,20 @@ function svg(tag, attributes) {
 let selected;
 let current;
 
+/** A request to this server; `status` 0 when it could not be reached (no answer at all). */
 async function call(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    cache: 'no-store',
-    headers: body === undefined ? UI_HEADER : { ...UI_HEADER, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: body === undefined ? UI_HEADER : { ...UI_HEADER, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { status: 0, ok: false, body: null };
+  }
   let json = null;
   try {
     json = await response.json();
@@ -55,6 +61,22 @@ function ago(iso) {
   return days === 1 ? '1 day ago' : `${days} days ago`;
 }
 
+/** Shows "<prefix><how long ago>", kept current by the timer below without redrawing the page. */
+function setAgo(node, prefix, iso) {
+  node.dataset.ago = iso;
+  node.dataset.prefix = prefix;
+  node.textContent = `${prefix}${ago(iso)}`;
+  return node;
+}
+
+const UNREACHABLE = 'Could not reach the server.';
+
+/** A message for when nothing else can be shown (the first load failed): outside the dashboard. */
+function showPageMessage(text) {
+  $('page-message-text').textContent = text;
+  $('page-message').hidden = false;
+}
+
 function freshness(iso) {
   if (!iso) return 'never';
   const hours = (Date.now() - Date.parse(iso)) / 3_600_000;
@@ -63,6 +85,9 @@ function freshness(iso) {
 
 function showSignIn(message) {
   current = undefined;
+  $('page-message').hidden = true;
+  // Signed out: the data leaves the page, not only the screen.
+  for (const id of ['accounts', 'run-issues', 'chart', 'transactions']) $(id).replaceChildren();
   $('dashboard').hidden = true;
   $('who').hidden = true;
   $('signin').hidden = false;
@@ -86,7 +111,7 @@ function renderRun(data) {
   if (run) {
     badge.textContent = run.outcome;
     badge.className = `badge ${run.outcome}`;
-    $('run-when').textContent = `finished ${ago(run.finished_at)}`;
+    setAgo($('run-when'), 'finished ', run.finished_at);
     $('run-when').title = run.finished_at;
     $('run-counts').textContent =
       `${run.fetched} fetched · ${run.added} added · ${run.modified} modified · ${run.removed} removed`;
@@ -94,7 +119,11 @@ function renderRun(data) {
     badge.textContent = data.provider_configured ? 'no run yet' : 'no provider key';
     badge.className = 'badge skipped';
     const success = connection && connection.last_success_at;
-    $('run-when').textContent = success ? `last success ${ago(success)}` : '';
+    if (success) setAgo($('run-when'), 'last success ', success);
+    else {
+      delete $('run-when').dataset.ago;
+      $('run-when').textContent = '';
+    }
     $('run-counts').textContent = data.provider_configured
       ? 'No sync has run since the server started.'
       : 'Set a provider key with PUT /api/v1/provider to start syncing.';
@@ -119,7 +148,7 @@ function renderRun(data) {
 }
 
 function renderAccounts(data) {
-  const chosen = data.chart && data.chart.account_id;
+  const chosen = data.selected_account_id;
   $('accounts').replaceChildren(
     ...data.accounts.map((account) => {
       const fresh = freshness(account.last_synced_at);
@@ -137,11 +166,9 @@ function renderAccounts(data) {
         el(
           'span',
           'meta',
-          el(
-            'span',
-            `fresh fresh-${fresh}`,
-            account.last_synced_at ? `synced ${ago(account.last_synced_at)}` : 'never synced',
-          ),
+          account.last_synced_at
+            ? setAgo(el('span', `fresh fresh-${fresh}`), 'synced ', account.last_synced_at)
+            : el('span', `fresh fresh-${fresh}`, 'never synced'),
           check ? el('span', `check ${check.status}`, checkText(check)) : null,
         ),
         account.last_error
@@ -149,11 +176,13 @@ function renderAccounts(data) {
           : null,
       );
       button.type = 'button';
+      button.dataset.accountId = account.id;
       button.setAttribute('aria-pressed', String(account.id === chosen));
       if (account.last_synced_at) button.title = `Last synced ${account.last_synced_at}`;
       button.addEventListener('click', () => {
         selected = account.id;
-        void load();
+        // Redrawn, the list is new buttons: the keyboard's place goes back to this one.
+        void load({ focusAccount: account.id });
       });
       return el('li', null, button);
     }),
@@ -205,13 +234,24 @@ function renderTransactions(data) {
       'tr',
       null,
       el('td', 'date', t.date),
-      el('td', 'name', t.name),
-      el('td', 'muted', t.account),
+      el(
+        'td',
+        'name',
+        t.name,
+        t.pending
+          ? titled(el('span', 'pending-tag', 'pending'), 'A hold: the bank may still change or drop it')
+          : null,
+      ),
+      el('td', 'muted account-column', t.account),
       el('td', 'muted category', t.category ?? '—'),
       el('td', `num ${t.income ? 'income' : 'expense'}`, t.amount),
     ),
   );
-  if (rows.length === 0) rows.push(el('tr', null, el('td', 'muted', 'No transactions yet.')));
+  if (rows.length === 0) {
+    const cell = el('td', 'muted', 'No transactions yet.');
+    cell.colSpan = 5;
+    rows.push(el('tr', null, cell));
+  }
   // A column of dashes says nothing: it shows once any transaction has a category.
   $('transactions-table').classList.toggle('no-category', !data.transactions.some((t) => t.category));
   $('transactions').replaceChildren(...rows);
@@ -225,22 +265,33 @@ function render(data) {
   $('user-name').textContent = data.user.name;
   const sync = $('sync-now');
   sync.disabled = !data.can_sync || !data.provider_configured;
-  sync.title = data.can_sync
-    ? 'Fetch new data from the provider now'
-    : 'This key is read-only: it cannot sync';
+  sync.title = !data.can_sync
+    ? 'This key is read-only: it cannot sync'
+    : data.provider_configured
+      ? 'Fetch new data from the provider now'
+      : 'Set a provider key first (PUT /api/v1/provider)';
   renderRun(data);
   renderAccounts(data);
   renderChart(data);
   renderTransactions(data);
 }
 
-async function load() {
+async function load(options = {}) {
   const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
   const response = await call('GET', `/ui/api/overview${query}`);
-  if (response.status === 401) return showSignIn();
-  if (!response.ok)
-    return showMessage(response.body?.message ?? `Could not load (${response.status})`, 'bad');
+  // Signed out elsewhere, or the session ran out: the data leaves the screen.
+  if (response.status === 401) return showSignIn(current ? 'Your session ended: sign in again.' : undefined);
+  if (!response.ok) {
+    const text =
+      response.status === 0 ? UNREACHABLE : (response.body?.message ?? `Could not load (${response.status})`);
+    // Nothing on screen yet: the dashboard's own message area is hidden with it.
+    return $('dashboard').hidden ? showPageMessage(text) : showMessage(text, 'bad');
+  }
+  $('page-message').hidden = true;
   render(response.body);
+  if (options.focusAccount)
+    document.querySelector(`[data-account-id="${CSS.escape(options.focusAccount)}"]`)?.focus();
+  if (options.focusDashboard) $('dashboard-title').focus();
 }
 
 $('signin-form').addEventListener('submit', async (event) => {
@@ -250,13 +301,22 @@ $('signin-form').addEventListener('submit', async (event) => {
   input.value = '';
   if (!key) return showSignIn('Paste your API key.');
   const response = await call('POST', '/ui/session', { api_key: key });
+  if (response.status === 0) return showSignIn(`${UNREACHABLE} Try again.`);
   if (!response.ok) return showSignIn(response.body?.message ?? `Sign-in failed (${response.status})`);
   showMessage('', 'ok');
-  await load();
+  await load({ focusDashboard: true });
+});
+
+// A sign-out in one tab ends the session of every tab of this page: the others leave the data too.
+const sessions = new BroadcastChannel('finsync-session');
+sessions.addEventListener('message', (event) => {
+  if (event.data === 'signed-out' && current) showSignIn('You signed out in another tab.');
 });
 
 $('sign-out').addEventListener('click', async () => {
-  await call('DELETE', '/ui/session');
+  const response = await call('DELETE', '/ui/session');
+  if (response.status === 0) return showMessage(`${UNREACHABLE} You are still signed in.`, 'bad');
+  sessions.postMessage('signed-out');
   selected = undefined;
   showSignIn();
 });
@@ -269,6 +329,7 @@ $('sync-now').addEventListener('click', async () => {
   try {
     const response = await call('POST', '/ui/api/sync');
     if (response.status === 401) return showSignIn('Your session ended: sign in again.');
+    if (response.status === 0) return showMessage(UNREACHABLE, 'bad');
     if (response.ok) {
       const text = response.body.ok ? 'Sync finished' : `Sync finished: ${response.body.outcome}`;
       showMessage(`${text} at ${new Date().toLocaleTimeString()}.`, response.body.ok ? 'ok' : 'bad');
@@ -282,9 +343,22 @@ $('sync-now').addEventListener('click', async () => {
   }
 });
 
-// Freshness is relative to now: redraw the times every half minute.
+// "… ago" is relative to now: those texts are kept current every half minute, in place (a redraw
+// would take the keyboard's place away).
 setInterval(() => {
-  if (current && !$('dashboard').hidden) render(current);
+  for (const node of document.querySelectorAll('[data-ago]'))
+    node.textContent = `${node.dataset.prefix}${ago(node.dataset.ago)}`;
 }, 30_000);
+
+// The data itself, and whether the session still holds, are asked for again when the tab comes back
+// into view and every five minutes while it is open (each is one request of the key's hourly quota).
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && current) void load();
+});
+setInterval(() => {
+  if (current && document.visibilityState === 'visible') void load();
+}, 300_000);
+
+$('retry').addEventListener('click', () => void load());
 
 void load();
