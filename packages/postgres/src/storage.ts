@@ -50,7 +50,8 @@ const APPLY_ATTEMPTS = 3;
 
 /** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`); null: no limit. */
 function sqlLimit(limit: number): number | null {
-  return limit === Infinity ? null : Math.ceil(limit);
+  // Past the largest safe integer a limit is no limit (a bigint parameter stops at 2^63).
+  return limit > Number.MAX_SAFE_INTEGER ? null : Math.ceil(limit);
 }
 
 function validDate(value: Date, name: string): string {
@@ -59,9 +60,12 @@ function validDate(value: Date, name: string): string {
   return value.toISOString();
 }
 
+/** A day: a lease is renewed every third of it, and one of years would overflow an interval. */
+const MAX_LEASE_MS = 86_400_000;
+
 function validLeaseMs(leaseMs: number): number {
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0)
-    throw new RangeError(`leaseMs must be positive, got ${leaseMs}`);
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0 || leaseMs > MAX_LEASE_MS)
+    throw new RangeError(`leaseMs must be positive and at most ${MAX_LEASE_MS} (a day), got ${leaseMs}`);
   return leaseMs;
 }
 
@@ -251,7 +255,7 @@ export class PostgresStorage implements Storage, WorkQueue {
     await this.#ready();
     if (!(options.limit > 0)) return [];
     // seq is an integer, so "seq > 2.5" is "seq > 2"; bigint parameters reject fractions.
-    const after = Math.floor(options.after ?? 0);
+    const after = Math.min(Math.floor(options.after ?? 0), Number.MAX_SAFE_INTEGER);
     const params: (number | string | null)[] = [after, sqlLimit(options.limit)];
     const rows =
       options.connectionId === undefined

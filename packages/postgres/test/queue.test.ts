@@ -189,6 +189,14 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
       TypeError,
     );
     await expect(storage.releaseLease('c1', 'w', new Date('nope'))).rejects.toThrow(TypeError);
+    // Sizes past what PostgreSQL's integers and intervals hold: read as "no limit", or refused up front.
+    await expect(storage.claimDue('w', { limit: 1e20, leaseMs: LEASE, now: T0 })).resolves.toBeInstanceOf(
+      Array,
+    );
+    await expect(storage.readChanges({ limit: 1e20, after: 1e20 })).resolves.toEqual([]);
+    await expect(storage.renewLease('c1', 'w', { leaseMs: 1e16, now: T0 })).rejects.toThrow(
+      /at most 86400000/,
+    );
   });
 
   describe('the fence', () => {

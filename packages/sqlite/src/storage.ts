@@ -85,7 +85,8 @@ function conflict(change: Change, problem: string): StorageConflictError {
 
 /** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`). */
 function sqlLimit(limit: number): number {
-  return limit === Infinity ? -1 : Math.ceil(limit);
+  // Past the largest safe integer a limit is no limit (SQLite's integers stop at 2^63).
+  return limit > Number.MAX_SAFE_INTEGER ? -1 : Math.ceil(limit);
 }
 
 /**

@@ -27,7 +27,7 @@ export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | '
   workerId?: string;
   /** Connections this worker syncs at once. Default 2. */
   concurrency?: number;
-  /** How long a lease lasts without renewal. Default 60 000 ms; renewed every third of it. */
+  /** How long a lease lasts without renewal. Default 60 000 ms (at most a day); renewed every third of it. */
   leaseMs?: number;
   /** How often an idle worker looks for due work. Default 5 000 ms. */
   pollIntervalMs?: number;
@@ -57,6 +57,11 @@ export class SyncWorker {
   constructor(options: SyncWorkerOptions) {
     if (!isWorkQueue(options.storage))
       throw new TypeError('SyncWorker needs a storage that implements WorkQueue');
+    const { leaseMs = 60_000, pollIntervalMs = 5_000 } = options;
+    if (!(leaseMs > 0 && leaseMs <= 86_400_000))
+      throw new RangeError(`leaseMs must be positive and at most a day (86400000), got ${leaseMs}`);
+    if (!(pollIntervalMs > 0 && pollIntervalMs <= 2 ** 31 - 1))
+      throw new RangeError(`pollIntervalMs must be a positive number of milliseconds, got ${pollIntervalMs}`);
     this.#options = options;
     this.#logger = guardedLogger(options.logger);
     this.#storage = options.storage;
