@@ -39,6 +39,37 @@ describe('a new key given while a run is in flight', () => {
   });
 });
 
+describe('a new key, and a sync asked for as soon as the old run has stopped', () => {
+  it('runs with the new key: nothing can start with the old one once updateCredentials is called', async () => {
+    /** A networked store: each read of a connection takes a round trip. */
+    class SlowReads extends MemoryStorage {
+      override async getConnection(id: string) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return super.getConnection(id);
+      }
+    }
+    const h = await createHarness({ storage: new SlowReads() });
+    h.sandbox.faults.add({ kind: 'latency', ms: 50 });
+    const first = h.engine.sync('c1');
+    await underWay(h.engine);
+    h.sandbox.setApiKey('new-key');
+    // Another caller (the page, the scheduler) asks for a sync the moment no run is in flight.
+    let second: Promise<{ outcome: string }> | undefined;
+    const poll = setInterval(() => {
+      if (!second && !h.engine.isSyncing('c1')) second = h.engine.sync('c1');
+    }, 1);
+    try {
+      expect((await h.engine.updateCredentials('c1', { client: client('new-key') })).status).toBe('active');
+      await first;
+      while (!second) await new Promise((resolve) => setTimeout(resolve, 1));
+    } finally {
+      clearInterval(poll);
+    }
+    expect((await second).outcome).toBe('success');
+    expect((await h.engine.getConnection('c1'))?.status).toBe('active');
+  });
+});
+
 describe('a signal', () => {
   it('already aborted skips the run: nothing is called or written', async () => {
     const h = await createHarness();
@@ -75,6 +106,20 @@ describe('a signal', () => {
     const report = await second;
     expect(report.ok).toBe(false);
     expect(h.engine.isSyncing('c1')).toBe(false);
+  });
+});
+
+describe('a caller without a signal', () => {
+  it('asking while a stopped run winds down gets a run of its own, not the stopped one', async () => {
+    const h = await createHarness();
+    h.sandbox.faults.add({ kind: 'latency', ms: 30 });
+    const only = new AbortController();
+    const first = h.engine.sync('c1', { signal: only.signal });
+    await underWay(h.engine);
+    only.abort();
+    const later = await h.engine.sync('c1');
+    expect(later.outcome).toBe('success');
+    expect((await first).ok).toBe(false);
   });
 });
 
@@ -157,6 +202,27 @@ describe('a logger that throws', () => {
     engine.on('run:done', () => (done = true));
     expect((await engine.sync('c1')).outcome).toBe('success');
     expect(done).toBe(true);
+  });
+});
+
+describe('stop() while a scheduled run is in its beforeScheduledRun hook', () => {
+  it('waits for the hook, and then no run starts', async () => {
+    const h = await createHarness();
+    const engine = new SyncEngine({
+      storage: h.storage,
+      clock: { now: () => new Date(`${h.sandbox.today}T12:00:00Z`), today: () => h.sandbox.today },
+      beforeScheduledRun: () => new Promise((resolve) => setTimeout(resolve, 50)),
+    });
+    await engine.addConnection({ id: 'c1', client: client('sandbox-key') });
+    let started = 0;
+    engine.on('run:start', () => (started += 1));
+    const before = h.sandbox.requests.length;
+    engine.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await engine.stop({ abort: true });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(started).toBe(0);
+    expect(h.sandbox.requests.length).toBe(before);
   });
 });
 

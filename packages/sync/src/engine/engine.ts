@@ -104,6 +104,8 @@ export class SyncEngine {
   readonly #credentials: CredentialSource | undefined;
   readonly #clients = new Map<string, ProviderClient>();
   readonly #running = new Map<string, SharedRun>();
+  /** `beforeScheduledRun` hooks under way: runs about to start, which `stop()` waits for. */
+  readonly #preparing = new Set<Promise<unknown>>();
   readonly #events: SyncEventEmitter;
   readonly #scheduler: Scheduler;
   #initialized: Promise<void> | undefined;
@@ -125,10 +127,7 @@ export class SyncEngine {
     this.#scheduler = new Scheduler({
       ...checkedSchedule(options),
       clock: this.#clock,
-      run: async (id) => {
-        await options.beforeScheduledRun?.(id);
-        return this.sync(id);
-      },
+      run: (id) => this.#scheduledRun(id, options.beforeScheduledRun),
       connections: () => this.storage.listConnections(),
 
       logger: this.#logger,
@@ -177,10 +176,13 @@ export class SyncEngine {
   ): Promise<ConnectionState> {
     await this.#init();
     const client = this.#clientFor(credentials);
+    if (!(await this.storage.getConnection(connectionId))) throw new UnknownConnectionError(connectionId);
+    // The new client first, then the stop: a run in flight keeps the client it was given, and any
+    // run that starts from here on, while the old one winds down or after, takes the new one.
+    this.#clients.set(connectionId, client);
     await this.#stopRun(connectionId, new SyncAbortedError('the connection was given a new key'));
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
-    this.#clients.set(connectionId, client);
     const next = nextConnectionState(state, { type: 'credentials-replaced' });
     await this.storage.apply({ changes: [], connections: [next] });
     this.#scheduler.poke();
@@ -223,10 +225,14 @@ export class SyncEngine {
     if (connectionId === undefined) return this.#syncAll(options);
     // Registered before the first await, so a `stop` or another call in the same tick sees the run.
     let run = this.#running.get(connectionId);
-    if (!run) {
+    // A run already stopped (every caller left, a new key, a stop) is only winding down: a caller
+    // now gets a run of its own, begun once that one has ended.
+    if (!run || run.controller.signal.aborted) {
+      const windingDown = run?.promise.catch(() => undefined);
       const started = new SharedRun();
+      const begin = () => this.#start(connectionId, started.controller.signal, options.workerId);
       run = started;
-      started.promise = this.#start(connectionId, started.controller.signal, options.workerId).finally(() => {
+      started.promise = (windingDown ? windingDown.then(begin) : begin()).finally(() => {
         if (this.#running.get(connectionId) === started) this.#running.delete(connectionId);
       });
       this.#running.set(connectionId, started);
@@ -239,6 +245,27 @@ export class SyncEngine {
     const reports: ConnectionReport[] = [];
     for (const { id } of await this.storage.listConnections()) reports.push(await this.sync(id, options));
     return { ok: reports.every((r) => r.ok), connections: reports };
+  }
+
+  /**
+   * A run the scheduler starts, after `beforeScheduledRun`; not started when the scheduler was
+   * stopped meanwhile. `stop()` waits for the hook too, so nothing starts once it has resolved.
+   */
+  #scheduledRun(id: string, before: SyncEngineOptions['beforeScheduledRun']): Promise<unknown> {
+    if (!before) return this.sync(id);
+    const preparing = Promise.resolve().then(() => before(id));
+    this.#preparing.add(preparing);
+    const forget = () => this.#preparing.delete(preparing);
+    return preparing.then(
+      () => {
+        forget();
+        return this.#scheduler.started ? this.sync(id) : undefined;
+      },
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
   }
 
   /** Aborts a connection's run in flight, if any, and waits for it to end. */
@@ -366,6 +393,8 @@ export class SyncEngine {
    */
   async stop(options: { abort?: boolean } = {}): Promise<void> {
     this.#scheduler.stop();
+    // A scheduled run still in its `beforeScheduledRun` hook sees the stop when the hook ends.
+    await Promise.allSettled([...this.#preparing]);
     if (options.abort)
       for (const run of this.#running.values()) run.controller.abort(new SyncAbortedError('engine stopped'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.promise));

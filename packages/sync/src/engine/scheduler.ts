@@ -59,6 +59,11 @@ export class Scheduler {
     this.poke();
   }
 
+  /** Between `start()` and `stop()`. */
+  get started(): boolean {
+    return this.#running;
+  }
+
   stop(): void {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
