@@ -2,13 +2,14 @@ import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
 import { guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
-import type { ReadChangesOptions, Storage, WriteBatch } from '../storage/types.js';
+import type { ReadChangesOptions, Storage } from '../storage/types.js';
 import { mayCall, newConnectionState, nextConnectionState } from './connection-status.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
 import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
 import type { ConnectionReport, SyncReport } from './report.js';
 import { runConnection } from './run.js';
 import { Scheduler, checkedSchedule, type ScheduleOptions } from './scheduler.js';
+import { fencedStorage } from './fenced-storage.js';
 import { SharedRun } from './shared-run.js';
 
 export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<ScheduleOptions> {
@@ -57,19 +58,6 @@ export interface SyncCallOptions {
    * the run carries the fence, and a storage with leases refuses it once the lease is lost.
    */
   workerId?: string;
-}
-
-/** Adds the lease fence to every write of one run. */
-function fencedStorage(storage: Storage, connectionId: string, workerId: string): Storage {
-  return new Proxy(storage, {
-    get(target, property, receiver) {
-      if (property === 'apply') {
-        return (batch: WriteBatch) => target.apply({ ...batch, fence: { connectionId, workerId } });
-      }
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 /** Why a run whose signal fired before it began did not run. */
