@@ -130,13 +130,16 @@ for (const backend of BACKENDS) {
       let first = accounts[0];
       for (const account of accounts) if ((await postedOf(account)).length >= 2) first = account;
       const posted = (await postedOf(first!)).reduce((latest, r) => (r.date > latest.date ? r : latest));
-      const appRow = (
-        await store.findTransactions(
-          t.users.alice,
-          { account_ids: [first!.id] },
-          { limit: 100_000, offset: 0 },
-        )
-      ).rows.find((r) => r.external_id === `lunchflow_${posted.providerId}`)!;
+      /** The app's row of a bank row of the account. */
+      const appRowOf = async (providerId: string | null) =>
+        (
+          await store.findTransactions(
+            t.users.alice,
+            { account_ids: [first!.id] },
+            { limit: 100_000, offset: 0 },
+          )
+        ).rows.find((r) => r.external_id === `lunchflow_${providerId}`)!;
+      const appRow = await appRowOf(posted.providerId);
       expect((await t.request(t.keys.alice, 'DELETE', `/api/v1/transactions/${appRow.id}`)).status).toBe(200);
       // A row entered by hand and a bank row whose amount and date the user changed: the bank's balance
       // knows neither change, so the line must not move either.
@@ -150,16 +153,8 @@ for (const backend of BACKENDS) {
         },
       });
       expect(created.status).toBe(201);
-      const bankRow = (await engine.storage.findTransactions(t.users.alice, first!.provider_account_id)).find(
-        (r) => !r.isPending && r.providerId !== posted.providerId,
-      )!;
-      const edited = (
-        await store.findTransactions(
-          t.users.alice,
-          { account_ids: [first!.id] },
-          { limit: 100_000, offset: 0 },
-        )
-      ).rows.find((r) => r.external_id === `lunchflow_${bankRow.providerId}`)!;
+      const bankRow = (await postedOf(first!)).find((r) => r.providerId !== posted.providerId)!;
+      const edited = await appRowOf(bankRow.providerId);
       expect(
         (
           await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${edited.id}`, {

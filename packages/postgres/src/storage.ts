@@ -12,6 +12,7 @@ import {
   type TransactionQuery,
   type WorkQueue,
   type WriteBatch,
+  MAX_LEASE_MS,
 } from '@finsync/sync';
 import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { Pool, type PoolConfig } from 'pg';
@@ -59,9 +60,6 @@ function validDate(value: Date, name: string): string {
     throw new TypeError(`${name} must be a valid Date`);
   return value.toISOString();
 }
-
-/** A day: a lease is renewed every third of it, and one of years would overflow an interval. */
-const MAX_LEASE_MS = 86_400_000;
 
 function validLeaseMs(leaseMs: number): number {
   if (!Number.isFinite(leaseMs) || leaseMs <= 0 || leaseMs > MAX_LEASE_MS)

@@ -25,7 +25,7 @@ export type {
   LeaseInfo,
   TransactionRef,
 } from './storage/types.js';
-export { MAX_QUERY_KEYS, isWorkQueue } from './storage/types.js';
+export { MAX_LEASE_MS, MAX_QUERY_KEYS, isWorkQueue } from './storage/types.js';
 export {
   SyncError,
   StorageConflictError,

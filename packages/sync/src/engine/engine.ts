@@ -243,17 +243,9 @@ export class SyncEngine {
     if (!before) return this.sync(id);
     const preparing = Promise.resolve().then(() => before(id));
     this.#preparing.add(preparing);
-    const forget = () => this.#preparing.delete(preparing);
-    return preparing.then(
-      () => {
-        forget();
-        return this.#scheduler.started ? this.sync(id) : undefined;
-      },
-      (error: unknown) => {
-        forget();
-        throw error;
-      },
-    );
+    return preparing
+      .finally(() => this.#preparing.delete(preparing))
+      .then(() => (this.#scheduler.started ? this.sync(id) : undefined));
   }
 
   /** Aborts a connection's run in flight, if any, and waits for it to end. */

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { ProviderClient } from '@finsync/provider';
 import { guardedLogger } from '@finsync/internals/http';
 import { LeaseLostError, SyncAbortedError } from '../errors.js';
-import { isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
+import { MAX_LEASE_MS, isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
 import { SyncEngine, type CredentialSource, type SyncEngineOptions } from './engine.js';
 import type { SyncEventName, SyncListener } from './events.js';
 import type { ConnectionReport } from './report.js';
@@ -58,8 +58,8 @@ export class SyncWorker {
     if (!isWorkQueue(options.storage))
       throw new TypeError('SyncWorker needs a storage that implements WorkQueue');
     const { leaseMs = 60_000, pollIntervalMs = 5_000 } = options;
-    if (!(leaseMs > 0 && leaseMs <= 86_400_000))
-      throw new RangeError(`leaseMs must be positive and at most a day (86400000), got ${leaseMs}`);
+    if (!(leaseMs > 0 && leaseMs <= MAX_LEASE_MS))
+      throw new RangeError(`leaseMs must be positive and at most a day (${MAX_LEASE_MS}), got ${leaseMs}`);
     if (!(pollIntervalMs > 0 && pollIntervalMs <= 2 ** 31 - 1))
       throw new RangeError(`pollIntervalMs must be a positive number of milliseconds, got ${pollIntervalMs}`);
     this.#options = options;

@@ -119,6 +119,12 @@ export interface Storage {
  * stops renewing: its lease expires and another worker claims the connection, resuming from the last
  * commit.
  */
+/**
+ * The longest lease a work queue grants (a day): a lease is renewed every third of its length, and
+ * one of years would overflow a database's interval.
+ */
+export const MAX_LEASE_MS = 86_400_000;
+
 export interface WorkQueue {
   /** Claims up to `limit` due connections for `workerId`, each leased until `now + leaseMs`. */
   claimDue(workerId: string, options: { limit: number; leaseMs: number; now: Date }): Promise<string[]>;
