@@ -2,17 +2,20 @@
  * Where the time goes: runs one measurement child under `node --cpu-prof` and prints the functions
  * with the most self time, and self time per package. Used to explain the targets a run misses.
  *
- *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http|pull] [--mode whole|windowed]
- *        [--rows 100000] [--top 25]
+ *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http|pull|patch] [--mode whole|windowed]
+ *        [--rows 100000] [--top 25] [--connections 1] [--seconds 10]
  *
  * `sync` profiles one full sync into SQLite (the engine's process; the sandbox server is another
  * process and is not in the profile). `http` profiles the client-overhead measurement, where plain
  * fetch passes and client passes alternate: what the client adds shows up as zod, ky and provider code.
  * `pull` profiles the client's side of the peers measurement alone: two whole pulls (one warms up).
+ * `patch` profiles the reference server (bundled, as the PATCH measurement runs it) while autocannon
+ * sends it PATCHes on `--connections` connections for `--seconds`, from its first PATCH on.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxOptions, type SyncMode } from './data/data-set.js';
+import { load, startTarget } from './patch/bench-patch.js';
 import { startSandboxProcess } from './data/sandbox-process.js';
 import { flag, stringFlag } from './harness/flags.js';
 import { runTask } from './harness/spawn-task.js';
@@ -38,7 +41,7 @@ function sourceOf(bundleUrl: string): (line: number) => string | undefined {
   readFileSync(new URL(bundleUrl), 'utf8')
     .split('\n')
     .forEach((text, line) => {
-      const module = /^\/\/ ((?:packages|bench|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text);
+      const module = /^\/\/ ((?:packages|examples|bench|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text);
       if (module) starts.push({ line, path: module[1]! });
     });
   return (line) => {
@@ -53,7 +56,7 @@ function sourceOf(bundleUrl: string): (line: number) => string | undefined {
 
 /** Which package or runtime part a function belongs to, from its script URL. */
 function area(url: string, name: string): string {
-  const workspace = /\/packages\/([^/]+)\//.exec(url);
+  const workspace = /\/(?:packages|examples)\/([^/]+)\//.exec(url);
   if (workspace) return `@finsync/${workspace[1]}`;
   const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (dependency) return dependency[1]!;
@@ -62,6 +65,9 @@ function area(url: string, name: string): string {
   if (url === '') return name.startsWith('(') ? name : 'native (V8 builtins, C++ bindings)';
   return 'other';
 }
+
+/** The URL of a measurement child's bundle (harness/child-bundle.ts). */
+const BUNDLE = /\/finsync-bench\/child-[^/]+\/child\.mjs$/;
 
 /**
  * Self time per function and per area, counting only samples from the first one taken inside
@@ -75,14 +81,16 @@ function summarizeProfile(profile: CpuProfile, entry: string, top: number): stri
   const inEntry = (id: number): boolean => {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byNode.get(at)?.callFrame;
-      if (frame?.functionName === entry && frame.url.includes('/bench/')) return true;
+      // The entry is bench code, or in the measurement child's bundle, which holds the bench's code too.
+      if (frame?.functionName === entry && (frame.url.includes('/bench/') || BUNDLE.test(frame.url)))
+        return true;
     }
     return false;
   };
   const first = profile.samples.findIndex(inEntry);
   const bundles = new Map<string, (line: number) => string | undefined>();
   const sourceFile = (url: string, line: number): string => {
-    if (!/\/finsync-bench\/child-[^/]+\/child\.mjs$/.test(url)) return url;
+    if (!BUNDLE.test(url)) return url;
     let lookup = bundles.get(url);
     if (!lookup) bundles.set(url, (lookup = sourceOf(url)));
     const path = lookup(line);
@@ -100,7 +108,7 @@ function summarizeProfile(profile: CpuProfile, entry: string, top: number): stri
     const url = sourceFile(node.callFrame.url, lineNumber);
     const where = url
       ? // A bundle's line numbers say nothing about the source file's: the file alone is named.
-        `${url.replace(/^file:\/\/.*?\/(packages|node_modules|bench)\//, '$1/')}` +
+        `${url.replace(/^file:\/\/.*?\/(packages|examples|node_modules|bench)\//, '$1/')}` +
         (url === node.callFrame.url ? `:${lineNumber + 1}` : '')
       : '';
     const key = `${functionName || '(anonymous)'} ${where}`.trim();
@@ -141,12 +149,28 @@ try {
     } finally {
       await sandbox.stop();
     }
-  } else throw new Error(`--target must be sync, http or pull, got ${target}`);
+  } else if (target === 'patch') {
+    const server = await startTarget('reference', join(tmp.dir, 'data'), [
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      tmp.dir,
+    ]);
+    try {
+      await load(server, flag('connections', 1), flag('seconds', 10));
+    } finally {
+      await server.stop();
+    }
+  } else throw new Error(`--target must be sync, http, pull or patch, got ${target}`);
   const file = readdirSync(tmp.dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile written');
   const profile = JSON.parse(readFileSync(join(tmp.dir, file), 'utf8')) as CpuProfile;
-  console.log(`profile of ${target} (${mode}), ${rows.toLocaleString('en-US')} rows`);
-  const entry = target === 'sync' ? 'sqliteSync' : target;
+  console.log(
+    target === 'patch'
+      ? `profile of the reference server's PATCH, ${flag('connections', 1)} connection(s)`
+      : `profile of ${target} (${mode}), ${rows.toLocaleString('en-US')} rows`,
+  );
+  // The PATCH's entry is the server's own listener (http/direct-update.ts), in the bundle.
+  const entry = target === 'sync' ? 'sqliteSync' : target === 'patch' ? 'directOrApp' : target;
   console.log(summarizeProfile(profile, entry, flag('top', 25)));
 } finally {
   tmp.remove();

@@ -50,17 +50,24 @@ function combined(slices: LoadFigures[]): LoadFigures {
 /** The connection counts measured unless told otherwise. */
 export const PATCH_CONNECTIONS: readonly number[] = [1, 10, 50];
 
-async function startTarget(mode: 'reference' | 'bare', dataDir: string) {
+/**
+ * One PATCH target in its own process, serving once this resolves. `nodeFlags` go to its `node`
+ * (bench/profile.ts passes `--cpu-prof`); `stop()` resolves once it has exited.
+ */
+export async function startTarget(mode: 'reference' | 'bare', dataDir: string, nodeFlags: string[] = []) {
   // Both targets run as shipped code (one bundle, as tsup builds the server), not through tsx.
   const script = await bundleScript(new URL('./server.ts', import.meta.url));
-  const proc = spawn(process.execPath, [script, mode, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...nodeFlags, script, mode, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const first = await createInterface({ input: proc.stdout })[Symbol.asyncIterator]().next();
   if (first.done) throw new Error(`the ${mode} PATCH target exited before it served`);
   const info = JSON.parse(first.value as string) as { url: string; key: string; id: string };
   return { ...info, stop: async () => (proc.kill('SIGTERM'), await once(proc, 'exit')) };
 }
 
-async function load(
+/** `connections` connections sending PATCHes to `target` for `seconds`; any non-2xx answer throws. */
+export async function load(
   target: { url: string; key: string; id: string },
   connections: number,
   seconds: number,
