@@ -1,5 +1,5 @@
 import { ProviderClient } from '@finsync/provider';
-import { MemoryStorage, SyncEngine, type Storage } from '@finsync/sync';
+import { MemoryStorage, SyncEngine, UnknownConnectionError, type Storage } from '@finsync/sync';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
@@ -77,6 +77,25 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage with odd provider text'
         [LONG_ID, 'Kiosk'],
       ]);
       expect((await postgres.listAccounts('c1'))[0]!.name).toBe('Current\uFFFD');
+    } finally {
+      await postgres.close();
+      await dropSchema(schema);
+    }
+  });
+
+  it('answers a connection id with a NUL as unknown, as every storage does, instead of a database error', async () => {
+    const schema = freshSchemaName();
+    const postgres = new PostgresStorage({ connectionString: url, schema });
+    try {
+      const engine = new SyncEngine({ storage: postgres });
+      const id = 'user\u00001';
+      const client = new ProviderClient({ apiKey: 'k_test', rateLimit: false, maxRetries: 0, fetch });
+      await expect(engine.addConnection({ id, client })).rejects.toThrow(TypeError);
+      expect(await engine.getConnection(id)).toBeUndefined();
+      await expect(engine.sync(id)).rejects.toBeInstanceOf(UnknownConnectionError);
+      await expect(engine.updateCredentials(id, { client })).rejects.toBeInstanceOf(UnknownConnectionError);
+      await engine.removeConnection(id, { purge: true });
+      expect(await postgres.listConnections()).toEqual([]);
     } finally {
       await postgres.close();
       await dropSchema(schema);

@@ -3,6 +3,12 @@ export class SyncError extends Error {
   override readonly name: string = 'SyncError';
 }
 
+/** A connection id as messages show it: quoted, and cut short past 64 characters (ids are caller input). */
+function shownId(connectionId: unknown): string {
+  const text = String(connectionId);
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
+
 /** A write batch contradicts what is stored (added twice, or modified/removed while absent). Nothing was written. */
 export class StorageConflictError extends SyncError {
   override readonly name: string = 'StorageConflictError';
@@ -21,7 +27,7 @@ export class UnknownConnectionError extends SyncError {
   readonly connectionId: string;
 
   constructor(connectionId: string) {
-    super(`no connection with id ${JSON.stringify(connectionId)}`);
+    super(`no connection with id ${shownId(connectionId)}`);
     this.connectionId = connectionId;
   }
 }
@@ -37,7 +43,7 @@ export class MissingCredentialsError extends SyncError {
 
   constructor(connectionId: string) {
     super(
-      `no API key for connection ${JSON.stringify(connectionId)}: give the engine a \`credentials\` option that knows it, or call addConnection/updateCredentials after a restart`,
+      `no API key for connection ${shownId(connectionId)}: give the engine a \`credentials\` option that knows it, or call addConnection/updateCredentials after a restart`,
     );
     this.connectionId = connectionId;
   }

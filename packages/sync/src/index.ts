@@ -1,4 +1,4 @@
-export { SyncEngine } from './engine/engine.js';
+export { MAX_CONNECTION_ID_LENGTH, SyncEngine } from './engine/engine.js';
 export { SyncWorker } from './engine/worker.js';
 export type { SyncWorkerOptions, WorkerRunEvent } from './engine/worker.js';
 export type {

@@ -51,6 +51,23 @@ export type ResolvedCredentials = ConnectionCredentials | ProviderClient;
 
 export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
+/**
+ * The longest connection id the engine takes. Ids are keys in every storage's tables and appear in
+ * errors and logs; 256 characters leave room for any id scheme (a UUID is 36).
+ */
+export const MAX_CONNECTION_ID_LENGTH = 256;
+
+/**
+ * Whether every storage can hold `id`: a string of 1–256 characters without U+0000, which
+ * PostgreSQL's text cannot store. No connection with any other id can exist, so a lookup of one
+ * finds nothing instead of reaching the storage (where PostgreSQL would throw).
+ */
+function storableId(id: unknown): id is string {
+  return (
+    typeof id === 'string' && id.length > 0 && id.length <= MAX_CONNECTION_ID_LENGTH && !id.includes('\u0000')
+  );
+}
+
 export interface SyncCallOptions {
   signal?: AbortSignal;
   /**
@@ -142,8 +159,14 @@ export class SyncEngine {
 
   /** Registers a connection (persisting its state on first sight). Adding a known id replaces its client. */
   async addConnection(options: AddConnectionOptions): Promise<ConnectionState> {
+    const id: unknown = options?.id;
+    if (!storableId(id))
+      throw new TypeError(
+        typeof id === 'string' && id.length > 0
+          ? `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters without U+0000, got ${id.length} characters`
+          : 'a connection needs an id: a non-empty string',
+      );
     await this.#init();
-    if (!options.id) throw new TypeError('a connection needs an id');
     this.#clients.set(options.id, this.#clientFor(options));
     const existing = await this.storage.getConnection(options.id);
     if (existing) return existing;
@@ -164,7 +187,8 @@ export class SyncEngine {
   ): Promise<ConnectionState> {
     await this.#init();
     const client = this.#clientFor(credentials);
-    if (!(await this.storage.getConnection(connectionId))) throw new UnknownConnectionError(connectionId);
+    if (!storableId(connectionId) || !(await this.storage.getConnection(connectionId)))
+      throw new UnknownConnectionError(connectionId);
     // The new client first, then the stop: a run in flight keeps the client it was given, and any
     // run that starts from here on, while the old one winds down or after, takes the new one.
     this.#clients.set(connectionId, client);
@@ -179,6 +203,7 @@ export class SyncEngine {
 
   /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */
   async removeConnection(connectionId: string, options: { purge?: boolean } = {}): Promise<void> {
+    if (!storableId(connectionId)) return; // no such connection can exist
     await this.#init();
     await this.#stopRun(connectionId, new SyncAbortedError('connection removed'));
     this.#clients.delete(connectionId);
@@ -186,6 +211,7 @@ export class SyncEngine {
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
+    if (!storableId(connectionId)) return undefined;
     await this.#init();
     return this.storage.getConnection(connectionId);
   }
@@ -211,6 +237,7 @@ export class SyncEngine {
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
   sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
     if (connectionId === undefined) return this.#syncAll(options);
+    if (!storableId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
     // Registered before the first await, so a `stop` or another call in the same tick sees the run.
     let run = this.#running.get(connectionId);
     // A run already stopped (every caller left, a new key, a stop) is only winding down: a caller
