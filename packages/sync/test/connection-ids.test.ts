@@ -1,11 +1,12 @@
 import { ProviderClient } from '@finsync/provider';
 import { describe, expect, it } from 'vitest';
 import { MAX_CONNECTION_ID_LENGTH, MemoryStorage, SyncEngine, UnknownConnectionError } from '../src/index.js';
+import { newConnectionState } from '../src/engine/connection-status.js';
 
-function engine() {
-  const storage = new MemoryStorage();
+/** An engine on a memory storage whose every call is recorded. */
+function engine(storage = new MemoryStorage()) {
   const calls: string[] = [];
-  const counted = new Proxy(storage, {
+  const recorded = new Proxy(storage, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
@@ -15,43 +16,50 @@ function engine() {
       };
     },
   });
-  return { engine: new SyncEngine({ storage: counted }), calls, storage };
+  return { engine: new SyncEngine({ storage: recorded }), calls, storage };
 }
 
 const client = () => new ProviderClient({ apiKey: 'k_test', rateLimit: false, maxRetries: 0 });
-// Ids no storage can key a connection by: PostgreSQL's text cannot hold U+0000.
-const impossible = ['a\u0000b', 'x'.repeat(MAX_CONNECTION_ID_LENGTH + 1)];
+const tooLong = 'x'.repeat(MAX_CONNECTION_ID_LENGTH + 1);
 
 describe('connection ids', () => {
-  it('are refused when no storage could hold them, and nothing is written', async () => {
+  it('are refused for a new connection unless a non-empty string of at most 256 characters without U+0000', async () => {
     const { engine: e, storage } = engine();
-    for (const id of [...impossible, '', 42 as unknown as string, undefined as unknown as string]) {
+    for (const id of ['a\u0000b', tooLong, '', 42 as unknown as string, undefined as unknown as string]) {
       await expect(e.addConnection({ id, client: client() }), JSON.stringify(id)).rejects.toThrow(TypeError);
     }
     expect(await storage.listConnections()).toEqual([]);
     // The message gives the length, not the id.
-    await expect(e.addConnection({ id: impossible[1]!, client: client() })).rejects.toThrow(
-      `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters without U+0000, got ${MAX_CONNECTION_ID_LENGTH + 1} characters`,
+    await expect(e.addConnection({ id: tooLong, client: client() })).rejects.toThrow(
+      `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters, got ${MAX_CONNECTION_ID_LENGTH + 1}`,
     );
-    // The longest allowed id is taken.
     const longest = 'y'.repeat(MAX_CONNECTION_ID_LENGTH);
     await e.addConnection({ id: longest, client: client() });
     expect((await storage.listConnections()).map((c) => c.id)).toEqual([longest]);
   });
 
-  it('that cannot exist are unknown to every lookup, which never reaches the storage', async () => {
+  it('longer than 256 characters keep working for a connection stored before the bound', async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [newConnectionState(tooLong, new Date())] });
+    const { engine: e } = engine(storage);
+    expect((await e.addConnection({ id: tooLong, client: client() })).id).toBe(tooLong);
+    expect((await e.getConnection(tooLong))?.id).toBe(tooLong);
+    await e.removeConnection(tooLong, { purge: true });
+    expect(await storage.listConnections()).toEqual([]);
+  });
+
+  it('with U+0000 are unknown to every lookup, which never reaches the storage', async () => {
     const { engine: e, calls } = engine();
     await e.addConnection({ id: 'c1', client: client() });
     calls.length = 0;
-    for (const id of impossible) {
-      expect(await e.getConnection(id)).toBeUndefined();
-      await expect(e.sync(id)).rejects.toBeInstanceOf(UnknownConnectionError);
-      await expect(e.updateCredentials(id, { apiKey: 'k_new' })).rejects.toBeInstanceOf(
-        UnknownConnectionError,
-      );
-      await e.removeConnection(id, { purge: true });
-    }
+    const id = 'c1\u0000';
+    expect(await e.getConnection(id)).toBeUndefined();
+    await expect(e.sync(id)).rejects.toBeInstanceOf(UnknownConnectionError);
+    await expect(e.updateCredentials(id, { apiKey: 'k_new' })).rejects.toBeInstanceOf(UnknownConnectionError);
+    await e.removeConnection(id, { purge: true });
     expect(calls).toEqual([]);
+    // An unknown id of any length is unknown, as before.
+    await expect(e.sync(tooLong)).rejects.toBeInstanceOf(UnknownConnectionError);
   });
 
   it('are cut short in error messages', async () => {

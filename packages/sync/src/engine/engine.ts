@@ -52,20 +52,19 @@ export type ResolvedCredentials = ConnectionCredentials | ProviderClient;
 export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
 /**
- * The longest connection id the engine takes. Ids are keys in every storage's tables and appear in
- * errors and logs; 256 characters leave room for any id scheme (a UUID is 36).
+ * The longest id `addConnection` takes for a new connection. Ids are keys in every storage's tables
+ * and appear in errors and logs; 256 characters leave room for any id scheme (a UUID is 36). A
+ * connection stored with a longer id before this bound keeps working.
  */
 export const MAX_CONNECTION_ID_LENGTH = 256;
 
 /**
- * Whether every storage can hold `id`: a string of 1–256 characters without U+0000, which
- * PostgreSQL's text cannot store. No connection with any other id can exist, so a lookup of one
- * finds nothing instead of reaching the storage (where PostgreSQL would throw).
+ * Whether no storage can hold a connection with this id: not a string, empty, or with a U+0000,
+ * which PostgreSQL's text cannot store. A lookup of such an id finds nothing without reaching the
+ * storage (where PostgreSQL would throw).
  */
-function storableId(id: unknown): id is string {
-  return (
-    typeof id === 'string' && id.length > 0 && id.length <= MAX_CONNECTION_ID_LENGTH && !id.includes('\u0000')
-  );
+function impossibleId(id: unknown): boolean {
+  return typeof id !== 'string' || id.length === 0 || id.includes('\u0000');
 }
 
 export interface SyncCallOptions {
@@ -160,17 +159,18 @@ export class SyncEngine {
   /** Registers a connection (persisting its state on first sight). Adding a known id replaces its client. */
   async addConnection(options: AddConnectionOptions): Promise<ConnectionState> {
     const id: unknown = options?.id;
-    if (!storableId(id))
-      throw new TypeError(
-        typeof id === 'string' && id.length > 0
-          ? `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters without U+0000, got ${id.length} characters`
-          : 'a connection needs an id: a non-empty string',
-      );
+    if (typeof id !== 'string' || id.length === 0)
+      throw new TypeError('a connection needs an id: a non-empty string');
+    if (impossibleId(id)) throw new TypeError('a connection id cannot contain U+0000');
     await this.#init();
-    this.#clients.set(options.id, this.#clientFor(options));
-    const existing = await this.storage.getConnection(options.id);
+    const existing = await this.storage.getConnection(id);
+    if (!existing && id.length > MAX_CONNECTION_ID_LENGTH)
+      throw new TypeError(
+        `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters, got ${id.length}`,
+      );
+    this.#clients.set(id, this.#clientFor(options));
     if (existing) return existing;
-    const state = newConnectionState(options.id, this.#clock.now());
+    const state = newConnectionState(id, this.#clock.now());
     await this.storage.apply({ changes: [], connections: [state] });
     this.#scheduler.poke();
     return state;
@@ -187,7 +187,7 @@ export class SyncEngine {
   ): Promise<ConnectionState> {
     await this.#init();
     const client = this.#clientFor(credentials);
-    if (!storableId(connectionId) || !(await this.storage.getConnection(connectionId)))
+    if (impossibleId(connectionId) || !(await this.storage.getConnection(connectionId)))
       throw new UnknownConnectionError(connectionId);
     // The new client first, then the stop: a run in flight keeps the client it was given, and any
     // run that starts from here on, while the old one winds down or after, takes the new one.
@@ -203,7 +203,7 @@ export class SyncEngine {
 
   /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */
   async removeConnection(connectionId: string, options: { purge?: boolean } = {}): Promise<void> {
-    if (!storableId(connectionId)) return; // no such connection can exist
+    if (impossibleId(connectionId)) return; // no such connection can exist
     await this.#init();
     await this.#stopRun(connectionId, new SyncAbortedError('connection removed'));
     this.#clients.delete(connectionId);
@@ -211,7 +211,7 @@ export class SyncEngine {
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
-    if (!storableId(connectionId)) return undefined;
+    if (impossibleId(connectionId)) return undefined;
     await this.#init();
     return this.storage.getConnection(connectionId);
   }
@@ -237,7 +237,7 @@ export class SyncEngine {
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
   sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
     if (connectionId === undefined) return this.#syncAll(options);
-    if (!storableId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
+    if (impossibleId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
     // Registered before the first await, so a `stop` or another call in the same tick sees the run.
     let run = this.#running.get(connectionId);
     // A run already stopped (every caller left, a new key, a stop) is only winding down: a caller
