@@ -13,8 +13,9 @@ import {
   type WorkQueue,
   type WriteBatch,
   MAX_LEASE_MS,
+  MAX_QUERY_KEYS,
 } from '@finsync/sync';
-import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
+import { SCAN_CHUNK, feedReadBounds, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { Pool, type PoolConfig } from 'pg';
 import { arrayLiteral } from './array-literal.js';
 import { inTransaction, isRetryable } from './db.js';
@@ -49,10 +50,14 @@ export interface PostgresStorageOptions {
 /** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */
 const APPLY_ATTEMPTS = 3;
 
-/** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`); null: no limit. */
+/** SQL LIMIT for a claim's `limit`; null: no limit (a bigint parameter stops at 2^63). */
 function sqlLimit(limit: number): number | null {
-  // Past the largest safe integer a limit is no limit (a bigint parameter stops at 2^63).
   return limit > Number.MAX_SAFE_INTEGER ? null : Math.ceil(limit);
+}
+
+/** Whether `value` is text PostgreSQL cannot store (it holds U+0000). */
+function unstorable(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('\u0000');
 }
 
 function validDate(value: Date, name: string): string {
@@ -161,15 +166,16 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
-    const row = (await this.#query<Row['connection']>(this.#sql.getConnection, [connectionId]))[0];
+    const row = (await this.#read<Row['connection']>(this.#sql.getConnection, [connectionId]))[0];
     return row && codec.connection.fromRow(row);
   }
 
   async listConnections(): Promise<ConnectionState[]> {
-    return (await this.#query<Row['connection']>(this.#sql.listConnections)).map(codec.connection.fromRow);
+    return (await this.#read<Row['connection']>(this.#sql.listConnections)).map(codec.connection.fromRow);
   }
 
   async removeConnection(connectionId: string): Promise<void> {
+    if (unstorable(connectionId)) return; // no such connection can be stored
     await this.#ready();
     await inTransaction(this.#pool, async (client) => {
       await client.query(this.#sql.removeConnectionRow, [connectionId]);
@@ -178,13 +184,13 @@ export class PostgresStorage implements Storage, WorkQueue {
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
-    return (await this.#query<Row['account']>(this.#sql.listAccounts, [connectionId])).map(
+    return (await this.#read<Row['account']>(this.#sql.listAccounts, [connectionId])).map(
       codec.mirror.account.fromRow,
     );
   }
 
   async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
-    return (await this.#query<Row['accountState']>(this.#sql.listAccountStates, [connectionId])).map(
+    return (await this.#read<Row['accountState']>(this.#sql.listAccountStates, [connectionId])).map(
       codec.accountState.fromRow,
     );
   }
@@ -194,8 +200,14 @@ export class PostgresStorage implements Storage, WorkQueue {
     accountId: string,
     query: TransactionQuery = {},
   ): Promise<MirrorTransaction[]> {
-    const params = transactionWindowParams(connectionId, accountId, query, arrayLiteral);
-    return (await this.#query<Row['transaction']>(this.#sql.findTransactions(query), params)).map(
+    // A key with U+0000 cannot be stored, so it finds nothing; the others are still looked up (a
+    // list over the bound is left whole, for transactionWindowParams to refuse).
+    const storable =
+      query.keys?.some(unstorable) && query.keys.length <= MAX_QUERY_KEYS
+        ? { ...query, keys: query.keys.filter((key) => !unstorable(key)) }
+        : query;
+    const params = transactionWindowParams(connectionId, accountId, storable, arrayLiteral);
+    return (await this.#read<Row['transaction']>(this.#sql.findTransactions(query), params)).map(
       codec.mirror.transaction.fromRow,
     );
   }
@@ -210,16 +222,16 @@ export class PostgresStorage implements Storage, WorkQueue {
       (last) =>
         accountId === undefined
           ? last === undefined
-            ? this.#query<Row['transaction']>(sql.scanFirst, [connectionId, SCAN_CHUNK])
-            : this.#query<Row['transaction']>(sql.scanNext, [
+            ? this.#read<Row['transaction']>(sql.scanFirst, [connectionId, SCAN_CHUNK])
+            : this.#read<Row['transaction']>(sql.scanNext, [
                 connectionId,
                 last.accountId,
                 last.key,
                 SCAN_CHUNK,
               ])
           : last === undefined
-            ? this.#query<Row['transaction']>(sql.scanAccountFirst, [connectionId, accountId, SCAN_CHUNK])
-            : this.#query<Row['transaction']>(sql.scanAccountNext, [
+            ? this.#read<Row['transaction']>(sql.scanAccountFirst, [connectionId, accountId, SCAN_CHUNK])
+            : this.#read<Row['transaction']>(sql.scanAccountNext, [
                 connectionId,
                 accountId,
                 last.key,
@@ -232,33 +244,33 @@ export class PostgresStorage implements Storage, WorkQueue {
   async countTransactions(connectionId: string, accountId?: string): Promise<number> {
     const rows =
       accountId === undefined
-        ? await this.#query<{ n: string }>(this.#sql.countConnection, [connectionId])
-        : await this.#query<{ n: string }>(this.#sql.countAccount, [connectionId, accountId]);
+        ? await this.#read<{ n: string }>(this.#sql.countConnection, [connectionId])
+        : await this.#read<{ n: string }>(this.#sql.countAccount, [connectionId, accountId]);
     return Number(rows[0]?.n ?? 0);
   }
 
   async listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]> {
-    return (await this.#query<Row['superseded']>(this.#sql.listSuperseded, [connectionId, accountId])).map(
+    return (await this.#read<Row['superseded']>(this.#sql.listSuperseded, [connectionId, accountId])).map(
       codec.superseded.fromRow,
     );
   }
 
   async listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]> {
-    return (await this.#query<Row['holding']>(this.#sql.listHoldings, [connectionId, accountId])).map(
+    return (await this.#read<Row['holding']>(this.#sql.listHoldings, [connectionId, accountId])).map(
       codec.mirror.holding.fromRow,
     );
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    const { after, limit } = feedReadBounds(options);
     await this.#ready();
-    if (!(options.limit > 0)) return [];
-    // seq is an integer, so "seq > 2.5" is "seq > 2"; bigint parameters reject fractions.
-    const after = Math.min(Math.floor(options.after ?? 0), Number.MAX_SAFE_INTEGER);
-    const params: (number | string | null)[] = [after, sqlLimit(options.limit)];
+    if (limit === 0) return [];
+    // No limit is NULL to PostgreSQL (a bigint parameter stops at 2^63).
+    const params: (number | string | null)[] = [after, limit ?? null];
     const rows =
       options.connectionId === undefined
-        ? await this.#query<Row['feed']>(this.#sql.feedAfter, params)
-        : await this.#query<Row['feed']>(this.#sql.feedAfterOfConnection, [...params, options.connectionId]);
+        ? await this.#read<Row['feed']>(this.#sql.feedAfter, params)
+        : await this.#read<Row['feed']>(this.#sql.feedAfterOfConnection, [...params, options.connectionId]);
     return rows.map(codec.feed.fromRow);
   }
 
@@ -315,6 +327,15 @@ export class PostgresStorage implements Storage, WorkQueue {
       leaseExpiresAt: row.lease_expires_at,
       nextRunAt: row.next_run_at,
     }));
+  }
+
+  /**
+   * A read. No stored text holds U+0000 (PostgreSQL's text cannot), so a parameter with one matches
+   * no row: the answer is empty, where PostgreSQL would refuse the parameter with a driver error.
+   */
+  async #read<R extends object>(text: string, values: unknown[] = []): Promise<R[]> {
+    if (values.some(unstorable)) return [];
+    return this.#query<R>(text, values);
   }
 
   async #query<R extends object>(text: string, values?: unknown[]): Promise<R[]> {

@@ -14,7 +14,7 @@ import {
   type TransactionQuery,
   type WriteBatch,
 } from '@finsync/sync';
-import { SCAN_CHUNK, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
+import { SCAN_CHUNK, feedReadBounds, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
 import { whileNotBusy } from './errors.js';
 import { assertSchemaCurrent, migrate } from './migrations.js';
 import { codec } from './rows.js';
@@ -81,12 +81,6 @@ function conflict(change: Change, problem: string): StorageConflictError {
     `${change.entity} ${change.key} of connection ${change.connectionId} ${problem}`,
     change,
   );
-}
-
-/** SQL LIMIT for a `limit` as the memory storage reads it (`out.length < limit`). */
-function sqlLimit(limit: number): number {
-  // Past the largest safe integer a limit is no limit (SQLite's integers stop at 2^63).
-  return limit > Number.MAX_SAFE_INTEGER ? -1 : Math.ceil(limit);
 }
 
 /**
@@ -272,10 +266,11 @@ export class SqliteStorage implements Storage {
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
+    const { after, limit: bound } = feedReadBounds(options);
     const s = this.#ready();
-    if (!(options.limit > 0)) return [];
-    const after = options.after ?? 0;
-    const limit = sqlLimit(options.limit);
+    if (bound === 0) return [];
+    // No limit is -1 to SQLite (its integers stop at 2^63).
+    const limit = bound ?? -1;
     const rows =
       options.connectionId === undefined
         ? s.feedAfter.all([after, limit])

@@ -5,7 +5,7 @@ import type { ConnectionState, FeedEntry } from '../model.js';
 import type { ReadChangesOptions, Storage } from '../storage/types.js';
 import { mayCall, newConnectionState, nextConnectionState } from './connection-status.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
-import { DEFAULT_TUNING, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
+import { checkedTuning, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
 import type { ConnectionReport, SyncReport } from './report.js';
 import { runConnection } from './run.js';
 import { Scheduler, checkedSchedule, type ScheduleOptions } from './scheduler.js';
@@ -121,8 +121,7 @@ export class SyncEngine {
     this.#logger = guardedLogger(options.logger);
     this.#clientOptions = options.clientOptions;
     this.#credentials = options.credentials;
-    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-    this.#tuning = { ...DEFAULT_TUNING, ...(defined as Partial<SyncTuning>) };
+    this.#tuning = checkedTuning(options);
     const now = options.clock?.now ?? (() => new Date());
     this.#clock = { now, today: options.clock?.today ?? (() => localToday(now())) };
     this.#events = new SyncEventEmitter((error) =>
@@ -236,6 +235,8 @@ export class SyncEngine {
   sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
   sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+      return Promise.reject(new TypeError('signal must be an AbortSignal'));
     if (connectionId === undefined) return this.#syncAll(options);
     if (impossibleId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
     // Registered before the first await, so a `stop` or another call in the same tick sees the run.
@@ -371,11 +372,15 @@ export class SyncEngine {
   async *changes(
     options: { after?: number; connectionId?: string; batchSize?: number } = {},
   ): AsyncGenerator<FeedEntry> {
+    const { batchSize = 500 } = options;
+    // 0 read nothing and ended at once, as if the feed were empty.
+    if (!(typeof batchSize === 'number' && batchSize >= 1))
+      throw new RangeError(`batchSize must be a number of 1 or more, got ${String(batchSize)}`);
     let after = options.after ?? 0;
     for (;;) {
       const batch = await this.readChanges({
         after,
-        limit: options.batchSize ?? 500,
+        limit: batchSize,
         ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }),
       });
       if (batch.length === 0) return;

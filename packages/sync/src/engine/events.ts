@@ -17,6 +17,13 @@ export interface SyncEvents {
 }
 
 export type SyncEventName = keyof SyncEvents;
+
+const EVENT_NAMES: ReadonlySet<string> = new Set<SyncEventName>([
+  'run:start',
+  'progress',
+  'account:done',
+  'run:done',
+]);
 export type SyncListener<E extends SyncEventName> = (payload: SyncEvents[E]) => void;
 
 /** A small typed emitter: a listener that throws is logged and ignored, never breaking a run. */
@@ -29,6 +36,11 @@ export class SyncEventEmitter {
   }
 
   on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
+    if (!EVENT_NAMES.has(event))
+      throw new TypeError(
+        `no event ${JSON.stringify(String(event).slice(0, 40))}: one of ${[...EVENT_NAMES].join(', ')}`,
+      );
+    if (typeof listener !== 'function') throw new TypeError(`the listener of ${event} must be a function`);
     let set = this.#listeners.get(event);
     if (!set) this.#listeners.set(event, (set = new Set()));
     set.add(listener as (payload: never) => void);

@@ -1,4 +1,6 @@
 import type { ProviderLogger } from '@finsync/provider';
+import { isValidCalendarDate } from '@finsync/internals/calendar';
+import { MAX_PAUSE_MS } from './connection-status.js';
 
 export interface SyncTuning {
   /**
@@ -22,7 +24,7 @@ export interface SyncTuning {
   defaultRateLimitPauseMs: number;
 }
 
-export const DEFAULT_TUNING: SyncTuning = {
+export const DEFAULT_TUNING: Readonly<SyncTuning> = Object.freeze({
   overlapDays: 7,
   pendingOverlapDays: 31,
   includePending: true,
@@ -30,7 +32,45 @@ export const DEFAULT_TUNING: SyncTuning = {
   batchSize: 2_000,
   holdingsRecheckDays: 30,
   defaultRateLimitPauseMs: 60_000,
-};
+});
+
+/** The longest span in days any day-counting option takes: ten years, past any provider's history. */
+export const MAX_TUNING_DAYS = 3_660;
+
+/** The most changes one storage commit takes. */
+export const MAX_BATCH_SIZE = 100_000;
+
+function wholeNumber(name: string, value: unknown, min: number, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(
+      `${name} must be a whole number from ${min} to ${max}, got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 20)) : String(value)}`,
+    );
+}
+
+/**
+ * The tuning with its defaults, checked once, when the engine is made: a `windowDays` or
+ * `batchSize` of 0 looped until the process ran out of memory, `windowDays: "30"` (from an
+ * environment variable, say) mirrored a third of the rows and reported success, and a bad
+ * `startDate` failed every run instead of the constructor.
+ */
+export function checkedTuning(options: Partial<SyncTuning>): SyncTuning {
+  const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const tuning: SyncTuning = { ...DEFAULT_TUNING, ...(defined as Partial<SyncTuning>) };
+  wholeNumber('overlapDays', tuning.overlapDays, 0, MAX_TUNING_DAYS);
+  wholeNumber('pendingOverlapDays', tuning.pendingOverlapDays, 0, MAX_TUNING_DAYS);
+  wholeNumber('windowDays', tuning.windowDays, 1, MAX_TUNING_DAYS);
+  wholeNumber('batchSize', tuning.batchSize, 1, MAX_BATCH_SIZE);
+  wholeNumber('holdingsRecheckDays', tuning.holdingsRecheckDays, 0, MAX_TUNING_DAYS);
+  wholeNumber('defaultRateLimitPauseMs', tuning.defaultRateLimitPauseMs, 0, MAX_PAUSE_MS);
+  if (typeof tuning.includePending !== 'boolean')
+    throw new TypeError(`includePending must be true or false, got ${typeof tuning.includePending}`);
+  const { startDate } = tuning;
+  if (startDate !== undefined && !(typeof startDate === 'string' && isValidCalendarDate(startDate)))
+    throw new RangeError(
+      `startDate must be a calendar date, YYYY-MM-DD, got ${typeof startDate === 'string' ? JSON.stringify(startDate.slice(0, 30)) : typeof startDate}`,
+    );
+  return tuning;
+}
 
 export interface EngineClock {
   /** The current instant. */

@@ -22,6 +22,7 @@ export {
   type ColumnKind,
 } from './columns.js';
 export { LINK_FLAGS, feedColumns, feedEntryFromRow, feedValues } from './feed.js';
+export { feedReadBounds } from '../storage/feed-read.js';
 export {
   checkMigrationOrder,
   migrationFailed,

@@ -18,6 +18,7 @@ import type {
   WorkQueue,
   WriteBatch,
 } from './types.js';
+import { feedReadBounds } from './feed-read.js';
 import { MAX_QUERY_KEYS } from './types.js';
 
 type Table<R> = Map<string, R>;
@@ -227,7 +228,7 @@ export class MemoryStorage implements Storage, WorkQueue {
   }
 
   async readChanges(options: ReadChangesOptions): Promise<FeedEntry[]> {
-    const after = options.after ?? 0;
+    const { after, limit = Infinity } = feedReadBounds(options);
     const out: FeedEntry[] = [];
     // The feed is sorted by seq, so start from the first entry past `after`.
     let low = 0;
@@ -237,7 +238,7 @@ export class MemoryStorage implements Storage, WorkQueue {
       if (this.#feed[mid]!.seq <= after) low = mid + 1;
       else high = mid;
     }
-    for (let i = low; i < this.#feed.length && out.length < options.limit; i += 1) {
+    for (let i = low; i < this.#feed.length && out.length < limit; i += 1) {
       const entry = this.#feed[i]!;
       if (options.connectionId === undefined || entry.connectionId === options.connectionId)
         out.push(structuredClone(entry));

@@ -344,6 +344,34 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       expect(new Set(seen.map((e) => e.seq)).size).toBe(25);
     });
 
+    it('reads the feed alike for any cursor and limit, and refuses ones that are not numbers', async () => {
+      await storage.apply({
+        changes: ['id:1', 'id:2', 'id:3'].map((k) => added(transaction('c1', 'a1', k))),
+      });
+      const all = await storage.readChanges({ limit: 10 });
+      // A fractional cursor reads as the seq below it; a fractional limit rounds up; 0 reads nothing.
+      expect(await storage.readChanges({ after: all[0]!.seq + 0.5, limit: 1.5 })).toEqual(all.slice(1, 3));
+      expect(await storage.readChanges({ limit: 0 })).toEqual([]);
+      expect(await storage.readChanges({ limit: Number.MAX_SAFE_INTEGER * 4 })).toEqual(all);
+      for (const bad of [
+        { after: Number.NaN, limit: 10 },
+        { after: -1, limit: 10 },
+        { after: '1', limit: 10 },
+        { limit: Number.NaN },
+        { limit: -5 },
+        { limit: '3' },
+      ])
+        await expect(storage.readChanges(bad as never), JSON.stringify(bad)).rejects.toThrow(RangeError);
+      // Text PostgreSQL cannot hold finds nothing, as an unknown id does elsewhere.
+      expect(await storage.readChanges({ limit: 10, connectionId: 'c1\u0000' })).toEqual([]);
+      expect(await storage.getConnection('c1\u0000')).toBeUndefined();
+      expect(await storage.listAccounts('c1\u0000')).toEqual([]);
+      expect(await storage.findTransactions('c1', 'a1', { keys: ['id:1', 'id:\u0000'] })).toEqual([
+        expect.objectContaining({ key: 'id:1' }),
+      ]);
+      await storage.removeConnection('c1\u0000');
+    });
+
     it('serializes concurrent batches: every commit lands whole, with unique increasing seqs', async () => {
       const batches = Array.from({ length: 20 }, (_, b) =>
         Array.from({ length: 10 }, (_, i) => transaction('c1', `a${b % 3}`, `id:${b}-${i}`)),
