@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { useTempDirs } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
+  MasterKeyError,
   POSIX_MODES,
   SealedCredentials,
   SealedSecretError,
@@ -13,7 +14,7 @@ import {
   openSecret,
   sealSecret,
 } from '../src/credentials/index.js';
-import { SyncEngine } from '../src/index.js';
+import { SyncEngine, SyncError } from '../src/index.js';
 import { BASE, createHarness, useMsw } from './harness.js';
 
 useMsw();
@@ -107,6 +108,7 @@ describe('loadMasterKey', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     chmodSync(file, 0o644);
     expect(() => loadMasterKey({ file })).toThrow(/mode 0644: other local users can read or replace it/);
+    expect(() => loadMasterKey({ file })).toThrow(MasterKeyError);
   });
 
   it('takes a 32-byte value as hex or base64 and refuses anything else', () => {
@@ -116,5 +118,8 @@ describe('loadMasterKey', () => {
     expect(() => loadMasterKey({ file: '/nonexistent', value: 'short', name: 'FINSYNC_MASTER_KEY' })).toThrow(
       'FINSYNC_MASTER_KEY must be 32 bytes',
     );
+    // One hierarchy: every credentials error is a SyncError.
+    expect(() => loadMasterKey({ file: '/nonexistent', value: 'short' })).toThrow(SyncError);
+    expect(() => openSecret(raw, 'v2.x', () => 'aad')).toThrow(SyncError);
   });
 });

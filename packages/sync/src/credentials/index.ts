@@ -3,7 +3,15 @@
  * `CredentialSource` for `new SyncEngine({ credentials })`, so a restarted process syncs every stored
  * connection; the sealing helpers are what the reference server seals its users' keys with too.
  */
-export { POSIX_MODES, SealedSecretError, binding, loadMasterKey, openSecret, sealSecret } from './sealed.js';
+export {
+  MasterKeyError,
+  POSIX_MODES,
+  SealedSecretError,
+  binding,
+  loadMasterKey,
+  openSecret,
+  sealSecret,
+} from './sealed.js';
 export {
   SealedCredentials,
   fileCredentialRecords,

@@ -8,12 +8,13 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SyncError } from '../errors.js';
 
 /** Windows has no POSIX modes: `stat` reports 0666/0444 whatever the ACLs say, so checks would lie. */
 export const POSIX_MODES = process.platform !== 'win32';
 
 /** Why a sealed record could not be opened. Never carries the key or the plaintext. */
-export class SealedSecretError extends Error {
+export class SealedSecretError extends SyncError {
   override readonly name = 'SealedSecretError';
   constructor(
     /**
@@ -89,6 +90,14 @@ export function openSecret(
 }
 
 /**
+ * A master key that cannot be used: given with the wrong length, or in a file other local users can
+ * read or replace, or one that does not hold a key. Never carries the key.
+ */
+export class MasterKeyError extends SyncError {
+  override readonly name = 'MasterKeyError';
+}
+
+/**
  * Loads a master key: `value` (32 bytes, as 64 hex characters or base64) when given, else `file`,
  * generated with mode 0600 on first use. A key file other local users can read or write is refused
  * rather than tightened: it may already have been copied (or replaced), and a warning is easy to miss.
@@ -99,19 +108,22 @@ export function loadMasterKey(options: { file: string; value?: string | undefine
   if (value) {
     const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
     if (key.length !== 32)
-      throw new Error(`${options.name ?? 'the master key'} must be 32 bytes, as 64 hex characters or base64`);
+      throw new MasterKeyError(
+        `${options.name ?? 'the master key'} must be 32 bytes, as 64 hex characters or base64`,
+      );
     return key;
   }
   if (existsSync(file)) {
     const mode = statSync(file).mode & 0o777;
     if (POSIX_MODES && (mode & 0o077) !== 0) {
-      throw new Error(
+      throw new MasterKeyError(
         `master key file ${file} has mode 0${mode.toString(8)}: other local users can read or replace it. ` +
           `Run chmod 600 ${file} (and treat the keys it protects as exposed if others could read it)`,
       );
     }
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`master key file ${file} does not hold a 32-byte base64 key`);
+    if (key.length !== 32)
+      throw new MasterKeyError(`master key file ${file} does not hold a 32-byte base64 key`);
     return key;
   }
   // Only directories created here get 0700; an existing one is the operator's to set.
