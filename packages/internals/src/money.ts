@@ -122,9 +122,27 @@ export function numberHasDecimal(value: number): boolean {
   );
 }
 
+/** A scale (digits after the point) as the helpers below take it: a whole number from 0 to 18. */
+function checkedScale(scale: number): number {
+  if (!Number.isInteger(scale) || scale < 0 || scale > MAX_FRACTION_DIGITS)
+    throw new RangeError(
+      `scale must be a whole number from 0 to ${MAX_FRACTION_DIGITS}, got ${String(scale)}`,
+    );
+  return scale;
+}
+
+function notDecimal(value: unknown): RangeError {
+  const text = String(value);
+  return new RangeError(
+    `not a decimal string: ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)}`,
+  );
+}
+
 /** Negates a canonical decimal string without going through floating point. */
 export function negateDecimal(value: DecimalString): DecimalString {
-  if (/^0(\.0*)?$/.test(value)) return value;
+  // 'abc' became '-abc': anything but a decimal is refused, not signed.
+  if (typeof value !== 'string' || !/^-?(?:\d+(?:\.\d*)?|\.\d+)$/.test(value)) throw notDecimal(value);
+  if (/^-?0*(\.0*)?$/.test(value)) return value.replace(/^-/, '');
   return value.startsWith('-') ? value.slice(1) : `-${value}`;
 }
 
@@ -133,8 +151,9 @@ export function negateDecimal(value: DecimalString): DecimalString {
  * zero when the value has more fraction digits than `scale`.
  */
 export function decimalToMinorUnits(value: DecimalString, scale: number): bigint {
-  const match = DECIMAL_PATTERN.exec(value);
-  if (!match) throw new RangeError(`not a decimal string: ${JSON.stringify(value)}`);
+  checkedScale(scale);
+  const match = typeof value === 'string' ? DECIMAL_PATTERN.exec(value) : null;
+  if (!match || !/\d/.test(value)) throw notDecimal(value);
   const [, sign = '', intPart = '', fracPart = ''] = match;
   const padded = (fracPart + '0'.repeat(scale)).slice(0, scale);
   let units = BigInt((intPart || '0') + padded);
@@ -175,6 +194,13 @@ export function decimalToSafeMinorUnits(value: DecimalString, scale: number): nu
 
 /** Formats integer minor units as a canonical decimal string. */
 export function minorUnitsToDecimal(units: bigint, scale: number): DecimalString {
+  checkedScale(scale);
+  // 1.5 became '1..5': only whole units are taken (a safe integer number is read as one).
+  if (typeof units !== 'bigint') {
+    if (!Number.isSafeInteger(units))
+      throw new RangeError(`minor units must be a bigint or a safe integer, got ${String(units)}`);
+    units = BigInt(units);
+  }
   const negative = units < 0n;
   const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
   const intPart = scale === 0 ? digits : digits.slice(0, -scale);

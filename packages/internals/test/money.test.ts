@@ -51,6 +51,23 @@ describe('toDecimalString', () => {
     expect(negateDecimal('-6.15')).toBe('6.15');
     expect(negateDecimal('0')).toBe('0');
   });
+
+  it('refuses what is not a decimal, whole units or a scale of 0–18, instead of returning nonsense', () => {
+    // Each of these used to answer: '1..5', '-abc', '-+5', 0n, or a bare "Invalid string length".
+    expect(() => minorUnitsToDecimal(1.5 as unknown as bigint, 2)).toThrow(
+      'minor units must be a bigint or a safe integer, got 1.5',
+    );
+    expect(() => negateDecimal('abc')).toThrow('not a decimal string: "abc"');
+    expect(() => negateDecimal('+5')).toThrow(RangeError);
+    expect(() => decimalToMinorUnits('', 2)).toThrow('not a decimal string: ""');
+    expect(() => decimalToMinorUnits('1.5', 1e9)).toThrow(
+      'scale must be a whole number from 0 to 18, got 1000000000',
+    );
+    expect(() => minorUnitsToDecimal(1n, -1)).toThrow(RangeError);
+    // A safe integer number is whole units; a canonical zero stays unsigned.
+    expect(minorUnitsToDecimal(150 as unknown as bigint, 2)).toBe('1.5');
+    expect(negateDecimal('-0')).toBe('0');
+  });
 });
 
 describe('toDecimalString of a JSON number', () => {
