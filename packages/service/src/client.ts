@@ -4,8 +4,19 @@ import { HttpClient } from './http.js';
 import { logTo } from '@finsync/internals/http';
 import type { ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
-import { listIssues, pageIssues, refuseParams, toQuery, unknownIssues, type QueryValue } from './params.js';
+import {
+  NOT_AN_OBJECT,
+  isParamsObject,
+  listIssues,
+  pageIssues,
+  refuseParams,
+  toQuery,
+  unknownIssues,
+  type QueryValue,
+} from './params.js';
+import { LIMITS, count } from './limits.js';
 import { parseBody } from './parse-body.js';
+import { checkRequest } from './raw-request.js';
 import { AccountsResource, CategoriesResource, MerchantsResource, TagsResource } from './resources.js';
 import type { RateLimitSnapshot } from './rate-limit.js';
 import {
@@ -51,7 +62,10 @@ export interface CallOptions {
 
 export interface RawRequestOptions extends CallOptions {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Below `/api/v1/`, e.g. `categories` or `transactions/…` (segments are sent as given). */
+  /**
+   * Below `/api/v1/`, e.g. `categories` or `transactions/…` (segments are sent as given). A path
+   * that would leave `/api/v1/` (`..` segments, encoded or not, `//host`, a scheme) is refused.
+   */
   path: string;
   /** Arrays are sent Rails-style as `name[]=a&name[]=b`. */
   query?: Record<string, QueryValue>;
@@ -160,10 +174,9 @@ export class TransactionsResource {
    * not): the deleted transactions, most recently deleted first, paged like `list()`.
    */
   listDeleted(params: TransactionDeletedListParams = {}, options: CallOptions = {}): TransactionList {
-    const issues: Issue[] = [
-      ...unknownIssues({ ...params }, ['page', 'per_page'], 'the deleted list'),
-      ...pageIssues(params ?? {}),
-    ];
+    const issues: Issue[] = isParamsObject(params)
+      ? [...unknownIssues(params, ['page', 'per_page'], 'the deleted list'), ...pageIssues(params)]
+      : [NOT_AN_OBJECT];
     this.#checkParams(issues, 'list deleted transactions', 'transactions/deleted');
     return this.#pages('transactions/deleted', params, options);
   }
@@ -191,13 +204,18 @@ export class TransactionsResource {
   }
 
   #itemPath(method: string, id: string): string {
-    // An empty id would address the index; a lone surrogate cannot be URL-encoded (URIError).
+    // An empty id would address the index, and so would "." or ".." (URL-encoding keeps them, and
+    // a URL resolves them); a lone surrogate cannot be URL-encoded (URIError).
     const problem =
       typeof id !== 'string' || id.trim() === ''
         ? 'must be a non-empty string'
-        : isWellFormedText(id)
-          ? undefined
-          : 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)';
+        : id.length > LIMITS.id
+          ? `must be at most ${count(LIMITS.id)} characters (it has ${count(id.length)})`
+          : id === '.' || id === '..'
+            ? 'must not be "." or ".." (the URL would address another resource)'
+            : isWellFormedText(id)
+              ? undefined
+              : 'must be valid Unicode text (it holds an unpaired UTF-16 surrogate)';
     if (problem) {
       throw new InvalidRequestError(`refused to send ${method}: id ${problem}`, {
         method,
@@ -215,6 +233,23 @@ export class TransactionsResource {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `TransactionsResource { baseUrl: '${this.#client.baseUrl}' }`;
   }
+}
+
+/** The longest timer Node (and ky) can set: 2^31 − 1 ms, about 24.8 days. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** `timeoutMs`: a finite number of milliseconds from 1 to 2^31 − 1 (a longer one fails every call). */
+function checkTimeout(value: unknown): number {
+  if (typeof value !== 'number') {
+    const shown = typeof value === 'string' && value.length <= 32 ? ` ${JSON.stringify(value)}` : '';
+    throw new TypeError(`timeoutMs must be a number of milliseconds, got ${typeof value}${shown}`);
+  }
+  if (!Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `timeoutMs must be a finite number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 /**
@@ -255,16 +290,21 @@ export class ServiceClient {
     if (root.protocol !== 'http:' && root.protocol !== 'https:') {
       throw new TypeError('ServiceClient needs an http(s) baseUrl');
     }
+    if (root.username !== '' || root.password !== '') {
+      // Not echoed: the password is a secret. fetch refuses such a URL anyway, on every call.
+      throw new TypeError(
+        `ServiceClient's baseUrl must not hold a user name or password (${root.origin}); authenticate with apiKey`,
+      );
+    }
     root.search = '';
     root.hash = '';
     this.baseUrl = root
       .toString()
       .replace(/\/+$/, '')
       .replace(/\/api\/v1$/, '');
-    const timeoutMs = options.timeoutMs ?? 30_000;
+    const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000);
     const maxRetries = options.maxRetries ?? 2;
     const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-    if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be a positive number of milliseconds');
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new RangeError('maxRetries must be a non-negative integer');
     }
@@ -302,11 +342,11 @@ export class ServiceClient {
    * PATCH/PUT as an overwrite, POST/DELETE only on 429). Returns the parsed JSON, unchecked.
    */
   async request(options: RawRequestOptions): Promise<unknown> {
-    const path = `${API_PREFIX}/${options.path.replace(/^\/+/, '')}`;
+    const { method, path, query } = checkRequest(options, this.baseUrl);
     const response = await this.#http.requestJson({
-      method: options.method,
+      method,
       path,
-      query: toQuery(options.query),
+      query,
       json: options.body,
       signal: options.signal,
     });

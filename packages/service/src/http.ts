@@ -21,6 +21,7 @@ import ky, {
 import {
   AuthenticationError,
   ConnectionError,
+  InvalidRequestError,
   InvalidResponseError,
   NotFoundError,
   PermissionDeniedError,
@@ -33,6 +34,7 @@ import {
   ValidationError,
   type APIErrorContext,
 } from './errors.js';
+import { LIMITS, count } from './limits.js';
 import type { ServiceLogger } from './logger.js';
 import { readRateLimit, type RateLimitSnapshot } from './rate-limit.js';
 import { fetchWithinOrigin, type RedirectSettings } from './redirect.js';
@@ -80,6 +82,11 @@ export interface JsonResponse {
   requestId: string | undefined;
 }
 
+/** A response header's value with the key masked, `undefined` when absent. */
+function redactHeader(value: string | null, key: string): string | undefined {
+  return value === null ? undefined : redact(value, key);
+}
+
 /** This client's classes for failures without an answer (see packages/internals/src/http). */
 const SERVICE_ERRORS = {
   base: ServiceError,
@@ -114,6 +121,15 @@ export class HttpClient {
     const query = spec.query?.toString() ?? '';
     const path = `/${spec.path}${query ? `?${query}` : ''}`;
     const context = { method, path };
+    if (path.length > LIMITS.url) {
+      // The last guard (request() can carry any query): refused, and not repeated in the message.
+      const message = `its path and query would be ${count(path.length)} characters, over ${count(LIMITS.url)}`;
+      throw new InvalidRequestError(`refused to send ${method}: ${message}`, {
+        method,
+        path: `${path.slice(0, 100)}…`,
+        issues: [{ path: '', message }],
+      });
+    }
     if (spec.signal?.aborted) {
       throw new RequestAbortedError(`${method} ${path} aborted before it was sent`, {
         ...context,
@@ -135,7 +151,9 @@ export class HttpClient {
       send: () => ky(spec.path, this.#kyOptions(spec, method, retryClass, state)),
       retries: () => state.retries,
     });
-    return { ...answer, method, path };
+    const requestId =
+      answer.requestId === undefined ? undefined : redact(answer.requestId, this.#settings.apiKey);
+    return { ...answer, requestId, method, path };
   }
 
   #kyOptions(
@@ -245,7 +263,8 @@ export class HttpClient {
       serverMessage,
       errors,
       details: parts.details === undefined ? undefined : redactDeep(parts.details, key),
-      requestId: response.headers.get('x-request-id') ?? undefined,
+      // A header is as likely as a body to echo the key (a proxy's id built from the request).
+      requestId: redactHeader(response.headers.get('x-request-id'), key),
       rateLimit,
       bodyExcerpt: text ? excerpt(text, key) : undefined,
     };

@@ -72,9 +72,16 @@ export function createPagedList<Item, Page>(
     async *[Symbol.asyncIterator]() {
       for await (const page of pages()) yield* shape.items(page);
     },
-    async toArray({ limit }) {
+    async toArray(options) {
+      if (options === null || typeof options !== 'object') {
+        throw new TypeError(
+          `toArray needs options { limit }, a non-negative integer; got ${options === null ? 'null' : typeof options}`,
+        );
+      }
+      const { limit } = options;
       if (!Number.isInteger(limit) || limit < 0) {
-        throw new RangeError('toArray needs a limit: a non-negative integer');
+        const got = typeof limit === 'number' ? String(limit) : typeof limit;
+        throw new RangeError(`toArray needs a limit: a non-negative integer; got ${got}`);
       }
       const all: Item[] = [];
       const refuse = () => new RangeError(`more than ${limit} ${shape.noun}; iterate instead of collecting`);

@@ -1,5 +1,6 @@
 /** Query strings, and the checks on list parameters made before anything is sent. */
 import { InvalidRequestError, type Issue } from './errors.js';
+import { LIMITS, count } from './limits.js';
 import { UUID } from './request-body.js';
 import { PLAIN_DECIMAL, isCalendarDate, type TransactionListParams } from './schemas.js';
 import { isWellFormedText, malformedTextMessage } from './text.js';
@@ -106,6 +107,14 @@ function idListIssues(name: string, value: unknown): Issue[] {
   if (value.length === 0) {
     return [{ path: name, message: 'must not be empty (the service would apply no filter); leave it out' }];
   }
+  if (value.length > LIMITS.filterIds) {
+    return [
+      {
+        path: name,
+        message: `must hold at most ${count(LIMITS.filterIds)} ids (it has ${count(value.length)}); split the list into several calls`,
+      },
+    ];
+  }
   return value.flatMap((id, index) => uuidIssue(`${name}[${index}]`, id));
 }
 
@@ -152,6 +161,14 @@ export function listIssues(input: TransactionListParams): Issue[] {
 function searchIssues(search: unknown): Issue[] {
   if (search === undefined) return [];
   if (typeof search !== 'string') return [{ path: 'search', message: 'must be a string' }];
+  if (search.length > LIMITS.search) {
+    return [
+      {
+        path: 'search',
+        message: `must be at most ${count(LIMITS.search)} characters (it has ${count(search.length)})`,
+      },
+    ];
+  }
   // A query string cannot carry an unpaired surrogate: it would be sent as U+FFFD, another search.
   if (!isWellFormedText(search)) return [{ path: 'search', message: malformedTextMessage('search') }];
   if (search.trim() === '') {

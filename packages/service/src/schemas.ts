@@ -5,6 +5,7 @@
  */
 import { amountCentsToDecimal, isServiceCurrency } from '@finsync/internals/currencies';
 import { z } from 'zod';
+import { LIMITS, count } from './limits.js';
 import { textMember } from './text.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -174,6 +175,12 @@ export function isCalendarDate(text: string): boolean {
 export const nonBlank = (what: string) =>
   textMember(what).refine((s) => s.trim() !== '', { message: `${what} can't be blank` });
 
+/** A body's `tag_ids`: at most `LIMITS.tagIds` of them. */
+const TagIdsMember = z.array(nonBlank('Tag id')).max(LIMITS.tagIds, {
+  error: (issue) =>
+    `Tag ids must be at most ${count(LIMITS.tagIds)} (there are ${count((issue.input as unknown[]).length)})`,
+});
+
 /** `YYYY-MM-DD`. */
 const CalendarDateMember = textMember('Date').refine(isCalendarDate, {
   message: 'Date must be a calendar date (YYYY-MM-DD)',
@@ -225,7 +232,7 @@ export const TransactionUpdateSchema = z.object({
   /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
   nature: NatureMember.optional(),
   /** Replaces the tag set exactly; `[]` removes every tag. */
-  tag_ids: z.array(nonBlank('Tag id')).optional(),
+  tag_ids: TagIdsMember.optional(),
 });
 
 export type TransactionUpdate = z.input<typeof TransactionUpdateSchema>;
@@ -265,7 +272,7 @@ export const TransactionCreateSchema = z
     notes: textMember('Notes').optional(),
     category_id: nonBlank('Category').optional(),
     merchant_id: nonBlank('Merchant').optional(),
-    tag_ids: z.array(nonBlank('Tag id')).optional(),
+    tag_ids: TagIdsMember.optional(),
     /** An idempotency key, unique per account and `source`; stored on the row. */
     external_id: nonBlank('External ID').optional(),
     /** Where the row comes from (`"api"` when `external_id` is sent without it); needs `external_id`. */

@@ -4,6 +4,7 @@
  * it faithfully — it is rejected, or silently turned into U+FFFD. The client refuses to send it.
  */
 import { z } from 'zod';
+import { LIMITS, count } from './limits.js';
 
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -19,14 +20,19 @@ export function malformedTextMessage(what: string): string {
 }
 
 /**
- * A string member of a request body: any string that is valid Unicode text. Every text member of
- * the update and create schemas is built on this, so the check lives in one place. `what` names the
- * member in messages ("Account ID is required", "Name must be a string").
+ * A string member of a request body: any string that is valid Unicode text, at most
+ * `LIMITS.text` characters. Every text member of the update and create schemas is built on this,
+ * so the check lives in one place. `what` names the member in messages ("Account ID is required",
+ * "Name must be a string"); a message never repeats the text.
  */
 export function textMember(what: string) {
   return z
     .string({
       error: (issue) => (issue.input === undefined ? `${what} is required` : `${what} must be a string`),
+    })
+    .max(LIMITS.text, {
+      error: (issue) =>
+        `${what} must be at most ${count(LIMITS.text)} characters (it has ${count((issue.input as string).length)})`,
     })
     .refine(isWellFormedText, { message: malformedTextMessage(what) });
 }

@@ -110,6 +110,26 @@ describe('the API key', () => {
     expect(everything(lines)).not.toContain(KEY);
   });
 
+  it('is masked in requestId when the X-Request-Id header echoes it', async () => {
+    const client = new ServiceClient({ baseUrl: BASE, apiKey: KEY, maxRetries: 0 });
+    const errors: unknown[] = [];
+    for (const status of [400, 401, 404, 422, 429, 500]) {
+      server.use(
+        http.get(`${API}/transactions/:id`, () =>
+          HttpResponse.json(
+            { error: 'x', message: 'y' },
+            { status, headers: { 'x-request-id': `req-${KEY}-1` } },
+          ),
+        ),
+      );
+      errors.push(await settle(client.transactions.get(TX_ID)));
+    }
+    for (const error of errors) {
+      expect((error as { requestId?: string }).requestId).toBe('req-[REDACTED]-1');
+      expect(everything(error)).not.toContain(KEY);
+    }
+  });
+
   it('a bad key or base URL is refused without echoing the key', () => {
     expect(() => new ServiceClient({ baseUrl: BASE, apiKey: '' })).toThrow(TypeError);
     let message = '';
