@@ -8,6 +8,7 @@ import {
 } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
 import { logTo } from '@finsync/internals/http';
+import { checkedAccountId, checkedClientOptions, checkedWindowDays } from './options.js';
 import {
   walkTransactionPages,
   type RawWindowResult,
@@ -29,12 +30,7 @@ import {
   readTransactionRows,
 } from './wire/fast-transactions.js';
 import { remadeRows } from './wire/transaction-row.js';
-import {
-  readStreamedList,
-  resolveSpillSettings,
-  type ResolvedSpillSettings,
-  type SpillSettings,
-} from './whole-history.js';
+import { readStreamedList, type ResolvedSpillSettings, type SpillSettings } from './whole-history.js';
 import {
   AccountListSchema,
   BalanceSchema,
@@ -51,7 +47,7 @@ import type { z } from 'zod';
 /** How far a timestamp read in a zone can move from the day on its own clock (offsets run −12 to +14 hours). */
 const ZONE_MARGIN_DAYS = 2;
 
-export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
+export { DEFAULT_BASE_URL } from './options.js';
 
 export interface ProviderClientOptions {
   /** The provider API key. Sent as `x-api-key`; never logged, never kept on errors. */
@@ -73,7 +69,7 @@ export interface ProviderClientOptions {
    * minute, under the provider's observed 100/minute. `false` turns it off.
    */
   rateLimit?: RateLimitOptions | false;
-  /** Days per `/transactions` request when walking a date range. Default 90. */
+  /** Days per `/transactions` request when walking a date range: 1 to 36 525. Default 90. */
   windowDays?: number;
   /**
    * IANA time zone used to read timestamps as calendar dates and to decide what "today" is.
@@ -184,38 +180,21 @@ export class ProviderClient {
   readonly #spill: ResolvedSpillSettings | false;
 
   constructor(options: ProviderClientOptions) {
-    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
-      throw new TypeError('ProviderClient needs a non-empty apiKey');
-    }
-    // No HTTP header can carry it: every request would fail, with the key in fetch's own message.
-    if (/[\u0000-\u001f\u007f]/.test(options.apiKey)) {
-      throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
-    }
-    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.#windowDays = options.windowDays ?? 90;
-    if (!Number.isInteger(this.#windowDays) || this.#windowDays < 1) {
-      throw new RangeError('windowDays must be a positive integer');
-    }
-    this.#timeZone = options.timeZone;
+    const checked = checkedClientOptions(options);
+    this.baseUrl = checked.baseUrl;
+    this.#windowDays = checked.windowDays;
+    this.#timeZone = checked.timeZone;
     this.#logger = options.logger;
-    this.#transactionSchema = createTransactionSchema(options.timeZone);
-    this.#transactionListSchema = createTransactionListSchema(options.timeZone);
-    const spill = options.spill ?? {};
-    if (spill !== false) {
-      for (const name of ['afterRows', 'pageRows'] as const) {
-        const value = spill[name];
-        if (value !== undefined && (!Number.isInteger(value) || value < 1))
-          throw new RangeError(`spill.${name} must be a positive integer, got ${String(value)}`);
-      }
-    }
-    this.#spill = spill === false ? false : resolveSpillSettings(spill);
+    this.#transactionSchema = createTransactionSchema(checked.timeZone);
+    this.#transactionListSchema = createTransactionListSchema(checked.timeZone);
+    this.#spill = checked.spill;
     this.#http = new HttpClient({
       apiKey: options.apiKey,
-      baseUrl: this.baseUrl,
-      timeoutMs: options.timeoutMs ?? 60_000,
-      maxRetries: options.maxRetries ?? 2,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-      rateLimit: options.rateLimit ?? { limit: 90, intervalMs: 60_000 },
+      baseUrl: checked.baseUrl,
+      timeoutMs: checked.timeoutMs,
+      maxRetries: checked.maxRetries,
+      maxRetryAfterMs: checked.maxRetryAfterMs,
+      rateLimit: checked.rateLimit,
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       logger: options.logger,
     });
@@ -229,7 +208,8 @@ export class ProviderClient {
 
   /** The current balance. Its `currency` is the account's authoritative currency. */
   async getBalance(accountId: string | number, options: CallOptions = {}): Promise<Balance> {
-    const response = await this.#http.getJson(`accounts/${encodeURIComponent(String(accountId))}/balance`, {
+    const id = checkedAccountId(accountId);
+    const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/balance`, {
       signal: options.signal,
     });
     return this.#parse(BalanceSchema, response);
@@ -240,13 +220,11 @@ export class ProviderClient {
    * 501 (some 404); both come back as `{ supported: false }` rather than as an error.
    */
   async getHoldings(accountId: string | number, options: CallOptions = {}): Promise<HoldingsResult> {
+    const id = checkedAccountId(accountId);
     try {
-      const response = await this.#http.getJson(
-        `accounts/${encodeURIComponent(String(accountId))}/holdings`,
-        {
-          signal: options.signal,
-        },
-      );
+      const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/holdings`, {
+        signal: options.signal,
+      });
       return { supported: true, ...this.#parse(HoldingsSchema, response) };
     } catch (error) {
       if (error instanceof NotFoundError || (error instanceof ProviderAPIError && error.status === 501)) {
@@ -261,25 +239,31 @@ export class ProviderClient {
    * window, and pending rows unless `includePending`, are dropped on the client too.
    */
   listTransactions(accountId: string | number, options: ListTransactionsOptions = {}): TransactionList {
+    const id = checkedAccountId(accountId);
     assertDate('from', options.from);
     assertDate('to', options.to);
     if (options.from && options.to && options.from > options.to) {
       throw new RangeError(`from (${options.from}) is after to (${options.to})`);
     }
-    const id = String(accountId);
     const includePending = options.includePending ?? false;
-    const windowDays = options.windowDays ?? this.#windowDays;
+    const windowDays =
+      options.windowDays === undefined ? this.#windowDays : checkedWindowDays(options.windowDays);
     const path = `accounts/${encodeURIComponent(id)}/transactions`;
     // Read in a zone, a row's day can be up to two days from the one the provider files it under (a
     // timestamp on another clock). A window is asked with that margin on either side and its rows
     // kept by their own day, so a row near midnight at the edge between two windows is in one of
     // them, and a stored row at that edge is not taken for deleted by the window that now holds it.
     const margin = this.#timeZone === undefined ? 0 : ZONE_MARGIN_DAYS;
+    // Past year 9999 addDays makes no YYYY-MM-DD ('+010000-01'); nothing is filed out there anyway.
+    const widen = (date: CalendarDate, days: number) => {
+      const wider = addDays(date, days);
+      return isValidCalendarDate(wider) ? wider : date;
+    };
     const requestFor = (window: TransactionWindow, signal: AbortSignal | undefined) => ({
       signal,
       query: {
-        from: window.from === null ? undefined : addDays(window.from, -margin),
-        to: window.to === null ? undefined : addDays(window.to, margin),
+        from: window.from === null ? undefined : widen(window.from, -margin),
+        to: window.to === null ? undefined : widen(window.to, margin),
         include_pending: includePending ? 'true' : 'false',
       },
     });

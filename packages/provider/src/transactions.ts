@@ -187,17 +187,26 @@ function rowsWithin(result: RawWindowResult, window: BoundedWindow): number {
   return count;
 }
 
+/**
+ * `from`..`to` in windows of `windowDays`, made as they are walked. Counted in days from `from`, so
+ * no date past `to` is ever made: stepping by dates made '+010000-01' past year 9999, which sorts
+ * before '9999-12-31', and the walk went on until the dates ran out.
+ */
+function* windowsOf(from: CalendarDate, to: CalendarDate, windowDays: number): Generator<BoundedWindow> {
+  const days = daysBetween(from, to) + 1;
+  for (let offset = 0; offset < days; offset += windowDays) {
+    const last = offset + windowDays - 1;
+    yield { from: addDays(from, offset), to: last < days - 1 ? addDays(from, last) : to };
+  }
+}
+
 async function* walkRange(
   fetchWindow: FetchWindow,
   from: CalendarDate,
   to: CalendarDate,
   options: WalkOptions,
 ): AsyncGenerator<TransactionPage> {
-  const windows: BoundedWindow[] = [];
-  for (let start = from; start <= to; start = addDays(start, options.windowDays)) {
-    const end = addDays(start, options.windowDays - 1);
-    windows.push({ from: start, to: end < to ? end : to });
-  }
+  const windows = windowsOf(from, to, options.windowDays);
   const receive = options.receiveWindow;
   if (!receive) {
     for (const window of windows) yield* walkBoundedWindow(fetchWindow, window, options);
@@ -235,9 +244,10 @@ async function* walkRange(
   let askAhead = false;
   let ahead: ReturnType<typeof send> | undefined;
   try {
-    for (let index = 0; index < windows.length; index++) {
-      let current: ReturnType<typeof send> | undefined = ahead ?? send(windows[index]!);
-      const next = windows[index + 1];
+    for (let window = windows.next(); !window.done;) {
+      let current: ReturnType<typeof send> | undefined = ahead ?? send(window.value);
+      const following = windows.next();
+      const next = following.done ? undefined : following.value;
       // The next window is asked for now: the provider makes it while this answer arrives and is
       // parsed, and its pages are used. At most two requests are in flight, this one and the next.
       ahead = askAhead && next ? send(next) : undefined;
@@ -246,10 +256,11 @@ async function* walkRange(
       current = undefined;
       askAhead = small(result);
       if (askAhead && next) ahead ??= send(next);
-      const pages = walkBoundedWindow(fetchSplit, windows[index]!, options, result);
+      const pages = walkBoundedWindow(fetchSplit, window.value, options, result);
       // Held only by the pages from here (see walkBoundedWindow).
       result = undefined;
       yield* pages;
+      window = following;
     }
   } finally {
     // A walk closed early, or failing, takes back the request it sent ahead.

@@ -4,7 +4,7 @@
  */
 import { TimeoutError as KyTimeoutError } from 'ky';
 import type { RequestErrorContext } from './error-base.js';
-import { redact } from './redact.js';
+import { quotesSecret, redact } from './redact.js';
 
 /** The client's classes for failures without an answer. */
 export interface TransportErrorClasses<E extends Error> {
@@ -49,14 +49,9 @@ export function toTransportError<E extends Error>(
     error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
   return new errors.connection(`${what} failed to connect: ${redact(reason, settings.apiKey)}`, {
     ...context,
-    // The error base drops a cause that could carry the request (and so the key); one whose message
-    // quotes the key (fetch refusing it as a header value) is dropped here.
-    cause: error instanceof Error && !quotes(error, settings.apiKey) ? error : undefined,
+    // The error base drops a cause that could carry the request (and so the key); one that quotes
+    // the key anywhere down its chain (fetch refusing it as a header value; a custom fetch's own
+    // error wrapping it) is dropped here.
+    cause: error instanceof Error && !quotesSecret(error, settings.apiKey) ? error : undefined,
   });
-}
-
-/** Whether `error`'s message, or its cause's, holds `secret` (one under 4 characters is no secret: see `redact`). */
-function quotes(error: Error, secret: string): boolean {
-  const messages = [error.message, (error.cause as Error | undefined)?.message];
-  return secret.length >= 4 && messages.some((m) => typeof m === 'string' && m.includes(secret));
 }

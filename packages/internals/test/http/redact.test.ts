@@ -25,6 +25,17 @@ describe('what an error keeps as its cause', () => {
     expect(errorOptions({ cause: kyLike })).toBeUndefined();
   });
 
+  it('drops an error with such an error anywhere among its causes, or too many causes to search', () => {
+    const kyLike = Object.assign(new Error('boom'), { request: new Request('https://x.test/') });
+    const wrapped = new Error('a', { cause: new Error('b', { cause: kyLike }) });
+    expect(safeCause(wrapped)).toBeUndefined();
+    let long = new Error('bottom');
+    for (let depth = 0; depth < 7; depth++) long = new Error(`level ${depth}`, { cause: long });
+    expect(safeCause(long)).toBe(long);
+    const longer = new Error('top', { cause: long });
+    expect(safeCause(longer)).toBeUndefined();
+  });
+
   it('keeps any other cause', () => {
     const plain = new TypeError('fetch failed');
     expect(errorOptions({ cause: plain })).toEqual({ cause: plain });

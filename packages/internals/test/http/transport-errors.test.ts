@@ -73,4 +73,20 @@ describe('toTransportError and a reason that quotes the key', () => {
     expect(error.cause).toBeUndefined();
     expect(JSON.stringify(error)).not.toContain(KEY);
   });
+
+  it('drops a cause that quotes the key anywhere down its chain', () => {
+    const deep = new Error('outer', { cause: new Error('mid', { cause: new Error(`inner ${KEY}`) }) });
+    const error = toTransportError(deep, request, settings());
+    expect(error.message).toBe('GET /accounts failed to connect: mid');
+    expect(error.cause).toBeUndefined();
+  });
+
+  it('keeps a chain that holds no key, cycles included, and drops one too long to search', () => {
+    const looped = new Error('fetch failed', { cause: new Error('connect ECONNRESET') });
+    (looped.cause as Error).cause = looped;
+    expect(toTransportError(looped, request, settings()).cause).toBe(looped);
+    let long = new Error('bottom');
+    for (let depth = 0; depth < 8; depth++) long = new Error(`level ${depth}`, { cause: long });
+    expect(toTransportError(long, request, settings()).cause).toBeUndefined();
+  });
 });

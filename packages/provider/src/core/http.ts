@@ -239,20 +239,22 @@ export class HttpClient {
 
   async #errorFor(request: Request, response: Response, retryCount: number): Promise<ProviderAPIError> {
     const text = await response.text().catch(() => '');
+    const key = this.#settings.apiKey;
     const { code, message: detail } = readErrorBody(text);
     const status = response.status;
+    const requestId = REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((id) => id !== null);
+    // The body and headers are the server's: one that echoes the key must not put it on the error.
     const context: APIErrorContext = {
       method: request.method,
       path: this.#relativePath(request.url),
       retries: retryCount,
       status,
-      bodyExcerpt: text ? excerpt(text, this.#settings.apiKey) : undefined,
-      requestId:
-        REQUEST_ID_HEADERS.map((name) => response.headers.get(name)).find((id) => id !== null) ?? undefined,
+      bodyExcerpt: text ? excerpt(text, key) : undefined,
+      requestId: requestId == null ? undefined : redact(requestId, key),
     };
-    if (code !== undefined) context.code = code;
+    if (code !== undefined) context.code = redact(code, key);
     const what = `${request.method} ${context.path} answered ${status}`;
-    const suffix = detail ? `: ${redact(detail, this.#settings.apiKey)}` : '';
+    const suffix = detail ? `: ${redact(detail, key)}` : '';
 
     if (status === 429 || (status >= 500 && looksLikeRateLimit(text))) {
       const retryAfterMs =

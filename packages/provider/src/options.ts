@@ -1,0 +1,183 @@
+/**
+ * The checks on what a caller hands the client: the constructor's options, a call's `windowDays`
+ * and account ids. A bad value is a programmer's error, thrown at once as a `TypeError` (wrong
+ * kind) or `RangeError` (out of bounds) naming the option and the value received, rather than
+ * failing later in a request, a timer or the date arithmetic of a walk.
+ */
+import { excerpt } from '@finsync/internals/http';
+import type { RateLimitOptions } from './core/http.js';
+import type { ProviderClientOptions } from './client.js';
+import { resolveSpillSettings, type ResolvedSpillSettings } from './whole-history.js';
+
+export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
+
+/** Node runs no timer longer than this: a longer one fires at once (and ky refuses such a timeout). */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** A century: longer than any bank's history, and it keeps every window's end a 4-digit year. */
+export const MAX_WINDOW_DAYS = 36_525;
+/** Longer ids than any provider's; a longer one is a mistake (a body, a file) and is not sent. */
+export const MAX_ACCOUNT_ID_LENGTH = 256;
+
+/** How much of a string a message repeats. */
+const SHOWN_LENGTH = 40;
+
+/** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `value` as a message shows it: a string quoted, cut, and with the key masked (an option given the
+ * key by mistake must not repeat it); anything else by its kind, never by calling its `toString`.
+ */
+function shown(value: unknown, apiKey = ''): string {
+  if (typeof value === 'string') return JSON.stringify(excerpt(value, apiKey, SHOWN_LENGTH));
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** `windowDays` from the constructor or a call: a whole number of days, 1 to `MAX_WINDOW_DAYS`. */
+export function checkedWindowDays(value: unknown): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_WINDOW_DAYS) {
+    return value;
+  }
+  throw new RangeError(
+    `windowDays must be a whole number of days from 1 to ${MAX_WINDOW_DAYS}, got ${shown(value)}`,
+  );
+}
+
+/** The id of an account as sent in a path: a non-empty string, or a whole number, checked before any request. */
+export function checkedAccountId(value: unknown): string {
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value >= 0) return String(value);
+    throw new RangeError(
+      `accountId must be a whole number of at least 0 or a non-empty string, got ${shown(value)}`,
+    );
+  }
+  if (typeof value !== 'string') {
+    throw new TypeError(`accountId must be a non-empty string or a whole number, got ${shown(value)}`);
+  }
+  if (value.trim() === '') throw new TypeError(`accountId must be a non-empty string, got ${shown(value)}`);
+  if (value.length > MAX_ACCOUNT_ID_LENGTH) {
+    throw new RangeError(
+      `accountId must be at most ${MAX_ACCOUNT_ID_LENGTH} characters, got ${value.length} starting ${shown(value)}`,
+    );
+  }
+  // encodeURIComponent throws a URIError for it, and no server could have issued such an id.
+  if (LONE_SURROGATE.test(value)) {
+    throw new TypeError(
+      `accountId must be valid Unicode text (it holds an unpaired UTF-16 surrogate), got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+export interface CheckedClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  rateLimit: RateLimitOptions | false;
+  windowDays: number;
+  timeZone: string | undefined;
+  spill: ResolvedSpillSettings | false;
+}
+
+function checkedMs(name: string, value: unknown, zero: 'zero allowed' | 'positive'): number {
+  const least = zero === 'positive' ? 'a positive number of milliseconds' : 'a number of milliseconds from 0';
+  if (
+    typeof value === 'number' &&
+    value <= MAX_TIMER_MS &&
+    (value > 0 || (value === 0 && zero !== 'positive'))
+  )
+    return value;
+  throw new RangeError(
+    `${name} must be ${least} up to ${MAX_TIMER_MS} (what a timer can wait), got ${shown(value)}`,
+  );
+}
+
+function checkedBaseUrl(value: unknown, apiKey: string): string {
+  if (value === undefined) return DEFAULT_BASE_URL;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  // The key goes in a header to this URL: never to a file:, data: or other scheme.
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new TypeError(
+      `baseUrl must be an absolute http(s) URL such as ${DEFAULT_BASE_URL}, got ${shown(value, apiKey)}`,
+    );
+  }
+  return (value as string).replace(/\/+$/, '');
+}
+
+function checkedRateLimit(value: unknown): RateLimitOptions | false {
+  if (value === undefined || value === null) return { limit: 90, intervalMs: 60_000 };
+  if (value === false) return false;
+  if (typeof value !== 'object') {
+    throw new TypeError(`rateLimit must be { limit, intervalMs } or false, got ${shown(value)}`);
+  }
+  const { limit, intervalMs } = value as Partial<RateLimitOptions>;
+  // A limit of 0 lets no call through: every call would wait for ever.
+  if (!(Number.isSafeInteger(limit) && limit! >= 1)) {
+    throw new RangeError(
+      `rateLimit.limit must be a whole number of calls of at least 1, got ${shown(limit)}`,
+    );
+  }
+  return { limit: limit!, intervalMs: checkedMs('rateLimit.intervalMs', intervalMs, 'positive') };
+}
+
+function checkedTimeZone(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    throw new TypeError(`timeZone must be an IANA time zone name such as Europe/London, got ${shown(value)}`);
+  }
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: value });
+  } catch {
+    // Unchecked, it failed at the first row read in it, or at "today", in the middle of a walk.
+    throw new RangeError(
+      `timeZone must be an IANA time zone name such as Europe/London, got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkedSpill(spill: ProviderClientOptions['spill']): ResolvedSpillSettings | false {
+  if (spill === false) return false;
+  const settings = spill ?? {};
+  for (const name of ['afterRows', 'pageRows'] as const) {
+    const value = settings[name];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw new RangeError(`spill.${name} must be a positive integer, got ${String(value)}`);
+  }
+  return resolveSpillSettings(settings);
+}
+
+/** Every option but `fetch` and `logger`, checked and with its default. */
+export function checkedClientOptions(options: ProviderClientOptions): CheckedClientOptions {
+  if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new TypeError('ProviderClient needs a non-empty apiKey');
+  }
+  const { apiKey } = options;
+  // No HTTP header can carry it: every request would fail, with the key in fetch's own message.
+  if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
+    throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
+  }
+  const maxRetries = options.maxRetries ?? 2;
+  if (!(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
+    throw new RangeError(`maxRetries must be a whole number of at least 0, got ${shown(maxRetries)}`);
+  }
+  return {
+    baseUrl: checkedBaseUrl(options.baseUrl, apiKey),
+    timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive'),
+    maxRetries,
+    maxRetryAfterMs: checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed'),
+    rateLimit: checkedRateLimit(options.rateLimit),
+    windowDays: checkedWindowDays(options.windowDays ?? 90),
+    timeZone: checkedTimeZone(options.timeZone),
+    spill: checkedSpill(options.spill),
+  };
+}
