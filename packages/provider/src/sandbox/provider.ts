@@ -50,10 +50,24 @@ export type {
   TransactionQuery,
 } from './types.js';
 
-function requireNonNegativeInteger(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`${what} must be a non-negative integer`);
+function requireNonNegativeInteger(value: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max)
+    throw new RangeError(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${what} must be a non-negative integer`
+        : `${what} must be a whole number from 0 to ${max}, got ${String(value)}`,
+    );
   return value;
+}
+
+/** A century of history: more than any bank keeps, and a year that stays four digits. */
+const MAX_HISTORY_DAYS = 36_525;
+
+/** The key the sandbox accepts: what a client could send in a header. */
+function requireApiKey(key: unknown): string {
+  if (typeof key !== 'string' || key.trim() === '' || /[\u0000-\u001f\u007f]/.test(key))
+    throw new TypeError('the sandbox apiKey must be a non-empty string without control characters');
+  return key;
 }
 
 /** A deterministic, seeded imitation of the Lunch Flow Personal API. */
@@ -76,9 +90,14 @@ export class SandboxProvider {
   constructor(options: SandboxOptions = {}) {
     const today = options.today ?? '2026-06-30';
     this.todayDay = requireDay(today, 'today');
-    this.apiKey = options.apiKey ?? 'sandbox-key';
+    this.apiKey = requireApiKey(options.apiKey ?? 'sandbox-key');
     this.seedKey = hashString(String(options.seed ?? 1));
-    const historyDays = requireNonNegativeInteger(options.historyDays ?? 730, 'historyDays');
+    // 1e9 days of history made dates no calendar has, and listings that never end.
+    const historyDays = requireNonNegativeInteger(
+      options.historyDays ?? 730,
+      'historyDays',
+      MAX_HISTORY_DAYS,
+    );
     const perDay = options.transactionsPerDay ?? 3;
     this.accounts = resolveAccounts(options.accounts ?? defaultAccountSpecs(today), this.seedKey, perDay);
     for (const acct of this.accounts) this.byId.set(acct.id, acct);
@@ -117,7 +136,7 @@ export class SandboxProvider {
 
   /** Changes the accepted key; requests with the old one now get 403. */
   setApiKey(key: string): void {
-    this.apiKey = key;
+    this.apiKey = requireApiKey(key);
   }
 
   listAccounts(): SandboxAccount[] {

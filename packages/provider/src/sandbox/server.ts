@@ -78,6 +78,9 @@ export async function startSandboxServer(
   provider: SandboxRequestHandler,
   { host = '127.0.0.1', port = 0, basePath = '/api/v1' }: SandboxServerOptions = {},
 ): Promise<SandboxServer> {
+  // '' makes Node listen on every interface: the sandbox is for this machine unless a host is named.
+  if (typeof host !== 'string' || host === '')
+    throw new TypeError("host must be a host name or address, e.g. '127.0.0.1' (the default)");
   // '/api/v1', 'api/v1/' and '/api/v1/' are the same path; '' and '/' the root.
   const trimmed = basePath.replace(/^\/+|\/+$/g, '');
   const prefix = trimmed === '' ? '' : `/${trimmed}`;

@@ -189,6 +189,19 @@ describe('balances', () => {
   });
 });
 
+describe('sandbox options', () => {
+  it('refuses a history no calendar holds and a key no header can carry', () => {
+    expect(() => new SandboxProvider({ historyDays: 1e9 })).toThrow(
+      'historyDays must be a whole number from 0 to 36525, got 1000000000',
+    );
+    expect(() => new SandboxProvider({ historyDays: 36_525, transactionsPerDay: 0 })).not.toThrow();
+    for (const apiKey of ['', '   ', 'a\nb'])
+      expect(() => new SandboxProvider({ apiKey }), JSON.stringify(apiKey)).toThrow(TypeError);
+    const p = new SandboxProvider();
+    expect(() => p.setApiKey('')).toThrow(/non-empty string without control characters/);
+  });
+});
+
 describe('holdings', () => {
   const p = new SandboxProvider();
 

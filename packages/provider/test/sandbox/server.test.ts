@@ -120,3 +120,11 @@ describe('startSandboxServer', () => {
     await expect(fetch(`${other.baseUrl}/accounts`)).rejects.toThrow(TypeError);
   });
 });
+
+describe('startSandboxServer host', () => {
+  it('refuses an empty host, which would listen on every interface', async () => {
+    await expect(startSandboxServer(new SandboxProvider(), { host: '' })).rejects.toThrow(
+      /host must be a host name or address/,
+    );
+  });
+});
