@@ -94,6 +94,9 @@ export class PostgresStorage implements Storage, WorkQueue {
     if (options.pool && (options.connectionString !== undefined || options.poolConfig !== undefined)) {
       throw new TypeError('pass either pool or connectionString/poolConfig, not both');
     }
+    // pg would fail later, on the first query, with "str.charAt is not a function".
+    if (options.connectionString !== undefined && typeof options.connectionString !== 'string')
+      throw new TypeError(`connectionString must be a string, got ${typeof options.connectionString}`);
     const mode = options.migrate ?? 'auto';
     if (mode !== 'auto' && mode !== 'manual') throw new TypeError(`migrate must be 'auto' or 'manual'`);
     this.#schema = options.schema ?? DEFAULT_SCHEMA;

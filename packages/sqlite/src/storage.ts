@@ -101,6 +101,9 @@ export class SqliteStorage implements Storage {
   constructor(options: SqliteStorageOptions) {
     if (options === null || typeof options !== 'object') throw new TypeError('SqliteStorage needs options');
     if ('database' in options) {
+      // Both given, the file was ignored in silence: the caller meant one of them.
+      if ('filename' in options && (options as { filename?: unknown }).filename !== undefined)
+        throw new TypeError('pass either database or filename, not both');
       if (!options.database?.open) throw new TypeError('SqliteStorage needs an open better-sqlite3 database');
       this.#db = options.database;
       this.#owned = false;

@@ -33,6 +33,12 @@ describe('SqliteStorage: connection settings', () => {
     await storage.close();
     expect(() => new SqliteStorage({ filename: ':memory:', busyTimeoutMs: -1 })).toThrow(RangeError);
     expect(() => new SqliteStorage({ filename: '' })).toThrow(/'' opens a temporary database/);
+    // Both: the file used to be ignored in silence.
+    const db = rawDatabase(':memory:');
+    expect(
+      () => new SqliteStorage({ database: db, filename: 'other.db' } as unknown as { database: typeof db }),
+    ).toThrow('pass either database or filename, not both');
+    db.close();
   });
 });
 
