@@ -12,8 +12,14 @@ import { Scheduler, checkedSchedule, type ScheduleOptions } from './scheduler.js
 import { fencedStorage } from './fenced-storage.js';
 import { SharedRun } from './shared-run.js';
 
+/**
+ * What `new SyncEngine(...)` takes: a storage, plus optional tuning ({@link SyncTuning}) and schedule
+ * ({@link ScheduleOptions}) fields at the top level, each defaulted when left out.
+ */
 export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<ScheduleOptions> {
+  /** Where the mirror, the change feed and the engine's bookkeeping are kept. */
   storage: Storage;
+  /** Receives the engine's log lines (runs started and finished, skipped runs, listener failures). Default: none. */
   logger?: SyncLogger;
   /** Injectable time, for tests and for users whose "today" is not the machine's. */
   clock?: Partial<EngineClock>;
@@ -34,6 +40,10 @@ export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<Schedule
   beforeScheduledRun?: (connectionId: string) => Promise<void> | void;
 }
 
+/**
+ * How a connection reaches the provider: a ready `ProviderClient`, or an API key from which the
+ * engine makes one (with `clientOptions` laid over the engine's own `clientOptions`).
+ */
 export type ConnectionCredentials =
   { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
 
@@ -49,6 +59,10 @@ export type CredentialSource = (
 /** What a `CredentialSource` answers: credentials, or a ready client. */
 export type ResolvedCredentials = ConnectionCredentials | ProviderClient;
 
+/**
+ * What `addConnection` takes: the connection's id (a non-empty string of at most
+ * {@link MAX_CONNECTION_ID_LENGTH} characters, chosen by you) and its credentials.
+ */
 export type AddConnectionOptions = { id: string } & ConnectionCredentials;
 
 /**
@@ -57,6 +71,17 @@ export type AddConnectionOptions = { id: string } & ConnectionCredentials;
  * connection stored with a longer id before this bound keeps working.
  */
 export const MAX_CONNECTION_ID_LENGTH = 256;
+
+/** An AbortSignal by its shape: one from another realm or a polyfill is not `instanceof` this one's. */
+function isAbortSignal(signal: unknown): boolean {
+  const candidate = signal as Partial<AbortSignal> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.aborted === 'boolean' &&
+    typeof candidate.addEventListener === 'function'
+  );
+}
 
 /**
  * Whether no storage can hold a connection with this id: not a string, empty, or with a U+0000,
@@ -67,7 +92,12 @@ function impossibleId(id: unknown): boolean {
   return typeof id !== 'string' || id.length === 0 || id.includes('\u0000');
 }
 
+/** Options of one `sync()` call. */
 export interface SyncCallOptions {
+  /**
+   * Aborts this call. The run itself stops (between commits, keeping what committed) once every
+   * caller waiting on it has aborted.
+   */
   signal?: AbortSignal;
   /**
    * Commit only while this worker holds the connection's lease (see `SyncWorker`): every write of
@@ -100,6 +130,7 @@ function localToday(now: Date): string {
  * ```
  */
 export class SyncEngine {
+  /** The storage given to the constructor; read the mirror from it directly. */
   readonly storage: Storage;
   readonly #tuning: SyncTuning;
   readonly #clock: EngineClock;
@@ -137,6 +168,10 @@ export class SyncEngine {
     });
   }
 
+  /**
+   * Listens to an event of every run (see {@link SyncEvents}). Returns a function that removes the
+   * listener. A listener that throws is logged and ignored.
+   */
   on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
     return this.#events.on(event, listener);
   }
@@ -209,6 +244,7 @@ export class SyncEngine {
     if (options.purge) await this.storage.removeConnection(connectionId);
   }
 
+  /** The connection's stored state; `undefined` when no connection has this id. */
   async getConnection(connectionId: string): Promise<ConnectionState | undefined> {
     if (impossibleId(connectionId)) return undefined;
     await this.#init();
@@ -235,7 +271,7 @@ export class SyncEngine {
   sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
   sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
-    if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    if (options.signal !== undefined && !isAbortSignal(options.signal))
       return Promise.reject(new TypeError('signal must be an AbortSignal'));
     if (connectionId === undefined) return this.#syncAll(options);
     if (impossibleId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
