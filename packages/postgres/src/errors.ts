@@ -6,6 +6,7 @@ import { SyncError } from '@finsync/sync';
  */
 export class SchemaTooNewError extends SyncError {
   override readonly name: string = 'SchemaTooNewError';
+  /** The schema that was checked. */
   readonly schema: string;
   /** The highest migration version recorded in the database. */
   readonly databaseVersion: number;
@@ -29,8 +30,11 @@ export class SchemaTooNewError extends SyncError {
  */
 export class SchemaOutdatedError extends SyncError {
   override readonly name: string = 'SchemaOutdatedError';
+  /** The schema that was checked. */
   readonly schema: string;
+  /** The highest migration version recorded in the database. */
   readonly databaseVersion: number;
+  /** The schema version this code needs (`SCHEMA_VERSION`). */
   readonly supportedVersion: number;
 
   constructor(schema: string, databaseVersion: number, supportedVersion: number) {

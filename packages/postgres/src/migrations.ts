@@ -15,8 +15,9 @@ export interface Migration extends MigrationStep {
   readonly up: string;
 }
 
+/** Options of `migrate()`. */
 export interface MigrateOptions {
-  /** Default `'finsync'`. */
+  /** The schema to migrate (a plain identifier of at most 63 characters). Default `'finsync'`. */
   schema?: string;
   /** Default `MIGRATIONS`; for tests and tooling. */
   migrations?: readonly Migration[];

@@ -25,6 +25,10 @@ import { DEFAULT_SCHEMA, quoteSchema, schemaLockKey } from './schema.js';
 import { buildStatements, type Statements } from './sql.js';
 import { CountFellShort, groupChanges, hasWork, writeBatch } from './write.js';
 
+/**
+ * What `new PostgresStorage(...)` takes: a pool (yours, or one it makes from a connection string or
+ * pg's environment variables), the schema to keep the tables in, and whether `init()` migrates.
+ */
 export interface PostgresStorageOptions {
   /**
    * A pool you own: the storage uses it and leaves it open on `close()`. Give it room for your

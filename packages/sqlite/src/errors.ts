@@ -27,7 +27,9 @@ export class SchemaTooNewError extends SyncError {
  */
 export class SchemaOutdatedError extends SyncError {
   override readonly name: string = 'SchemaOutdatedError';
+  /** The highest migration version recorded in the database. */
   readonly databaseVersion: number;
+  /** The schema version this code needs (`SCHEMA_VERSION`). */
   readonly supportedVersion: number;
 
   constructor(databaseVersion: number, supportedVersion: number) {

@@ -35,9 +35,14 @@ export interface SqliteFileOptions {
  * `close()` does not close it.
  */
 export interface SqliteHandleOptions {
+  /** An open better-sqlite3 database. Give this or `filename`, not both. */
   database: Database.Database;
 }
 
+/**
+ * What `new SqliteStorage(...)` takes: a file for the storage to open and own
+ * ({@link SqliteFileOptions}), or a database handle you opened ({@link SqliteHandleOptions}).
+ */
 export type SqliteStorageOptions = SqliteFileOptions | SqliteHandleOptions;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -125,6 +130,7 @@ export class SqliteStorage implements Storage {
     this.#ready();
   }
 
+  /** Closes the database when this storage opened it (a caller's handle stays open). Safe to call twice. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

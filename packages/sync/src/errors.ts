@@ -1,4 +1,7 @@
-/** Errors of the sync engine and its storages. */
+/**
+ * The base class of the errors the sync engine and its storages throw: test `instanceof SyncError`
+ * to catch them all.
+ */
 export class SyncError extends Error {
   override readonly name: string = 'SyncError';
 }
@@ -12,7 +15,9 @@ function shownId(connectionId: unknown): string {
 /** A write batch contradicts what is stored (added twice, or modified/removed while absent). Nothing was written. */
 export class StorageConflictError extends SyncError {
   override readonly name: string = 'StorageConflictError';
+  /** The kind of record the conflicting change was for (`account`, `transaction`, `holding`). */
   readonly entity: string;
+  /** The key of the conflicting record. */
   readonly key: string;
 
   constructor(message: string, details: { entity: string; key: string }) {
@@ -22,8 +27,10 @@ export class StorageConflictError extends SyncError {
   }
 }
 
+/** No connection with this id is stored (e.g. `sync` or `updateCredentials` of an id never added). */
 export class UnknownConnectionError extends SyncError {
   override readonly name: string = 'UnknownConnectionError';
+  /** The id that was asked for. */
   readonly connectionId: string;
 
   constructor(connectionId: string) {
@@ -39,6 +46,7 @@ export class UnknownConnectionError extends SyncError {
  */
 export class MissingCredentialsError extends SyncError {
   override readonly name: string = 'MissingCredentialsError';
+  /** The connection without a key. */
   readonly connectionId: string;
 
   constructor(connectionId: string) {
@@ -57,7 +65,9 @@ export class SyncAbortedError extends SyncError {
 /** A worker tried to commit for a connection whose lease it no longer holds. Nothing was written. */
 export class LeaseLostError extends SyncError {
   override readonly name: string = 'LeaseLostError';
+  /** The connection whose lease was lost. */
   readonly connectionId: string;
+  /** The worker that no longer holds it. */
   readonly workerId: string;
 
   constructor(connectionId: string, workerId: string) {

@@ -7,24 +7,43 @@ import type { AccountStatus } from '@finsync/provider';
 /** `active`: synced. `inactive`: upstream status is not ACTIVE; kept, not fetched. `gone`: no longer listed upstream; history kept. */
 export type AccountState = 'active' | 'inactive' | 'gone';
 
+/** An account's balance as last fetched from the provider's `/balance`. */
 export interface MirrorBalance {
+  /** Decimal string, signed from the holder's view: an owed card or loan is negative. */
   amount: string;
+  /** ISO 4217 code, upper-cased; `null` when the provider gave none. */
   currency: string | null;
   /** When this balance was fetched. */
   fetchedAt: string;
 }
 
+/**
+ * One account of a connection as the mirror holds it. Accounts are never deleted by a sync: one the
+ * provider stops listing is kept with `state: 'gone'`, its rows and history included.
+ */
 export interface MirrorAccount {
+  /** The connection the account belongs to. */
   connectionId: string;
+  /** The provider's account id; unique only within the connection. */
   id: string;
+  /** The account's name as the provider lists it (trimmed; empty when it gives none). */
   name: string;
+  /** The bank's name, when the provider gives it. */
   institutionName: string | null;
+  /** A URL of the bank's logo, when the provider gives one. */
   institutionLogo: string | null;
+  /** The upstream aggregator the provider reached the bank through, lower-cased; `null` when not given. */
   provider: string | null;
+  /**
+   * The status the provider lists, upper-cased (`ACTIVE`, `DISCONNECTED`, `ERROR`, …); `null` when
+   * it gives none, which counts as active. Anything but `ACTIVE` makes the account `inactive`.
+   */
   upstreamStatus: AccountStatus | null;
   /** From `/balance` once fetched (authoritative), else from `/accounts`. */
   currency: string | null;
+  /** Whether the engine syncs the account; see {@link AccountState}. */
   state: AccountState;
+  /** The last balance fetched; `null` until one has been. A failed fetch keeps the previous one. */
   balance: MirrorBalance | null;
   /**
    * Whether the provider's balance and the mirrored rows add up; `null` until the balance has been
@@ -43,6 +62,7 @@ export interface MirrorAccount {
  *   off by `difference`.
  */
 export interface BalanceReconciliation {
+  /** The outcome of the last check; see above. */
   status: 'unchecked' | 'balanced' | 'mismatch';
   /**
    * `posted`: the balance counts posted rows only (the usual case). `posted-and-pending`: this
@@ -77,8 +97,11 @@ export interface BalanceReconciliation {
  */
 export type ReplacementReason = 'posted' | 'id-changed' | 'reverted';
 
+/** One transaction row of an account, pending or posted, as the mirror holds it. */
 export interface MirrorTransaction {
+  /** The connection the row belongs to. */
   connectionId: string;
+  /** The account the row belongs to. */
   accountId: string;
   /**
    * Stable key within the account: `id:<provider id>` (`idh:<hash of the id>` for an id longer than
@@ -86,29 +109,58 @@ export interface MirrorTransaction {
    * row in the same response window).
    */
   key: string;
+  /** The provider's transaction id; `null` for rows it gives no id (often pending ones). */
   providerId: string | null;
+  /** Decimal string, signed: negative is money out, positive money in. */
   amount: string;
+  /**
+   * ISO 4217 code, upper-cased. A row listed without one takes the account's currency when that is
+   * known; `null` otherwise.
+   */
   currency: string | null;
+  /** The row's calendar date, `YYYY-MM-DD`, as the provider lists it; it may change between syncs. */
   date: string;
+  /** The merchant or payee name, when the provider gives one. */
   merchant: string | null;
+  /** The provider's description text, when it gives one. */
   description: string | null;
+  /** Whether the row is a pending one (a card hold, say) rather than posted. */
   isPending: boolean;
 }
 
+/**
+ * One position (one lot) of an investment account, as the mirror holds it. Amounts are decimal
+ * strings; the security identifiers are whatever the provider gives, each `null` when absent.
+ */
 export interface MirrorHolding {
+  /** The connection the holding belongs to. */
   connectionId: string;
+  /** The account the holding belongs to. */
   accountId: string;
-  /** The aggregator's holding id when it has one, else derived from the security's identifiers. */
+  /**
+   * The aggregator's holding id when it has one, else derived from the security's identifiers. A
+   * second row with the same key (a second lot of one security) gets a `#1`, `#2`, … suffix.
+   */
   key: string;
+  /** The security's name. */
   name: string | null;
+  /** The security's ticker symbol. */
   tickerSymbol: string | null;
+  /** The security's ISIN. */
   isin: string | null;
+  /** The security's CUSIP. */
   cusip: string | null;
+  /** The security's FIGI. */
   figi: string | null;
+  /** Units held. */
   quantity: string;
+  /** Price of one unit, in `currency`. */
   price: string | null;
+  /** Market value of the position, in `currency`. */
   value: string | null;
+  /** What the position cost, in `currency`. */
   costBasis: string | null;
+  /** ISO 4217 code of the amounts: the holding's, else its security's; `null` when neither is given. */
   currency: string | null;
 }
 
@@ -119,28 +171,45 @@ export interface MirrorHolding {
  */
 export type ConnectionStatus = 'active' | 'reauth_required' | 'paused';
 
+/**
+ * A connection's stored state: whether the engine may call the provider for it, and when it last
+ * ran. Engine bookkeeping, never in the change feed.
+ */
 export interface ConnectionState {
+  /** The id given to `addConnection`. */
   id: string;
+  /** Whether the engine may call the provider for this connection; see {@link ConnectionStatus}. */
   status: ConnectionStatus;
   /** While `paused`: when calls may resume (ISO timestamp). */
   pausedUntil: string | null;
   /** Why the connection is not `active`, in words safe to show. */
   statusReason: string | null;
+  /** When the last run started (ISO timestamp); `null` before the first run. */
   lastRunAt: string | null;
+  /** When the last run in which nothing failed finished (ISO timestamp); `null` until one has. */
   lastSuccessAt: string | null;
+  /** When the connection was first added (ISO timestamp). */
   createdAt: string;
 }
 
 /** Per-account bookkeeping that is not part of the mirror and never appears in the change feed. */
 export interface AccountSyncState {
+  /** The connection the account belongs to. */
   connectionId: string;
+  /** The account this state is for. */
   accountId: string;
   /** Last day fully synced; the next run re-reads an overlap window back from here. */
   watermark: string | null;
+  /** When the account's last sync finished (ISO timestamp), whether or not it went cleanly. */
   lastSyncedAt: string | null;
+  /** The message of the first issue of the account's last sync; `null` when it had none. */
   lastError: string | null;
   /** `null` until asked; `false` after the provider said the account has no holdings. */
   holdingsSupported: boolean | null;
+  /**
+   * When holdings were last asked for (ISO timestamp). An account without holdings support is asked
+   * again `holdingsRecheckDays` after this.
+   */
   holdingsCheckedAt: string | null;
   /** Running totals behind the balance check; `null` in stores written before it existed. */
   ledger: AccountLedger | null;
@@ -166,6 +235,7 @@ export interface AccountLedger {
   changedFrom: string | null;
 }
 
+/** The last balance check that added up, as {@link AccountLedger} keeps it: what later checks compare with. */
 export interface LedgerAnchor {
   /** The day of that check. */
   on: string;
@@ -173,11 +243,15 @@ export interface LedgerAnchor {
   openingPosted: string;
   /** The same, minus the pending rows too. */
   openingWithPending: string;
+  /** Which rows the bank's balance counted at that check. */
   basis: BalanceReconciliation['basis'];
+  /** The earliest date of a mirrored posted row at that check. */
   historyFrom: string | null;
   /** The readings the opening balances came from (absent in anchors stored by earlier versions). */
   balance?: string;
+  /** Sum of the posted rows at that check (absent in anchors stored by earlier versions). */
   postedTotal?: string;
+  /** Sum of the pending rows at that check (absent in anchors stored by earlier versions). */
   pendingTotal?: string;
   /**
    * Whether a check with something to test has added up since the first anchor. The first anchor's
@@ -187,20 +261,28 @@ export interface LedgerAnchor {
   checked?: boolean;
 }
 
+/** What a change did to its record: created it, replaced it, or deleted it from the mirror. */
 export type ChangeOp = 'added' | 'modified' | 'removed';
 
 /** What every change has; `record` is the record after the change. */
 export interface ChangeBase<E extends string, R> {
+  /** Which kind of record changed: `account`, `transaction` or `holding`. */
   entity: E;
+  /** What happened to it. */
   op: ChangeOp;
+  /** The connection the record belongs to. */
   connectionId: string;
+  /** The account the record belongs to (for an account change, the account itself). */
   accountId: string;
+  /** The record's key within the account; for an account, its id. */
   key: string;
   /** The record after the change; `null` for `removed`. */
   record: R | null;
 }
 
+/** A change to an account record (its details, state, balance or balance check). */
 export type AccountChange = ChangeBase<'account', MirrorAccount>;
+/** A change to a transaction row; may link to the row it replaces or is replaced by. */
 export interface TransactionChange extends ChangeBase<'transaction', MirrorTransaction> {
   /** On an `added` row: the key of the row it takes the place of (see `reason`). */
   replaces?: string | null;
@@ -217,15 +299,20 @@ export interface TransactionChange extends ChangeBase<'transaction', MirrorTrans
  * receives the row again knows not to add it back.
  */
 export interface SupersededTransaction {
+  /** The connection the row belongs to. */
   connectionId: string;
+  /** The account the row belongs to. */
   accountId: string;
+  /** The row's own key (no longer in the mirror). */
   key: string;
   /** The row as the provider last listed it. */
   record: MirrorTransaction;
   /** The mirror key that stands for it. */
   replacedBy: string;
+  /** Why that key stands for it. */
   reason: ReplacementReason;
 }
+/** A change to a holding. */
 export type HoldingChange = ChangeBase<'holding', MirrorHolding>;
 
 /** One change to the mirror. For an account, `key` equals `accountId`. */

@@ -68,7 +68,12 @@ export function openSecret(
   masterKey: Buffer,
   sealed: string,
   aadFor: (version: 'v1' | 'v2') => string,
-): { plaintext: string; version: 'v1' | 'v2' } {
+): {
+  /** The secret. */
+  plaintext: string;
+  /** The record's format version (`v1`: sealed by an older release). */
+  version: 'v1' | 'v2';
+} {
   const [version, ivText, tagText, ciphertextText, ...extra] = sealed.split('.');
   if (version !== 'v1' && version !== 'v2') throw new SealedSecretError('malformed', 'unknown format');
   if (extra.length > 0) throw new SealedSecretError('malformed', 'too many parts');

@@ -10,19 +10,30 @@ import { SealedSecretError, binding, openSecret, sealSecret } from './sealed.js'
 
 /** One connection's key as stored: sealed, and the URL it is bound to (`null`: the provider's default). */
 export interface SealedRecord {
+  /**
+   * The key sealed with `sealSecret` (a `v2.<iv>.<tag>.<ciphertext>` string), bound to the
+   * connection and `baseUrl`.
+   */
   sealed: string;
+  /** The provider URL the key may be sent to; `null`: the provider's default. */
   baseUrl: string | null;
 }
 
 /** Where sealed records live. */
 export interface CredentialRecords {
+  /** The connection's record; `undefined` when there is none. */
   get(connectionId: string): Promise<SealedRecord | undefined>;
+  /** Stores the connection's record, replacing any before it. */
   put(connectionId: string, record: SealedRecord): Promise<void>;
+  /** Deletes the connection's record; deleting one that does not exist is not an error. */
   delete(connectionId: string): Promise<void>;
 }
 
+/** What `new SealedCredentials(...)` takes. */
 export interface SealedCredentialsOptions {
+  /** The 32-byte AES-256 key records are sealed under (see `loadMasterKey`); any other length throws. */
   masterKey: Buffer;
+  /** Where the sealed records are kept. */
   records: CredentialRecords;
   /**
    * The provider URLs a key may be sent to besides the default; a record naming another is refused
@@ -33,6 +44,11 @@ export interface SealedCredentialsOptions {
   onUnusable?: (connectionId: string, error: SealedSecretError | Error) => void;
 }
 
+/**
+ * Provider keys kept sealed at rest, one per connection: `set` seals and stores a key, and `source`
+ * gives it back to the engine (pass it as `SyncEngine`'s `credentials` option). A key is bound to its
+ * connection and URL, so a record copied to another connection or URL does not open.
+ */
 export class SealedCredentials {
   readonly #options: SealedCredentialsOptions;
   readonly #allowed: Set<string>;
@@ -51,6 +67,7 @@ export class SealedCredentials {
     await this.#options.records.put(connectionId, { sealed, baseUrl });
   }
 
+  /** Deletes a connection's stored key. The engine keeps any client it already made until told otherwise. */
   delete(connectionId: string): Promise<void> {
     return this.#options.records.delete(connectionId);
   }

@@ -45,7 +45,16 @@ export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<Schedule
  * engine makes one (with `clientOptions` laid over the engine's own `clientOptions`).
  */
 export type ConnectionCredentials =
-  { client: ProviderClient } | { apiKey: string; clientOptions?: Omit<ProviderClientOptions, 'apiKey'> };
+  | {
+      /** A client to call the provider with, used as it is. */
+      client: ProviderClient;
+    }
+  | {
+      /** The connection's provider API key. */
+      apiKey: string;
+      /** Client options for this connection, over the engine's `clientOptions`. */
+      clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
+    };
 
 /**
  * Where the engine finds a connection's key when it has none in memory (after a restart, say):
@@ -63,7 +72,10 @@ export type ResolvedCredentials = ConnectionCredentials | ProviderClient;
  * What `addConnection` takes: the connection's id (a non-empty string of at most
  * {@link MAX_CONNECTION_ID_LENGTH} characters, chosen by you) and its credentials.
  */
-export type AddConnectionOptions = { id: string } & ConnectionCredentials;
+export type AddConnectionOptions = {
+  /** The connection's id: how you name it in every other call, and how the storage keys its rows. */
+  id: string;
+} & ConnectionCredentials;
 
 /**
  * The longest id `addConnection` takes for a new connection. Ids are keys in every storage's tables

@@ -1,21 +1,43 @@
 import type { AccountReport, ConnectionReport } from './report.js';
 
+/** Where a run stands, as the `progress` event reports it (at each account and as pages arrive). */
 export interface SyncProgress {
+  /** The connection being synced. */
   connectionId: string;
+  /** Active accounts finished so far in this run. */
   accountsDone: number;
+  /** Active accounts this run syncs (inactive and gone ones are not counted). */
   accountsTotal: number;
   /** Transactions received so far in this run, across its accounts. */
   transactionsFetched: number;
+  /** The account being synced; `null` once all are done. */
   currentAccountId: string | null;
 }
 
+/** The events `SyncEngine.on` and `SyncWorker.on` offer, each with the payload its listeners receive. */
 export interface SyncEvents {
-  'run:start': { connectionId: string };
+  /** A run of a connection began (not sent for a run that is skipped). */
+  'run:start': {
+    /** The connection being run. */
+    connectionId: string;
+  };
+  /** A run moved on (an account begun or finished, a page of transactions received). */
   progress: SyncProgress;
-  'account:done': { connectionId: string; report: AccountReport };
-  'run:done': { report: ConnectionReport };
+  /** One account of a run is finished, with its report. */
+  'account:done': {
+    /** The connection the account belongs to. */
+    connectionId: string;
+    /** What the run did to the account. */
+    report: AccountReport;
+  };
+  /** A run of a connection ended, with its report; also sent for a run that was skipped. */
+  'run:done': {
+    /** The run's report. */
+    report: ConnectionReport;
+  };
 }
 
+/** The name of one of the {@link SyncEvents}. */
 export type SyncEventName = keyof SyncEvents;
 
 const EVENT_NAMES: ReadonlySet<string> = new Set<SyncEventName>([
@@ -24,6 +46,7 @@ const EVENT_NAMES: ReadonlySet<string> = new Set<SyncEventName>([
   'account:done',
   'run:done',
 ]);
+/** A listener of one event, given that event's payload. */
 export type SyncListener<E extends SyncEventName> = (payload: SyncEvents[E]) => void;
 
 /** A small typed emitter: a listener that throws is logged and ignored, never breaking a run. */

@@ -2,6 +2,11 @@ import type { ProviderLogger } from '@finsync/provider';
 import { isValidCalendarDate } from '@finsync/internals/calendar';
 import { MAX_PAUSE_MS } from './connection-status.js';
 
+/**
+ * How much history the engine reads and how it batches work. Every field has a default (see
+ * {@link DEFAULT_TUNING}); pass any of them to `new SyncEngine(...)`. Day counts are whole numbers of
+ * at most 3 660 days; values are checked when the engine is made and a bad one throws there.
+ */
 export interface SyncTuning {
   /**
    * First day mirrored: the first sync starts here, and no later re-read reaches before it. Default:
@@ -24,6 +29,7 @@ export interface SyncTuning {
   defaultRateLimitPauseMs: number;
 }
 
+/** The tuning the engine uses for every {@link SyncTuning} field it is not given (frozen). */
 export const DEFAULT_TUNING: Readonly<SyncTuning> = Object.freeze({
   overlapDays: 7,
   pendingOverlapDays: 31,
@@ -72,11 +78,16 @@ export function checkedTuning(options: Partial<SyncTuning>): SyncTuning {
   return tuning;
 }
 
+/**
+ * The engine's source of time; pass parts of it as `clock` to fix time in tests or to set the user's
+ * "today".
+ */
 export interface EngineClock {
   /** The current instant. */
   now(): Date;
-  /** Today's calendar date, `YYYY-MM-DD`, in the user's zone. */
+  /** Today's calendar date, `YYYY-MM-DD`, in the user's zone. Default: `now()` in the machine's zone. */
   today(): string;
 }
 
+/** Where the engine logs: the same shape as the provider client's logger. A logger that throws is ignored. */
 export type SyncLogger = ProviderLogger;

@@ -2,6 +2,10 @@ import type { ConnectionState } from '../model.js';
 import { callsResume } from './connection-status.js';
 import type { EngineClock, SyncLogger } from './options.js';
 
+/**
+ * When `SyncEngine.start()` runs each connection (and when a `SyncWorker` makes it due again). Pass
+ * these fields to the engine's or worker's constructor; each is checked there.
+ */
 export interface ScheduleOptions {
   /** Time between runs of one connection. Default 6 hours (the provider refreshes from banks about daily). */
   intervalMs: number;

@@ -15,6 +15,10 @@ import { SyncEngine, type CredentialSource, type SyncEngineOptions } from './eng
 import type { SyncEventName, SyncListener } from './events.js';
 import type { ConnectionReport } from './report.js';
 
+/**
+ * What `new SyncWorker(...)` takes: the engine's options (tuning, schedule, logger, clock), with a
+ * storage that is also a {@link WorkQueue} and a credentials source, which are required here.
+ */
 export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | 'concurrency'> {
   /** A storage that distributes work, such as `PostgresStorage`. */
   storage: Storage & WorkQueue;
@@ -33,15 +37,27 @@ export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | '
   pollIntervalMs?: number;
 }
 
+/** What `SyncWorker.onRun` listeners receive after each connection the worker finished or lost. */
 export interface WorkerRunEvent {
+  /** The connection that was run. */
   connectionId: string;
+  /** The worker that ran it. */
   workerId: string;
+  /** The run's report, when the run returned one (a skipped or failed run included). */
   report?: ConnectionReport;
+  /** Set instead of `report` when the run threw (a lost lease, say). */
   error?: Error;
 }
 
+/**
+ * A sync process that takes its work from a shared storage (see {@link WorkQueue}), for running many
+ * processes against one database: it claims due connections under a lease, syncs them with an
+ * engine of its own, and hands them back with their next run time. Call `start()` to begin.
+ */
 export class SyncWorker {
+  /** This worker's id, as written in the leases it holds. */
   readonly workerId: string;
+  /** The engine the worker runs connections with: for its events, or to read the storage. */
   readonly engine: SyncEngine;
   readonly #storage: Storage & WorkQueue;
   readonly #options: SyncWorkerOptions;
@@ -69,6 +85,7 @@ export class SyncWorker {
     this.engine = new SyncEngine({ ...options, storage: options.storage });
   }
 
+  /** Listens to an event of this worker's runs, as `worker.engine.on` does. Returns the unsubscribe function. */
   on<E extends SyncEventName>(event: E, listener: SyncListener<E>): () => void {
     return this.engine.on(event, listener);
   }
@@ -87,6 +104,7 @@ export class SyncWorker {
     return this.#options.clock?.now?.() ?? new Date();
   }
 
+  /** Starts polling the storage for due connections. Calling it while running does nothing. */
   start(): void {
     if (this.#running) return;
     this.#running = true;

@@ -42,48 +42,68 @@ export type ChangeIdentity = Pick<Change, 'entity' | 'connectionId' | 'accountId
 export interface TableCodec<T, Row, V> {
   /** Every column, in `values` order; the rows the adapter selects have exactly these. */
   readonly columns: readonly Column[];
+  /** The item's column values, in `columns` order, ready to bind. */
   values(item: T): V[];
+  /** The model object a selected row holds. */
   fromRow(row: Row): T;
 }
 
 /** One mirror table: rows keyed by a change's identity, written from its record. */
 export interface MirrorCodec<T, Row, V> {
+  /** The table's name. */
   readonly table: 'accounts' | 'transactions' | 'holdings';
   /** The primary key, in `identity` order. */
   readonly idColumns: readonly Column[];
   /** Every other column, in `fields` order. */
   readonly fieldColumns: readonly Column[];
+  /** The primary-key values of the change's row, in `idColumns` order. */
   identity(change: ChangeIdentity): string[];
   /**
    * The record as field values. It takes any record because callers reach the codec through the
    * change's entity; the record of a well-formed change is that entity's.
    */
   fields(record: MirrorRecord): V[];
+  /** The record a selected row holds. */
   fromRow(row: Row): T;
 }
 
 /** The feed: columns filled from the change (not `seq` or `at`), and rows back to entries. */
 export interface FeedCodec<V> {
+  /** The columns `values` fills, in order (see `feedColumns`). */
   readonly columns: readonly Column[];
+  /** The change's feed column values, in `columns` order. */
   values(change: Change): V[];
+  /** The feed entry a selected feed row holds. */
   fromRow(row: FeedRow): FeedEntry;
 }
 
+/**
+ * The conversions between records and rows for every table, for one way of storing booleans; made
+ * by {@link createRowCodec}.
+ */
 export interface RowCodec<B extends BooleanStorage> {
+  /** The `connections` table. */
   readonly connection: TableCodec<ConnectionState, ConnectionRow, RowValue<B>>;
+  /** The `account_states` table. */
   readonly accountState: TableCodec<AccountSyncState, AccountStateRow<B>, RowValue<B>>;
   /** The mirror tables, by the entity whose changes they hold. */
   readonly mirror: {
+    /** The `accounts` table. */
     readonly account: MirrorCodec<MirrorAccount, AccountRow, RowValue<B>>;
+    /** The `transactions` table. */
     readonly transaction: MirrorCodec<MirrorTransaction, TransactionRow<B>, RowValue<B>>;
+    /** The `holdings` table. */
     readonly holding: MirrorCodec<MirrorHolding, HoldingRow, RowValue<B>>;
   };
+  /** The `feed` table. */
   readonly feed: FeedCodec<RowValue<B>>;
   /** Superseded rows: identity columns, then the link and the row as last listed (JSON). */
   readonly superseded: TableCodec<SupersededTransaction, SupersededRow, RowValue<B>>;
 }
 
+/** What {@link createRowCodec} takes. */
 export interface RowCodecOptions<B extends BooleanStorage> {
+  /** How the database stores booleans: `'integer'` (SQLite) or `'native'` (PostgreSQL). */
   boolean: B;
 }
 

@@ -10,13 +10,19 @@
  */
 export type ColumnKind = 'text' | 'boolean' | 'smallint';
 
+/** One column of a table, as the codecs list them. */
 export interface Column {
+  /** The column's name in SQL. */
   readonly name: string;
+  /** Its logical type, which decides how an adapter binds it. */
   readonly kind: ColumnKind;
 }
 
+/** A text column named `name`. */
 export const textColumn = (name: string): Column => ({ name, kind: 'text' });
+/** A boolean column named `name` (0/1 in SQLite). */
 export const booleanColumn = (name: string): Column => ({ name, kind: 'boolean' });
+/** A smallint column named `name` (the feed's `link_flags`). */
 export const smallintColumn = (name: string): Column => ({ name, kind: 'smallint' });
 
 /** `a, b, c` (each name optionally prefixed, e.g. with a table alias), for column lists in SQL text. */

@@ -8,7 +8,12 @@ import { smallintColumn, textColumn, type Column } from './columns.js';
 import type { FeedRow } from './rows.js';
 
 /** Bits of the `link_flags` column: which link properties the change carried. */
-export const LINK_FLAGS = Object.freeze({ replaces: 1, replacedBy: 2 } as const);
+export const LINK_FLAGS = Object.freeze({
+  /** Set when the change had a `replaces` property (even `null`). */
+  replaces: 1,
+  /** Set when the change had a `replacedBy` property (even `null`). */
+  replacedBy: 2,
+} as const);
 
 /**
  * The feed columns filled from the change, in `feedValues` order. `seq` and `at` are not among
@@ -27,6 +32,7 @@ export const feedColumns: readonly Column[] = Object.freeze([
   textColumn('reason'),
 ]);
 
+/** The change's feed column values, in `feedColumns` order: its record as JSON text, links and flags. */
 export function feedValues(change: Change): (string | number | null)[] {
   // Only transaction changes declare the links, but the memory reference keeps whatever a change
   // carries, so read them off any entity.
@@ -48,6 +54,10 @@ export function feedValues(change: Change): (string | number | null)[] {
   ];
 }
 
+/**
+ * The feed entry a feed row holds: the change with its record parsed, its link properties set only
+ * when it carried them, then `seq` (as a number) and `at`.
+ */
 export function feedEntryFromRow(row: FeedRow): FeedEntry {
   // The link properties are set only when the change carried them; seq and at come last, as the
   // memory storage appends them to the change.

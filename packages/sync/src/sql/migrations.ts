@@ -12,9 +12,11 @@
 export interface MigrationStep {
   /** Positive integer, strictly increasing through the list. */
   readonly version: number;
+  /** A short name for errors and logs (e.g. `initial schema`). */
   readonly name: string;
 }
 
+/** What an adapter's `migrate` reports: the versions before and after, and the steps it ran. */
 export interface MigrationResult {
   /** Schema version before `migrate` ran (0: never migrated). */
   from: number;

@@ -32,7 +32,9 @@ export const SCAN_CHUNK = 1_000;
 
 /** Where a scan resumes: the primary key of the last row it yielded (within the connection). */
 export interface ScanCursor {
+  /** The last row's account. */
   accountId: string;
+  /** The last row's key within that account. */
   key: string;
 }
 

@@ -14,7 +14,12 @@ function shown(value: unknown): string {
  * `undefined`). Anything else is a RangeError: `NaN` read the whole feed from memory and SQLite, and
  * was a driver error on PostgreSQL.
  */
-export function feedReadBounds(options: ReadChangesOptions): { after: number; limit: number | undefined } {
+export function feedReadBounds(options: ReadChangesOptions): {
+  /** The seq to read after, a whole number. */
+  after: number;
+  /** The most entries to read; `undefined`: no limit. */
+  limit: number | undefined;
+} {
   if (options === null || typeof options !== 'object')
     throw new TypeError('readChanges needs options: { after?, limit, connectionId? }');
   const { after = 0, limit, connectionId } = options;

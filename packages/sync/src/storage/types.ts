@@ -11,8 +11,11 @@ import type {
 
 /** Identifies one transaction key of one account. */
 export interface TransactionRef {
+  /** The connection the row belongs to. */
   connectionId: string;
+  /** The account the row belongs to. */
   accountId: string;
+  /** The row's key within the account (see `MirrorTransaction.key`). */
   key: string;
 }
 
@@ -22,8 +25,11 @@ export interface TransactionRef {
  * A storage applies all of it or none of it.
  */
 export interface WriteBatch {
+  /** Changes to the mirror, applied and appended to the feed in this order. May be empty. */
   changes: Change[];
+  /** Connection states to store, each replacing the stored one with its id. */
   connections?: ConnectionState[];
+  /** Account sync states to store, each replacing the stored one for its account. */
   accountStates?: AccountSyncState[];
   /** Superseded rows to record, or to replace when their key is recorded already. */
   superseded?: SupersededTransaction[];
@@ -34,9 +40,15 @@ export interface WriteBatch {
    * batch only while `workerId` still holds the lease on `connectionId`, else throws `LeaseLostError`
    * and writes nothing. Storages without leases ignore it.
    */
-  fence?: { connectionId: string; workerId: string };
+  fence?: {
+    /** The connection whose lease guards the batch. */
+    connectionId: string;
+    /** The worker that must still hold that lease. */
+    workerId: string;
+  };
 }
 
+/** Filters of `Storage.findTransactions`; every one given must match. Dates are `YYYY-MM-DD`. */
 export interface TransactionQuery {
   /** First date, inclusive. */
   from?: string;
@@ -55,6 +67,7 @@ export interface TransactionQuery {
 /** The most keys one `findTransactions` query may name. */
 export const MAX_QUERY_KEYS = 10_000;
 
+/** Which change-feed entries `readChanges` returns, in `seq` order. */
 export interface ReadChangesOptions {
   /** Return entries with `seq` greater than this (0 or omitted: from the start). */
   after?: number;
@@ -80,16 +93,22 @@ export interface ReadChangesOptions {
 export interface Storage {
   /** Creates or migrates the schema. Safe to call more than once. */
   init(): Promise<void>;
+  /** Releases what the storage holds open (a database handle or pool it made). */
   close(): Promise<void>;
 
+  /** Commits one batch atomically (see the rules above). */
   apply(batch: WriteBatch): Promise<void>;
 
+  /** A connection's state; `undefined` when none has this id. */
   getConnection(connectionId: string): Promise<ConnectionState | undefined>;
+  /** Every stored connection's state. */
   listConnections(): Promise<ConnectionState[]>;
   /** Deletes a connection, its mirror, its feed entries and its bookkeeping (superseded rows included). */
   removeConnection(connectionId: string): Promise<void>;
 
+  /** The connection's mirrored accounts, `gone` and `inactive` ones included. */
   listAccounts(connectionId: string): Promise<MirrorAccount[]>;
+  /** The connection's per-account sync bookkeeping. */
   listAccountStates(connectionId: string): Promise<AccountSyncState[]>;
 
   /** Transactions of one account, filtered; ordered by date then key. */
@@ -100,17 +119,26 @@ export interface Storage {
   ): Promise<MirrorTransaction[]>;
   /** Every transaction of a connection (optionally one account), streamed in key order with bounded memory. */
   scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction>;
+  /** How many transaction rows the mirror holds for a connection (optionally one account). */
   countTransactions(connectionId: string, accountId?: string): Promise<number>;
 
+  /** The account's mirrored holdings. */
   listHoldings(connectionId: string, accountId: string): Promise<MirrorHolding[]>;
 
   /** The account's superseded rows (engine bookkeeping, see `SupersededTransaction`), ordered by key. */
   listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]>;
 
+  /** One batch of the change feed, in `seq` order; fewer than `limit` entries (or none) once caught up. */
   readChanges(options: ReadChangesOptions): Promise<FeedEntry[]>;
   /** The highest `seq` committed so far (0 when the feed is empty). */
   lastSeq(): Promise<number>;
 }
+
+/**
+ * The longest lease a work queue grants (a day): a lease is renewed every third of its length, and
+ * one of years would overflow a database's interval.
+ */
+export const MAX_LEASE_MS = 86_400_000;
 
 /**
  * Work distribution for many engine processes over one shared storage (implemented by
@@ -119,12 +147,6 @@ export interface Storage {
  * stops renewing: its lease expires and another worker claims the connection, resuming from the last
  * commit.
  */
-/**
- * The longest lease a work queue grants (a day): a lease is renewed every third of its length, and
- * one of years would overflow a database's interval.
- */
-export const MAX_LEASE_MS = 86_400_000;
-
 export interface WorkQueue {
   /** Claims up to `limit` due connections for `workerId`, each leased until `now + leaseMs`. */
   claimDue(workerId: string, options: { limit: number; leaseMs: number; now: Date }): Promise<string[]>;
@@ -140,13 +162,19 @@ export interface WorkQueue {
   listLeases(): Promise<LeaseInfo[]>;
 }
 
+/** One connection's lease and schedule, as `WorkQueue.listLeases` reports it. Times are ISO timestamps. */
 export interface LeaseInfo {
+  /** The connection. */
   connectionId: string;
+  /** The worker holding the lease; `null` when not leased. Kept after expiry until taken or released. */
   workerId: string | null;
+  /** When that lease runs out; `null` when not leased. A past time means the lease is free to claim. */
   leaseExpiresAt: string | null;
+  /** When the connection is next due; `null` when not set yet (due now). */
   nextRunAt: string | null;
 }
 
+/** Whether a storage also implements {@link WorkQueue}, as `SyncWorker` requires. */
 export function isWorkQueue(storage: unknown): storage is WorkQueue {
   return typeof (storage as Partial<WorkQueue>)?.claimDue === 'function';
 }

@@ -22,7 +22,9 @@ import {
   transaction,
 } from './fixtures.js';
 
+/** What the factory given to {@link runStorageConformance} makes for each test: a fresh, empty storage. */
 export interface ConformanceSubject {
+  /** The storage under test, not yet initialised (the suite calls `init()`). */
   storage: Storage;
   /** Drops whatever the storage created (files, schemas). Called after `close()`. */
   cleanup?: () => Promise<void>;
@@ -30,6 +32,10 @@ export interface ConformanceSubject {
   reopen?: () => Promise<Storage>;
 }
 
+/**
+ * Registers the conformance tests (a vitest `describe` block named after `name`). `create` is called
+ * before each test and must return a subject over empty data.
+ */
 export function runStorageConformance(name: string, create: () => Promise<ConformanceSubject>): void {
   describe(`${name}: storage conformance`, () => {
     let subject: ConformanceSubject;

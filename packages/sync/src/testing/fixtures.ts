@@ -9,10 +9,12 @@ import type {
   TransactionChange,
 } from '../model.js';
 
+/** An `active` connection state created 2026-01-01, with `overrides` laid over it. */
 export function connectionState(id: string, overrides: Partial<ConnectionState> = {}): ConnectionState {
   return { ...newConnectionState(id, new Date('2026-01-01T00:00:00.000Z')), ...overrides };
 }
 
+/** An active GBP account with a balance, with `overrides` laid over it. */
 export function account(
   connectionId: string,
   id: string,
@@ -34,6 +36,10 @@ export function account(
   };
 }
 
+/**
+ * A posted GBP card payment dated 2026-03-14 under `key` (its `providerId` taken from an `id:` key),
+ * with `overrides` laid over it.
+ */
 export function transaction(
   connectionId: string,
   accountId: string,
@@ -55,6 +61,7 @@ export function transaction(
   };
 }
 
+/** A USD holding of an index ETF under `key`, with `overrides` laid over it. */
 export function holding(
   connectionId: string,
   accountId: string,
@@ -79,6 +86,7 @@ export function holding(
   };
 }
 
+/** An account sync state with nothing recorded yet, with `overrides` laid over it. */
 export function accountState(
   connectionId: string,
   accountId: string,
@@ -97,12 +105,15 @@ export function accountState(
   };
 }
 
+/** The `added` change of a transaction record. */
 export function added(record: MirrorTransaction): TransactionChange {
   return makeChange('transaction', 'added', record);
 }
+/** The `modified` change of a transaction record. */
 export function modified(record: MirrorTransaction): TransactionChange {
   return makeChange('transaction', 'modified', record);
 }
+/** The `removed` change of the transaction with this identity. */
 export function removed(
   record: Pick<MirrorTransaction, 'connectionId' | 'accountId' | 'key'>,
 ): TransactionChange {
