@@ -7,8 +7,8 @@ import {
   type ResponseIssue,
 } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
-import { logTo } from '@finsync/internals/http';
-import { checkedAccountId, checkedClientOptions, checkedWindowDays } from './options.js';
+import { checkedSignal, logTo } from '@finsync/internals/http';
+import { checkedAccountId, checkedClientOptions, checkedToArrayLimit, checkedWindowDays } from './options.js';
 import {
   walkTransactionPages,
   type RawWindowResult,
@@ -90,12 +90,14 @@ export interface ProviderClientOptions {
    * holds every answer in memory and hands each out as one page.
    */
   spill?: SpillSettings | false;
-  /** A `fetch` implementation; default `globalThis.fetch`. */
+  /** A `fetch` implementation (a function); default `globalThis.fetch`, looked up per call. */
   fetch?: typeof globalThis.fetch;
+  /** An object with any of `debug`, `info`, `warn`, `error` (each a function), e.g. `console`. */
   logger?: ProviderLogger;
 }
 
 export interface CallOptions {
+  /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
   signal?: AbortSignal;
 }
 
@@ -121,7 +123,11 @@ export type HoldingsResult =
  */
 export interface TransactionList extends AsyncIterable<Transaction> {
   pages(): AsyncIterable<TransactionPage>;
-  /** Collects every transaction; refuses to hold more than `limit` (a guard against unbounded memory). */
+  /**
+   * Collects every transaction; refuses (`RangeError`) to hold more than `limit`, a guard against
+   * unbounded memory. `limit` is required: a whole number, 0 or more (a `RangeError` otherwise, and a
+   * `TypeError` without options), checked before anything is sent.
+   */
   toArray(options: { limit: number }): Promise<Transaction[]>;
 }
 
@@ -184,7 +190,7 @@ export class ProviderClient {
     this.baseUrl = checked.baseUrl;
     this.#windowDays = checked.windowDays;
     this.#timeZone = checked.timeZone;
-    this.#logger = options.logger;
+    this.#logger = checked.logger;
     this.#transactionSchema = createTransactionSchema(checked.timeZone);
     this.#transactionListSchema = createTransactionListSchema(checked.timeZone);
     this.#spill = checked.spill;
@@ -195,23 +201,23 @@ export class ProviderClient {
       maxRetries: checked.maxRetries,
       maxRetryAfterMs: checked.maxRetryAfterMs,
       rateLimit: checked.rateLimit,
-      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-      logger: options.logger,
+      fetch: checked.fetch,
+      logger: checked.logger,
     });
   }
 
   /** Every account the key has access to (switched on under the destination's Account Access). */
   async listAccounts(options: CallOptions = {}): Promise<Account[]> {
-    const response = await this.#http.getJson('accounts', { signal: options.signal });
+    const signal = checkedSignal(options.signal);
+    const response = await this.#http.getJson('accounts', { signal });
     return this.#parse(AccountListSchema, response).accounts;
   }
 
   /** The current balance. Its `currency` is the account's authoritative currency. */
   async getBalance(accountId: string | number, options: CallOptions = {}): Promise<Balance> {
     const id = checkedAccountId(accountId);
-    const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/balance`, {
-      signal: options.signal,
-    });
+    const signal = checkedSignal(options.signal);
+    const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/balance`, { signal });
     return this.#parse(BalanceSchema, response);
   }
 
@@ -221,10 +227,9 @@ export class ProviderClient {
    */
   async getHoldings(accountId: string | number, options: CallOptions = {}): Promise<HoldingsResult> {
     const id = checkedAccountId(accountId);
+    const signal = checkedSignal(options.signal);
     try {
-      const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/holdings`, {
-        signal: options.signal,
-      });
+      const response = await this.#http.getJson(`accounts/${encodeURIComponent(id)}/holdings`, { signal });
       return { supported: true, ...this.#parse(HoldingsSchema, response) };
     } catch (error) {
       if (error instanceof NotFoundError || (error instanceof ProviderAPIError && error.status === 501)) {
@@ -240,6 +245,7 @@ export class ProviderClient {
    */
   listTransactions(accountId: string | number, options: ListTransactionsOptions = {}): TransactionList {
     const id = checkedAccountId(accountId);
+    const signal = checkedSignal(options.signal);
     assertDate('from', options.from);
     assertDate('to', options.to);
     if (options.from && options.to && options.from > options.to) {
@@ -273,7 +279,7 @@ export class ProviderClient {
       return { rows: parsed.transactions, total: parsed.total ?? parsed.count ?? null };
     };
     const fetchWindow = async (window: TransactionWindow): Promise<RawWindowResult> => {
-      const request = requestFor(window, options.signal);
+      const request = requestFor(window, signal);
       if (window.from === null && this.#spill !== false) {
         return this.#readWholeHistory(await this.#http.getStream(path, request), id, this.#spill);
       }
@@ -291,7 +297,7 @@ export class ProviderClient {
         windowDays,
         includePending,
         receiveWindow,
-        signal: options.signal,
+        signal,
         ...(this.#spill === false ? {} : { pageRows: this.#spill.pageRows }),
         onShortfall: (page) =>
           logTo(this.#logger, 'warn', 'provider returned fewer transactions than its total', {
@@ -304,7 +310,6 @@ export class ProviderClient {
       });
     // Once the caller's signal has fired, no page is handed out, not even one already in memory
     // (the rest of a dense window, a held or spilled whole history).
-    const signal = options.signal;
     const pages = signal
       ? async function* (): AsyncGenerator<TransactionPage> {
           for await (const page of walk()) {
@@ -324,7 +329,8 @@ export class ProviderClient {
       async *[Symbol.asyncIterator]() {
         for await (const page of pages()) yield* page.transactions;
       },
-      async toArray({ limit }) {
+      async toArray(toArrayOptions) {
+        const limit = checkedToArrayLimit(toArrayOptions);
         const all: Transaction[] = [];
         for await (const page of pages()) {
           if (all.length + page.transactions.length > limit) {

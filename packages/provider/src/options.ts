@@ -1,40 +1,31 @@
 /**
- * The checks on what a caller hands the client: the constructor's options, a call's `windowDays`
- * and account ids. A bad value is a programmer's error, thrown at once as a `TypeError` (wrong
- * kind) or `RangeError` (out of bounds) naming the option and the value received, rather than
- * failing later in a request, a timer or the date arithmetic of a walk.
+ * The checks on what a caller hands the client: the constructor's options, a call's `windowDays`,
+ * `signal` and account ids, and `toArray`'s `limit`. A bad value is a programmer's error, thrown at
+ * once as a `TypeError` (wrong kind) or `RangeError` (out of bounds) naming the option and the value
+ * received, rather than failing later in a request, a timer or the date arithmetic of a walk.
  */
-import { excerpt } from '@finsync/internals/http';
+import {
+  MAX_TIMER_MS,
+  checkedFetch,
+  checkedLogger,
+  checkedMaxRetries,
+  checkedMs,
+  shown,
+} from '@finsync/internals/http';
 import type { RateLimitOptions } from './core/http.js';
 import type { ProviderClientOptions } from './client.js';
+import type { ProviderLogger } from './core/logger.js';
 import { resolveSpillSettings, type ResolvedSpillSettings } from './whole-history.js';
 
 export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
 
-/** Node runs no timer longer than this: a longer one fires at once (and ky refuses such a timeout). */
-export const MAX_TIMER_MS = 2_147_483_647;
 /** A century: longer than any bank's history, and it keeps every window's end a 4-digit year. */
 export const MAX_WINDOW_DAYS = 36_525;
 /** Longer ids than any provider's; a longer one is a mistake (a body, a file) and is not sent. */
 export const MAX_ACCOUNT_ID_LENGTH = 256;
 
-/** How much of a string a message repeats. */
-const SHOWN_LENGTH = 40;
-
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * `value` as a message shows it: a string quoted, cut, and with the key masked (an option given the
- * key by mistake must not repeat it); anything else by its kind, never by calling its `toString`.
- */
-function shown(value: unknown, apiKey = ''): string {
-  if (typeof value === 'string') return JSON.stringify(excerpt(value, apiKey, SHOWN_LENGTH));
-  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
 
 /** `windowDays` from the constructor or a call: a whole number of days, 1 to `MAX_WINDOW_DAYS`. */
 export function checkedWindowDays(value: unknown): number {
@@ -72,6 +63,16 @@ export function checkedAccountId(value: unknown): string {
   return value;
 }
 
+/** `toArray`'s options: `{ limit }`, a whole number of transactions from 0. */
+export function checkedToArrayLimit(options: unknown): number {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`toArray needs options { limit }, a non-negative integer; got ${shown(options)}`);
+  }
+  const { limit } = options as { limit?: unknown };
+  if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 0) return limit;
+  throw new RangeError(`toArray needs a limit: a non-negative integer; got ${shown(limit)}`);
+}
+
 export interface CheckedClientOptions {
   baseUrl: string;
   timeoutMs: number;
@@ -81,19 +82,8 @@ export interface CheckedClientOptions {
   windowDays: number;
   timeZone: string | undefined;
   spill: ResolvedSpillSettings | false;
-}
-
-function checkedMs(name: string, value: unknown, zero: 'zero allowed' | 'positive'): number {
-  const least = zero === 'positive' ? 'a positive number of milliseconds' : 'a number of milliseconds from 0';
-  if (
-    typeof value === 'number' &&
-    value <= MAX_TIMER_MS &&
-    (value > 0 || (value === 0 && zero !== 'positive'))
-  )
-    return value;
-  throw new RangeError(
-    `${name} must be ${least} up to ${MAX_TIMER_MS} (what a timer can wait), got ${shown(value)}`,
-  );
+  fetch: typeof globalThis.fetch;
+  logger: ProviderLogger | undefined;
 }
 
 function checkedBaseUrl(value: unknown, apiKey: string): string {
@@ -156,7 +146,7 @@ function checkedSpill(spill: ProviderClientOptions['spill']): ResolvedSpillSetti
   return resolveSpillSettings(settings);
 }
 
-/** Every option but `fetch` and `logger`, checked and with its default. */
+/** Every option, checked and with its default. */
 export function checkedClientOptions(options: ProviderClientOptions): CheckedClientOptions {
   if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
     throw new TypeError('ProviderClient needs a non-empty apiKey');
@@ -166,18 +156,16 @@ export function checkedClientOptions(options: ProviderClientOptions): CheckedCli
   if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
     throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
   }
-  const maxRetries = options.maxRetries ?? 2;
-  if (!(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
-    throw new RangeError(`maxRetries must be a whole number of at least 0, got ${shown(maxRetries)}`);
-  }
   return {
     baseUrl: checkedBaseUrl(options.baseUrl, apiKey),
     timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive'),
-    maxRetries,
+    maxRetries: checkedMaxRetries(options.maxRetries ?? 2),
     maxRetryAfterMs: checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed'),
     rateLimit: checkedRateLimit(options.rateLimit),
     windowDays: checkedWindowDays(options.windowDays ?? 90),
     timeZone: checkedTimeZone(options.timeZone),
     spill: checkedSpill(options.spill),
+    fetch: checkedFetch(options.fetch, apiKey),
+    logger: checkedLogger<ProviderLogger>(options.logger, apiKey),
   };
 }

@@ -78,7 +78,9 @@ describe('constructor options', () => {
     ['timeoutMs', 'abc', /got "abc"$/],
     ['timeoutMs', Infinity, /got Infinity$/],
     ['timeoutMs', 1e12, /got 1000000000000$/],
-    ['maxRetries', -1, /^maxRetries must be a whole number of at least 0, got -1$/],
+    ['maxRetries', -1, /^maxRetries must be a whole number from 0 to 10, got -1$/],
+    ['maxRetries', 11, /got 11$/],
+    ['maxRetries', 1e9, /got 1000000000$/],
     ['maxRetries', 1.5, /got 1.5$/],
     ['maxRetries', '2', /got "2"$/],
     ['maxRetries', Infinity, /got Infinity$/],
@@ -211,5 +213,146 @@ describe('account ids', () => {
     const client = make({})();
     for (const id of ['y'.repeat(256), 'café 😀', 4711, 0])
       await expect(client.getBalance(id)).resolves.toBeDefined();
+  });
+});
+
+describe('fetch and logger', () => {
+  it.each([
+    ['fetch', 42, /^fetch must be a function \(a fetch implementation\), got 42$/],
+    ['fetch', 'fetch', /got "fetch"$/],
+    ['fetch', {}, /got an object$/],
+    [
+      'logger',
+      'yes',
+      /^logger must be an object with some of the methods debug, info, warn and error \(console works\), got "yes"$/,
+    ],
+    ['logger', true, /got true$/],
+    ['logger', console.log, /got a function$/],
+    ['logger', [], /got an array$/],
+    ['logger', { warn: 'loud' }, /^logger.warn must be a function, got "loud"$/],
+    ['logger', { debug: () => {}, error: 1 }, /^logger.error must be a function, got 1$/],
+  ])('refuses %s: %o with a TypeError naming it and the value', (name, value, message) => {
+    expect(make({ [name]: value })).toThrow(TypeError);
+    expect(make({ [name]: value })).toThrow(message);
+  });
+
+  it('never repeats the key given as fetch or logger', () => {
+    for (const name of ['fetch', 'logger']) {
+      expect(make({ [name]: KEY })).toThrow(TypeError);
+      expect(make({ [name]: KEY })).not.toThrow(KEY);
+    }
+  });
+
+  it('takes a fetch function and loggers with some or all of the methods', async () => {
+    serveEmpty();
+    const lines: string[] = [];
+    const logger = { debug: (message: string) => lines.push(message) };
+    const fetches: string[] = [];
+    const client = make({
+      logger,
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+        fetches.push(input instanceof Request ? input.url : String(input));
+        return globalThis.fetch(input, init);
+      },
+    })();
+    await expect(client.getBalance(4711)).resolves.toBeDefined();
+    expect(fetches).toHaveLength(1);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const options of [
+      { logger: console },
+      { logger: {} },
+      { logger: { info: undefined } },
+      { fetch: undefined },
+    ])
+      expect(make(options)).not.toThrow();
+  });
+});
+
+describe("a call's signal", () => {
+  const calls = (signal: unknown): Array<() => unknown> => {
+    const client = make({})();
+    const options = { signal: signal as AbortSignal };
+    return [
+      () => client.listAccounts(options),
+      () => client.getBalance(4711, options),
+      () => client.getHoldings(4711, options),
+      () => client.listTransactions(4711, { from: '2026-01-01', to: '2026-01-02', ...options }),
+      () => client.listTransactions(4711, options),
+    ];
+  };
+
+  it.each([
+    ['nope', /^signal must be an AbortSignal, got "nope"$/],
+    [42, /got 42$/],
+    [{ aborted: false }, /got an object$/],
+    [new AbortController(), /got an object$/],
+  ])('refuses %o with a TypeError before any request', async (signal, message) => {
+    const asked = serveEmpty();
+    for (const call of calls(signal)) {
+      const error = await thrownBy(call);
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(asked).toHaveLength(0);
+  });
+
+  it('refuses it when the list is made, not when it is walked', () => {
+    serveEmpty();
+    const list = () => make({})().listTransactions(4711, { signal: 'nope' as unknown as AbortSignal });
+    expect(list).toThrow(TypeError);
+  });
+
+  it('takes an AbortSignal, or none', async () => {
+    serveEmpty();
+    server.use(http.get(`${BASE}/accounts`, () => HttpResponse.json({ accounts: [], total: 0 })));
+    const client = make({})();
+    for (const signal of [new AbortController().signal, AbortSignal.timeout(60_000), undefined, null]) {
+      const options = { signal: signal as AbortSignal };
+      await expect(client.listAccounts(options)).resolves.toBeDefined();
+      await expect(client.getBalance(4711, options)).resolves.toBeDefined();
+      await expect(
+        client
+          .listTransactions(4711, { from: '2026-01-01', to: '2026-01-02', ...options })
+          .toArray({ limit: 1 }),
+      ).resolves.toEqual([]);
+    }
+  });
+});
+
+describe('toArray({ limit })', () => {
+  const list = () => make({})().listTransactions(4711, { from: '2026-01-01', to: '2026-01-10' });
+  const toArray = (options: unknown) => list().toArray(options as { limit: number });
+
+  it.each([undefined, null, 5, 'all'])(
+    'without options (%o) is a TypeError naming limit',
+    async (options) => {
+      const asked = serveEmpty();
+      const error = await thrownBy(() => toArray(options));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(
+        /^toArray needs options \{ limit \}, a non-negative integer; got /,
+      );
+      expect(asked).toHaveLength(0);
+    },
+  );
+
+  it.each([
+    [{}, 'undefined'],
+    [{ limit: -1 }, '-1'],
+    [{ limit: 1.5 }, '1.5'],
+    [{ limit: NaN }, 'NaN'],
+    [{ limit: Infinity }, 'Infinity'],
+    [{ limit: '10' }, '"10"'],
+  ])('%o is a RangeError naming the value, before any request', async (options, got) => {
+    const asked = serveEmpty();
+    const error = await thrownBy(() => toArray(options));
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).message).toBe(`toArray needs a limit: a non-negative integer; got ${got}`);
+    expect(asked).toHaveLength(0);
+  });
+
+  it('takes a limit of 0 for a list with no rows', async () => {
+    serveEmpty();
+    await expect(toArray({ limit: 0 })).resolves.toEqual([]);
   });
 });

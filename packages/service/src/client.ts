@@ -1,7 +1,15 @@
 import { buildCreateBody } from './create-body.js';
 import { InvalidRequestError, type Issue } from './errors.js';
 import { HttpClient } from './http.js';
-import { logTo } from '@finsync/internals/http';
+import {
+  MAX_TIMER_MS,
+  checkedFetch,
+  checkedLogger,
+  checkedMaxRetries,
+  checkedMs,
+  checkedSignal,
+  logTo,
+} from '@finsync/internals/http';
 import type { ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
 import {
@@ -43,20 +51,25 @@ export interface ServiceClientOptions {
   apiKey: string;
   /** Per attempt; a retried call can take longer in total. Default 30 000 ms. */
   timeoutMs?: number;
-  /** Retries after the first attempt (see the README's retry policy). Default 2. */
+  /** Retries after the first attempt (see the README's retry policy), 0 to 10. Default 2. */
   maxRetries?: number;
   /**
    * The longest server-requested wait (`Retry-After`, …) a call sleeps through before retrying. A
    * longer one throws `RateLimitError` with `retryAfterMs` at once, so the caller can reschedule.
-   * Default 60 000 ms.
+   * 0 to 2^31 − 1 ms; default 60 000 ms.
    */
   maxRetryAfterMs?: number;
-  /** A `fetch` implementation; default `globalThis.fetch` (looked up per call, so MSW sees it). */
+  /**
+   * A `fetch` implementation (a function); default `globalThis.fetch` (looked up per call, so MSW
+   * sees it).
+   */
   fetch?: typeof globalThis.fetch;
+  /** An object with any of `debug`, `info`, `warn`, `error` (each a function), e.g. `console`. */
   logger?: ServiceLogger;
 }
 
 export interface CallOptions {
+  /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
   signal?: AbortSignal;
 }
 
@@ -166,6 +179,7 @@ export class TransactionsResource {
    */
   list(params: TransactionListParams = {}, options: CallOptions = {}): TransactionList {
     this.#checkParams(listIssues(params), 'list transactions', 'transactions');
+    checkedSignal(options.signal);
     return this.#pages('transactions', params, options);
   }
 
@@ -178,6 +192,7 @@ export class TransactionsResource {
       ? [...unknownIssues(params, ['page', 'per_page'], 'the deleted list'), ...pageIssues(params)]
       : [NOT_AN_OBJECT];
     this.#checkParams(issues, 'list deleted transactions', 'transactions/deleted');
+    checkedSignal(options.signal);
     return this.#pages('transactions/deleted', params, options);
   }
 
@@ -235,18 +250,15 @@ export class TransactionsResource {
   }
 }
 
-/** The longest timer Node (and ky) can set: 2^31 − 1 ms, about 24.8 days. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-
 /** `timeoutMs`: a finite number of milliseconds from 1 to 2^31 − 1 (a longer one fails every call). */
 function checkTimeout(value: unknown): number {
   if (typeof value !== 'number') {
     const shown = typeof value === 'string' && value.length <= 32 ? ` ${JSON.stringify(value)}` : '';
     throw new TypeError(`timeoutMs must be a number of milliseconds, got ${typeof value}${shown}`);
   }
-  if (!Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+  if (!Number.isFinite(value) || value < 1 || value > MAX_TIMER_MS) {
     throw new RangeError(
-      `timeoutMs must be a finite number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(value)}`,
+      `timeoutMs must be a finite number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${String(value)}`,
     );
   }
   return value;
@@ -303,26 +315,22 @@ export class ServiceClient {
       .replace(/\/+$/, '')
       .replace(/\/api\/v1$/, '');
     const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000);
-    const maxRetries = options.maxRetries ?? 2;
-    const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new RangeError('maxRetries must be a non-negative integer');
-    }
-    if (!(maxRetryAfterMs >= 0)) throw new RangeError('maxRetryAfterMs must be a non-negative number');
-    const fetchImpl = options.fetch;
+    const maxRetries = checkedMaxRetries(options.maxRetries ?? 2);
+    const maxRetryAfterMs = checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed');
+    const logger = checkedLogger(options.logger, options.apiKey);
     this.#http = new HttpClient({
       apiKey: options.apiKey,
       baseUrl: this.baseUrl,
       timeoutMs,
       maxRetries,
       maxRetryAfterMs,
-      fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-      logger: options.logger,
+      fetch: checkedFetch(options.fetch, options.apiKey),
+      logger,
       onRateLimit: (snapshot) => {
         this.#rateLimit = snapshot;
       },
     });
-    this.transactions = new TransactionsResource(this, this.#http, options.logger);
+    this.transactions = new TransactionsResource(this, this.#http, logger);
     this.accounts = new AccountsResource(this.#http);
     this.categories = new CategoriesResource(this.#http);
     this.merchants = new MerchantsResource(this.#http);

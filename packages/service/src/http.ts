@@ -3,6 +3,7 @@
  * from each attempt's answer (#fetchAttempt), the retry policy of retry.ts, and the rate-limit headers.
  */
 import {
+  checkedSignal,
   delayBeforeRetry,
   excerpt,
   exchangeJson,
@@ -117,6 +118,8 @@ export class HttpClient {
 
   /** Sends one request (retrying per the method's policy) and returns the parsed JSON of a 2xx answer. */
   async requestJson(spec: RequestSpec): Promise<JsonResponse> {
+    // Every call's `signal` comes through here: refused before anything is sent, not by fetch.
+    checkedSignal(spec.signal);
     const method = spec.method.toUpperCase();
     const query = spec.query?.toString() ?? '';
     const path = `/${spec.path}${query ? `?${query}` : ''}`;

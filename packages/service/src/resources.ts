@@ -2,6 +2,7 @@
  * The lookup resources, so nobody needs the untyped `request()` to find an id: `client.accounts`,
  * `client.categories`, `client.merchants`, `client.tags`.
  */
+import { checkedSignal } from '@finsync/internals/http';
 import type { z } from 'zod';
 import type { CallOptions } from './client.js';
 import type { Issue } from './errors.js';
@@ -107,6 +108,7 @@ export class AccountsResource {
     checkParams('accounts', params, ['page', 'per_page', 'include_disabled'], (p) =>
       booleanIssue('include_disabled', p.include_disabled),
     );
+    checkedSignal(options.signal);
     const { page: startPage = 1, ...filters } = params;
     const fetchPage = async (page: number) =>
       parseBody(
@@ -141,6 +143,7 @@ export class CategoriesResource {
       ...booleanIssue('roots_only', p.roots_only),
       ...uuidIssue('parent_id', p.parent_id),
     ]);
+    checkedSignal(options.signal);
     const { page: startPage = 1, ...filters } = params;
     const fetchPage = async (page: number) =>
       parseBody(

@@ -3,6 +3,16 @@
  * status → error ladder, retry policy and redirect rule, and builds them from these.
  */
 export {
+  MAX_RETRIES,
+  MAX_TIMER_MS,
+  checkedFetch,
+  checkedLogger,
+  checkedMaxRetries,
+  checkedMs,
+  checkedSignal,
+  shown,
+} from './client-options.js';
+export {
   errorOptions,
   requestErrorJSON,
   type RequestErrorContext,

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { checkedFetch, checkedLogger, checkedMaxRetries, checkedSignal } from '../../src/http/index.js';
+
+describe('the option checks both clients share', () => {
+  it('take an AbortSignal by its shape, as fetch does, and refuse anything else', () => {
+    const real = new AbortController().signal;
+    expect(checkedSignal(real)).toBe(real);
+    expect(checkedSignal(undefined)).toBeUndefined();
+    // A polyfill's or another realm's signal is not `instanceof` this realm's AbortSignal.
+    const foreign = { aborted: false, addEventListener() {}, removeEventListener() {} };
+    expect(checkedSignal(foreign)).toBe(foreign);
+    expect(() => checkedSignal('nope')).toThrow('signal must be an AbortSignal, got "nope"');
+  });
+
+  it('never repeat the key in a message, even when it was given as the wrong option', () => {
+    const key = 'sk-test-SECRET123';
+    expect(() => checkedFetch(key, key)).toThrow(TypeError);
+    expect(() => checkedFetch(key, key)).not.toThrow(/SECRET123/);
+    expect(() => checkedLogger({ info: key }, key)).toThrow(
+      /logger.info must be a function, got "\[REDACTED\]"/,
+    );
+    expect(() => checkedMaxRetries(11)).toThrow('maxRetries must be a whole number from 0 to 10, got 11');
+  });
+});
