@@ -49,14 +49,25 @@ const ZONE_MARGIN_DAYS = 2;
 
 export { DEFAULT_BASE_URL } from './options.js';
 
+/**
+ * What `new ProviderClient(…)` takes. Only `apiKey` is required; the defaults suit the real provider
+ * (in tests, spread `testClientOptions` from `@finsync/provider/msw`). Every option is checked when the
+ * client is made, and a bad one throws a `TypeError` or `RangeError` naming it.
+ */
 export interface ProviderClientOptions {
   /** The provider API key. Sent as `x-api-key`; never logged, never kept on errors. */
   apiKey: string;
-  /** Default `https://www.lunchflow.app/api/v1`. */
+  /**
+   * The API root, an absolute `http:` or `https:` URL (a trailing `/` is dropped). Default
+   * `DEFAULT_BASE_URL`, `https://www.lunchflow.app/api/v1`; point it at a sandbox server in tests.
+   */
   baseUrl?: string;
-  /** Per attempt; a retried call can take longer in total. Default 60 000 ms. */
+  /**
+   * Milliseconds per attempt, for the response headers and then for any pause in the body; a retried
+   * call can take longer in total. Above 0, up to 2 147 483 647. Default 60 000.
+   */
   timeoutMs?: number;
-  /** Retries after the first attempt, for network errors, timeouts, 408, 429 and 5xx. Default 2. */
+  /** Retries after the first attempt, for network errors, timeouts, 408, 429 and 5xx: 0 to 10. Default 2. */
   maxRetries?: number;
   /**
    * The longest server-requested wait (`Retry-After`, or the wait in a rate-limit message) that a call
@@ -96,11 +107,17 @@ export interface ProviderClientOptions {
   logger?: ProviderLogger;
 }
 
+/** Options every `ProviderClient` method takes. */
 export interface CallOptions {
   /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
   signal?: AbortSignal;
 }
 
+/**
+ * Options of `ProviderClient.listTransactions`: the date range, whether pending rows are wanted, and
+ * the window size. Dates are checked when `listTransactions` is called (a `RangeError` for a date that
+ * is not `YYYY-MM-DD`, or `from` after `to`).
+ */
 export interface ListTransactionsOptions extends CallOptions {
   /** First day, inclusive. Omitted: the whole history, in one request. */
   from?: CalendarDate;
@@ -108,20 +125,41 @@ export interface ListTransactionsOptions extends CallOptions {
   to?: CalendarDate;
   /** Ask for pending rows too (`include_pending=true`). Default false. */
   includePending?: boolean;
-  /** Overrides the client's `windowDays` for this call. */
+  /** Days per request for this call, 1 to 36 525, instead of the client's `windowDays`. */
   windowDays?: number;
 }
 
 /** The result of `getHoldings`: holdings, or the provider's answer that the account has none to give. */
 export type HoldingsResult =
-  | { supported: true; holdings: Holding[]; totalValue: string | null; currency: string | null }
-  | { supported: false; status: number; reason: string };
+  | {
+      /** The account has holdings to report (possibly none). */
+      supported: true;
+      /** Each position of the account. */
+      holdings: Holding[];
+      /** The provider's total value of the holdings, a decimal string, or `null` when it sent none. */
+      totalValue: string | null;
+      /** ISO 4217 code of `totalValue`, upper-cased, or `null` when the provider sent none. */
+      currency: string | null;
+    }
+  | {
+      /** The provider does not report holdings for this account. */
+      supported: false;
+      /** The HTTP status that said so: 501, or 404 for some accounts. */
+      status: number;
+      /** The error message built from that answer, for display or logs. */
+      reason: string;
+    };
 
 /**
  * The transactions of one account over a date range, fetched lazily. Iterate it for transactions,
  * or `pages()` for one entry per provider response. Each iteration sends fresh requests.
  */
 export interface TransactionList extends AsyncIterable<Transaction> {
+  /**
+   * The same transactions grouped as they arrive: one `TransactionPage` per provider response (or per
+   * page of whole weeks of a large answer), oldest first, each with the provider's `total` and any
+   * `shortfall`. Use it to tell a complete window from one cut short.
+   */
   pages(): AsyncIterable<TransactionPage>;
   /**
    * Collects every transaction; refuses (`RangeError`) to hold more than `limit`, a guard against
@@ -176,6 +214,7 @@ function assertDate(name: string, value: string | undefined): void {
  * ```
  */
 export class ProviderClient {
+  /** The API root in use, with no trailing `/`; safe to log (the key is never part of it). */
   readonly baseUrl: string;
   readonly #http: HttpClient;
   readonly #windowDays: number;

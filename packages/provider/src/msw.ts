@@ -27,6 +27,10 @@ export type {
   SandboxFault,
 } from './sandbox/faults.js';
 
+/**
+ * The real provider's API root, where `createProviderHandlers` answers by default: a client made
+ * without `baseUrl` talks to these handlers.
+ */
 export const LUNCH_FLOW_BASE_URL = 'https://www.lunchflow.app/api/v1';
 
 /**
@@ -41,17 +45,28 @@ export const LUNCH_FLOW_BASE_URL = 'https://www.lunchflow.app/api/v1';
  * new ProviderClient({ apiKey: 'sandbox-key', ...testClientOptions, maxRetries: 2 }); // testing retries
  * ```
  */
-export const testClientOptions: { readonly rateLimit: false; readonly maxRetries: number } = Object.freeze({
+export const testClientOptions: {
+  /** No client-side throttle. */
+  readonly rateLimit: false;
+  /** No retries: 0. */
+  readonly maxRetries: number;
+} = Object.freeze({
   rateLimit: false,
   maxRetries: 0,
 });
+/**
+ * The provider's API root on its bare host, which answers every request with a 308 to
+ * `LUNCH_FLOW_BASE_URL`; where `createBareHostRedirectHandlers` answers by default.
+ */
 export const LUNCH_FLOW_BARE_BASE_URL = 'https://lunchflow.app/api/v1';
 
+/** Options of `createProviderHandlers`. */
 export interface ProviderHandlersOptions {
   /** Default 'https://www.lunchflow.app/api/v1'. */
   baseUrl?: string;
 }
 
+/** Options of `createBareHostRedirectHandlers`: which API root redirects, and to where. */
 export interface BareHostRedirectOptions {
   /** Default 'https://lunchflow.app/api/v1'. */
   from?: string;

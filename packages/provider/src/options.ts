@@ -17,6 +17,10 @@ import type { ProviderClientOptions } from './client.js';
 import type { ProviderLogger } from './core/logger.js';
 import { resolveSpillSettings, type ResolvedSpillSettings } from './whole-history.js';
 
+/**
+ * The provider's API root, used when `ProviderClientOptions.baseUrl` is not given. It is the `www`
+ * host: the bare `lunchflow.app` answers every request with a 308 to it.
+ */
 export const DEFAULT_BASE_URL = 'https://www.lunchflow.app/api/v1';
 
 /** A century: longer than any bank's history, and it keeps every window's end a 4-digit year. */

@@ -8,6 +8,10 @@ import { addDays, daysBetween, type CalendarDate } from '@finsync/internals/cale
 import { HeldHistory, type PagedHistory } from './week-pages.js';
 import type { Transaction } from './wire/schemas.js';
 
+/**
+ * The date range a `TransactionPage` covers, both ends inclusive. `null` ends mark a request without
+ * that bound (a whole-history request has no `from`).
+ */
 export interface TransactionWindow {
   /** First day asked for (inclusive), or `null` when the whole history was asked for. */
   from: CalendarDate | null;
@@ -15,8 +19,13 @@ export interface TransactionWindow {
   to: CalendarDate | null;
 }
 
-/** One provider response's worth of transactions. */
+/**
+ * One entry of `TransactionList.pages()`: a provider response's worth of transactions, or, for a large
+ * answer handed out in pieces (a whole history, or a window of more than `spill.pageRows` rows), one
+ * page of whole weeks of it. The pages of a list tile its range, oldest first.
+ */
 export interface TransactionPage extends TransactionWindow {
+  /** The rows dated within this page's window, pending ones only when `includePending` was set. */
   transactions: Transaction[];
   /** The provider's `total` for this window, when it sent one. */
   total: number | null;

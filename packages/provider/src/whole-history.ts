@@ -15,6 +15,11 @@ import { documentedDatesOfText } from './wire/documented-text.js';
 import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
 
+/**
+ * The `spill` option of `ProviderClientOptions`: when a large transactions answer goes to temporary
+ * files rather than staying in memory, and how large the pages it is handed out in are. Every member
+ * is optional; the defaults suit histories of millions of rows.
+ */
 export interface SpillSettings {
   /**
    * Rows held in memory, parsed and as their text, before the answer goes to disk. Default

@@ -44,12 +44,20 @@ import { buildUpdateBody } from './update-body.js';
 
 export type { QueryValue } from './params.js';
 
+/**
+ * What `new ServiceClient(…)` takes. `baseUrl` and `apiKey` are required; the rest have defaults meant
+ * for a real service (in tests, spread `testClientOptions` from `@finsync/service/msw`). Every option is
+ * checked when the client is made, and a bad one throws a `TypeError` or `RangeError` naming it.
+ */
 export interface ServiceClientOptions {
   /** The service root, e.g. `http://localhost:3000`; paths are `/api/v1/…`. A trailing `/api/v1` is dropped. */
   baseUrl: string;
   /** The API key. Sent as `X-Api-Key`; never logged, never kept on errors, hidden from inspect/JSON. */
   apiKey: string;
-  /** Per attempt; a retried call can take longer in total. Default 30 000 ms. */
+  /**
+   * Milliseconds per attempt, for the response headers and then for any pause in the body; a retried
+   * call can take longer in total. 1 to 2^31 − 1. Default 30 000.
+   */
   timeoutMs?: number;
   /** Retries after the first attempt (see the README's retry policy), 0 to 10. Default 2. */
   maxRetries?: number;
@@ -68,12 +76,18 @@ export interface ServiceClientOptions {
   logger?: ServiceLogger;
 }
 
+/** Options every `ServiceClient` call takes. */
 export interface CallOptions {
   /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
   signal?: AbortSignal;
 }
 
+/**
+ * What `ServiceClient.request()` takes: a request to any `/api/v1/` endpoint the typed calls do not
+ * cover, sent with the same key, errors and retry policy, its body and answer unchecked.
+ */
 export interface RawRequestOptions extends CallOptions {
+  /** The HTTP method, any case; other methods are refused (`InvalidRequestError`, `member: 'method'`). */
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /**
    * Below `/api/v1/`, e.g. `categories` or `transactions/…` (segments are sent as given). A path
@@ -241,6 +255,7 @@ export class TransactionsResource {
     return `${API_PREFIX}/transactions/${encodeURIComponent(id)}`;
   }
 
+  /** Keeps the client's key out of `JSON.stringify`: only `baseUrl` is shown. */
   toJSON(): Record<string, unknown> {
     return { baseUrl: this.#client.baseUrl };
   }
@@ -274,7 +289,9 @@ function checkTimeout(value: unknown): number {
  * ```
  */
 export class ServiceClient {
+  /** The service root in use, without a trailing `/` or `/api/v1`; safe to log. */
   readonly baseUrl: string;
+  /** `/api/v1/transactions`: get, list, create, update, delete, and finsync's restore and listDeleted. */
   readonly transactions: TransactionsResource;
   /** `GET /api/v1/accounts` (paged). */
   readonly accounts: AccountsResource;

@@ -42,7 +42,10 @@ export { DEFAULT_FAKE_BASE_URL, handleServiceRequest } from './fake/handlers.js'
  * new ServiceClient({ baseUrl, apiKey, ...testClientOptions, maxRetries: 2 }); // testing retries
  * ```
  */
-export const testClientOptions: { readonly maxRetries: number } = Object.freeze({ maxRetries: 0 });
+export const testClientOptions: {
+  /** No retries: 0. */
+  readonly maxRetries: number;
+} = Object.freeze({ maxRetries: 0 });
 export type { FakeRateLimitOptions, FakeServiceOptions } from './fake/handlers.js';
 export { renderTransaction } from './fake/render.js';
 export { renderAccount, renderCategory, renderTag, TAG_COLORS } from './fake/resources.js';

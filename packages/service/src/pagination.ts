@@ -20,24 +20,36 @@ export interface PagedList<Item, Page> extends AsyncIterable<Item> {
 
 /** One response of the transactions index. */
 export interface TransactionPage {
+  /** The page's transactions, in the service's order. */
   transactions: Transaction[];
+  /** Where the page sits in the index: its number, size and the totals. */
   pagination: Pagination;
 }
 
 /** One response of the accounts index; `pagination` is `null` from a server that sends every account at once. */
 export interface AccountPage {
+  /** The page's accounts. */
   accounts: Account[];
+  /** Where the page sits in the index, or `null` when the server sent every account at once. */
   pagination: Pagination | null;
 }
 
 /** One response of the categories index; `pagination` is `null` from a server that does not page. */
 export interface CategoryPage {
+  /** The page's categories. */
   categories: Category[];
+  /** Where the page sits in the index, or `null` when the server sent every category at once. */
   pagination: Pagination | null;
 }
 
+/**
+ * What `transactions.list()` and `listDeleted()` return: every matching transaction, fetched page by
+ * page as it is iterated.
+ */
 export type TransactionList = PagedList<Transaction, TransactionPage>;
+/** What `accounts.list()` returns: every account, fetched page by page as it is iterated. */
 export type AccountList = PagedList<Account, AccountPage>;
+/** What `categories.list()` returns: every category, fetched page by page as it is iterated. */
 export type CategoryList = PagedList<Category, CategoryPage>;
 
 /** How the generic walk reads one page: its items, its pagination, and what to call them in errors. */

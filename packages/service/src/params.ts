@@ -5,6 +5,10 @@ import { UUID } from './request-body.js';
 import { PLAIN_DECIMAL, isCalendarDate, type TransactionListParams } from './schemas.js';
 import { isWellFormedText, malformedTextMessage } from './text.js';
 
+/**
+ * One value of a `request()` query: arrays are sent Rails-style as `name[]=a&name[]=b`, and `undefined`
+ * leaves the parameter out.
+ */
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
 /** Arrays are sent Rails-style as `name[]=a&name[]=b`; `undefined` values are left out. */

@@ -37,6 +37,7 @@ const API_PREFIX = 'api/v1';
 
 /** `client.accounts.list()` parameters. */
 export interface AccountListParams {
+  /** First page to fetch, 1 or more (default 1); the list walks on from it. */
   page?: number;
   /** 1–100 (default 25). */
   per_page?: number;
@@ -46,6 +47,7 @@ export interface AccountListParams {
 
 /** `client.categories.list()` parameters. */
 export interface CategoryListParams {
+  /** First page to fetch, 1 or more (default 1); the list walks on from it. */
   page?: number;
   /** 1–100 (default 25). */
   per_page?: number;

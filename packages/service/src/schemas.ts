@@ -11,9 +11,15 @@ import { textMember } from './text.js';
 // ---------------------------------------------------------------------------------------------------
 // Responses
 
+/**
+ * Reads the `{ id, name, account_type }` account reference the service puts in a transaction (and in a
+ * transfer's `other_account`). Unknown keys are kept.
+ */
 export const AccountRefSchema = z
   .object({
+    /** The account's UUID. */
     id: z.string(),
+    /** The account's display name. */
     name: z.string(),
     /** `depository`, `investment`, `crypto`, `property`, `vehicle`, `other_asset`, `credit_card`, `loan`, `other_liability`. */
     account_type: z.string(),
@@ -26,7 +32,9 @@ export const AccountRefSchema = z
  */
 export const CategorySchema = z
   .object({
+    /** The category's UUID. */
     id: z.string(),
+    /** The category's display name. */
     name: z.string(),
     /** `#RRGGBB`. */
     color: z.string().nullish(),
@@ -35,9 +43,20 @@ export const CategorySchema = z
     /** Only older servers send it (removed from the service in 2026). */
     classification: z.string().nullish(),
     /** The parent category of a subcategory, `null` for a root (categories index only). */
-    parent: z.object({ id: z.string(), name: z.string() }).loose().nullish(),
+    parent: z
+      .object({
+        /** The parent category's UUID. */
+        id: z.string(),
+        /** The parent category's name. */
+        name: z.string(),
+      })
+      .loose()
+      .nullish(),
+    /** How many subcategories it has (categories index only). */
     subcategories_count: z.number().int().nullish(),
+    /** ISO 8601 creation time (categories index only). */
     created_at: z.string().nullish(),
+    /** ISO 8601 time of the last change (categories index only). */
     updated_at: z.string().nullish(),
   })
   .loose();
@@ -45,10 +64,15 @@ export const CategorySchema = z
 /** A merchant. The merchants index adds `type` (`FamilyMerchant`/`ProviderMerchant`) and timestamps. */
 export const MerchantSchema = z
   .object({
+    /** The merchant's UUID. */
     id: z.string(),
+    /** The merchant's display name. */
     name: z.string(),
+    /** `FamilyMerchant` (made by the user) or `ProviderMerchant` (from a data provider); merchants index only. */
     type: z.string().nullish(),
+    /** ISO 8601 creation time (merchants index only). */
     created_at: z.string().nullish(),
+    /** ISO 8601 time of the last change (merchants index only). */
     updated_at: z.string().nullish(),
   })
   .loose();
@@ -56,46 +80,80 @@ export const MerchantSchema = z
 /** A tag. The tags index and `POST /api/v1/tags` add the timestamps. */
 export const TagSchema = z
   .object({
+    /** The tag's UUID. */
     id: z.string(),
+    /** The tag's display name. */
     name: z.string(),
     /** `#RRGGBB`. */
     color: z.string().nullish(),
+    /** ISO 8601 creation time (tags index and create only). */
     created_at: z.string().nullish(),
+    /** ISO 8601 time of the last change (tags index and create only). */
     updated_at: z.string().nullish(),
   })
   .loose();
 
+/**
+ * Reads a transaction's `transfer`: the transfer it is the inflow or outflow side of,
+ * `{ id, amount, currency, other_account }`. Unknown keys are kept.
+ */
 export const TransferSchema = z
   .object({
+    /** The transfer's UUID. */
     id: z.string(),
+    /** The amount as a locale-formatted display string, like a transaction's `amount`; never parse it. */
     amount: z.string(),
+    /** ISO code of the amount. */
     currency: z.string(),
+    /** The account of the opposite side; left out when that side is missing. */
     other_account: AccountRefSchema.optional(),
   })
   .loose();
 
 export const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
+/**
+ * Reads one transaction as the service renders it (`GET /api/v1/transactions/{id}`, the index's rows,
+ * create and update answers) into a `Transaction`. Unknown keys are kept; optional members missing
+ * become `null` (or `[]` for `tags`), and `amount_decimal` is added.
+ */
 export const TransactionSchema = z
   .object({
+    /** The transaction's UUID. */
     id: z.string(),
+    /** `YYYY-MM-DD`. */
     date: z.string(),
     /** A display string formatted for a locale (`"$1,234.56"`, `"1.234,56 €"`); never parse it. */
     amount: z.string(),
+    /** The magnitude in the currency's minor units (cents for USD, yen for JPY, fils for KWD), 0 or more. */
     amount_cents: z.number().int().nullish(),
+    /** `amount_cents` signed the user's way: positive for income, negative for an expense. */
     signed_amount_cents: z.number().int().nullish(),
+    /** ISO code as stored, e.g. `USD`. */
     currency: z.string(),
+    /** The transaction's name. */
     name: z.string(),
+    /** Free-text notes. */
     notes: z.string().nullish(),
+    /** The provider's id (`lunchflow_…`) or an API create's idempotency key. */
     external_id: z.string().nullish(),
+    /** Where the row came from: `lunchflow`, `plaid`, …, `api` for idempotent creates. */
     source: z.string().nullish(),
+    /** `income` (stored amount below 0) or `expense` (otherwise, zero included). */
     classification: z.string(),
+    /** The account the transaction is in. */
     account: AccountRefSchema,
+    /** Its category, `{ id, name, color, icon }`. */
     category: CategorySchema.nullish(),
+    /** Its merchant, `{ id, name }`. */
     merchant: MerchantSchema.nullish(),
+    /** Its tags, `[{ id, name, color }]`. */
     tags: z.array(TagSchema).nullish(),
+    /** The transfer it is a side of. */
     transfer: TransferSchema.nullish(),
+    /** ISO 8601 creation time, whole seconds. */
     created_at: z.string(),
+    /** ISO 8601 time of the last change, whole seconds. */
     updated_at: z.string(),
   })
   .loose()
@@ -112,14 +170,29 @@ export const TransactionSchema = z
     }
     return {
       ...wire,
+      /** Free-text notes, or `null`. */
       notes: wire.notes ?? null,
+      /** The provider's id (`lunchflow_…`) or an API create's idempotency key, or `null`. */
       external_id: wire.external_id ?? null,
+      /** Where the row came from (`lunchflow`, `plaid`, `api`, …), or `null` for a manual entry. */
       source: wire.source ?? null,
+      /** Its category, `{ id, name, color, icon }`, or `null`. */
       category: wire.category ?? null,
+      /** Its merchant, `{ id, name }`, or `null`. */
       merchant: wire.merchant ?? null,
+      /** Its tags, `[]` when it has none. */
       tags: wire.tags ?? [],
+      /** The transfer it is the inflow or outflow side of, or `null`. */
       transfer: wire.transfer ?? null,
+      /**
+       * The magnitude in the currency's minor units (cents for USD, yen for JPY, fils for KWD), or `null`
+       * from a server that does not send it.
+       */
       amount_cents: wire.amount_cents ?? null,
+      /**
+       * `amount_cents` signed the user's way, positive for income and negative for an expense (the
+       * opposite of the internal sign), or `null` from a server that does not send it.
+       */
       signed_amount_cents: wire.signed_amount_cents ?? null,
       /**
        * Exact decimal string, positive for an expense and negative for income (the service's internal
@@ -129,34 +202,57 @@ export const TransactionSchema = z
     };
   });
 
-/** A transaction as the service renders it, plus `amount_decimal` (see the README). */
+/**
+ * A transaction as the service renders it, plus `amount_decimal` (see the README). Read the amount from
+ * `amount_decimal` (internal sign: positive = expense), `signed_amount_cents` (positive = income) or
+ * `amount_cents` (the magnitude); `amount` is a locale-formatted display string. Optional members
+ * missing from the answer are `null` (`tags`: `[]`).
+ */
 export type Transaction = z.output<typeof TransactionSchema>;
 
+/** Reads an index's `pagination` object, `{ page, per_page, total_count, total_pages }`. */
 export const PaginationSchema = z
   .object({
+    /** The page this answer holds, from 1; a page past the end is answered with the last one. */
     page: z.number().int(),
+    /** Rows per page (1 to 100; 25 by default). */
     per_page: z.number().int(),
+    /** Rows across every page. */
     total_count: z.number().int(),
+    /** Number of pages. */
     total_pages: z.number().int(),
   })
   .loose();
 
+/** Where a page sits in an index: its number, its size and the totals. */
 export type Pagination = z.output<typeof PaginationSchema>;
 
+/** Reads one page of `GET /api/v1/transactions` (or `…/deleted`): `{ transactions, pagination }`. */
 export const TransactionPageSchema = z.object({
+  /** The page's transactions. */
   transactions: z.array(TransactionSchema),
+  /** Where the page sits in the index. */
   pagination: PaginationSchema,
 });
 
+/**
+ * Reads the service's error body, `{ error, message, errors, details }`, which the client turns into
+ * the fields of a `ServiceAPIError`. Unknown keys are kept.
+ */
 export const ErrorBodySchema = z
   .object({
+    /** A machine-readable code: `not_found`, `validation_failed`, `rate_limit_exceeded`, … */
     error: z.string(),
+    /** A human-readable message. */
     message: z.string().optional(),
+    /** The validation messages of a 422. */
     errors: z.array(z.string()).optional(),
+    /** More about the error (a 429's `limit`, `current`, `reset_in_seconds`). */
     details: z.record(z.string(), z.unknown()).optional(),
   })
   .loose();
 
+/** The service's error body, as `ErrorBodySchema` reads it. */
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -164,6 +260,7 @@ export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
 const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether `text` is a real calendar day written `YYYY-MM-DD` (`2026-02-30` is not). */
 export function isCalendarDate(text: string): boolean {
   if (!CALENDAR_DATE.test(text)) return false;
   const [y, m, d] = text.split('-').map(Number) as [number, number, number];
@@ -220,6 +317,7 @@ export const TransactionUpdateSchema = z.object({
    * `nature`, its sign is ignored.
    */
   amount: AmountMember.optional(),
+  /** The new name; not blank. */
   name: nonBlank('Name').optional(),
   /** Used as the name when `name` is absent. */
   description: nonBlank('Description').optional(),
@@ -227,7 +325,9 @@ export const TransactionUpdateSchema = z.object({
   notes: textMember('Notes').optional(),
   /** Accepted by the service but ignored on update. */
   currency: textMember('Currency').optional(),
+  /** The new category's UUID; a category cannot be cleared. */
   category_id: nonBlank('Category').optional(),
+  /** The new merchant's UUID; a merchant cannot be cleared. */
   merchant_id: nonBlank('Merchant').optional(),
   /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
   nature: NatureMember.optional(),
@@ -235,10 +335,17 @@ export const TransactionUpdateSchema = z.object({
   tag_ids: TagIdsMember.optional(),
 });
 
+/**
+ * The body of `transactions.update(id, body)`: the members to change, every one optional. See
+ * `TransactionUpdateSchema` for what each does; the client refuses anything else before sending.
+ */
 export type TransactionUpdate = z.input<typeof TransactionUpdateSchema>;
 
 /** The request body: `{ "transaction": { … } }`. */
-export const TransactionUpdateRequestSchema = z.object({ transaction: TransactionUpdateSchema });
+export const TransactionUpdateRequestSchema = z.object({
+  /** The members to change. */
+  transaction: TransactionUpdateSchema,
+});
 
 /**
  * The members of a create (`POST /api/v1/transactions`). `account_id`, `date`, `amount` and a name
@@ -256,6 +363,7 @@ export const TransactionCreateSchema = z
     amount: AmountMember,
     /** `income`/`inflow` store `-|amount|`, `expense`/`outflow` store `+|amount|`; case-insensitive. */
     nature: NatureMember.optional(),
+    /** The name; required unless `description` is given, and not blank. */
     name: nonBlank('Name').optional(),
     /** Used as the name when `name` is absent; `name` wins if both are sent. */
     description: nonBlank('Description').optional(),
@@ -269,9 +377,13 @@ export const TransactionCreateSchema = z
           "Currency must be an upper-case ISO 4217 code such as USD, or another code of the service's table",
       })
       .optional(),
+    /** Free-text notes. Default: none. */
     notes: textMember('Notes').optional(),
+    /** The category's UUID. */
     category_id: nonBlank('Category').optional(),
+    /** The merchant's UUID. */
     merchant_id: nonBlank('Merchant').optional(),
+    /** Tag UUIDs, at most 1 000. */
     tag_ids: TagIdsMember.optional(),
     /** An idempotency key, unique per account and `source`; stored on the row. */
     external_id: nonBlank('External ID').optional(),
@@ -287,19 +399,32 @@ export const TransactionCreateSchema = z
     }
   });
 
+/**
+ * The body of `transactions.create(body)`: `account_id`, `date`, `amount` and a name are required. See
+ * `TransactionCreateSchema` for each member; the client refuses anything else before sending.
+ */
 export type TransactionCreate = z.input<typeof TransactionCreateSchema>;
 
 /** The request body: `{ "transaction": { … } }`. */
-export const TransactionCreateRequestSchema = z.object({ transaction: TransactionCreateSchema });
+export const TransactionCreateRequestSchema = z.object({
+  /** The new transaction's members. */
+  transaction: TransactionCreateSchema,
+});
 
 /** The answer to `DELETE /api/v1/transactions/{id}`: `{"message":"Transaction deleted successfully"}`. */
-export const TransactionDeleteResultSchema = z.object({ message: z.string() }).loose();
+export const TransactionDeleteResultSchema = z
+  .object({
+    /** The service's confirmation text. */
+    message: z.string(),
+  })
+  .loose();
 
 /**
  * `list()` filters, sent the way the service's Rails params read them (arrays as `name[]=…`). Every
  * filter given must match (AND); within one array, any id matches (OR). See the README's table.
  */
 export interface TransactionListParams {
+  /** First page to fetch, 1 or more (default 1); the list walks on from it. */
   page?: number;
   /** 1–100 (default 25). */
   per_page?: number;
@@ -316,9 +441,11 @@ export interface TransactionListParams {
    * escaped by the service: `%` and `_` are wildcards, `\` escapes them).
    */
   search?: string;
+  /** One category (a UUID). */
   category_id?: string;
   /** Any of these categories (`category_ids[]`). */
   category_ids?: string[];
+  /** One merchant (a UUID). */
   merchant_id?: string;
   /** Any of these merchants (`merchant_ids[]`). */
   merchant_ids?: string[];
@@ -337,17 +464,22 @@ export interface TransactionListParams {
 
 /** `listDeleted()` parameters: the deleted rows are paged like the index, without filters. */
 export interface TransactionDeletedListParams {
+  /** First page to fetch, 1 or more (default 1). */
   page?: number;
+  /** Rows per page, 1 to 100 (default 25). */
   per_page?: number;
 }
 
 /** What `create()` returns: `created` is true on 201 (a new row), false on 200 (an idempotent repeat). */
 export interface TransactionCreateResult {
+  /** True when the service made a new row (201); false when it answered an idempotent repeat (200). */
   created: boolean;
+  /** The new row, or for a repeat the original row as it is, whatever the repeat carried. */
   transaction: Transaction;
 }
 
 /** What `delete()` returns: the service's `{"message":"Transaction deleted successfully"}`. */
 export interface TransactionDeleteResult {
+  /** The service's confirmation, `"Transaction deleted successfully"`. */
   message: string;
 }

@@ -37,6 +37,10 @@ import type { ProviderLogger } from './logger.js';
 import { fetchWithinHostFamily, type RedirectSettings } from './redirect.js';
 import { looksLikeRateLimit } from './retry.js';
 
+/**
+ * The client-side throttle of `ProviderClientOptions.rateLimit`: at most `limit` calls in any
+ * `intervalMs` (a strict sliding window), shared by every call of one client, retries included.
+ */
 export interface RateLimitOptions {
   /** Calls allowed per interval. */
   limit: number;

@@ -2,6 +2,7 @@ import { requireDay } from './dates.js';
 import { currencyDecimals, currencyMagnitude, formatMinor, parseMinor } from './money.js';
 import { hashInts, hashString } from './random.js';
 
+/** The status a sandbox account reports in `/accounts`: the three the provider documents. */
 export type SandboxAccountStatus = 'ACTIVE' | 'DISCONNECTED' | 'ERROR';
 const ACCOUNT_STATUSES: readonly string[] = [
   'ACTIVE',
@@ -15,13 +16,20 @@ const ACCOUNT_STATUSES: readonly string[] = [
  */
 export type SandboxAccountProfile = 'current' | 'savings' | 'credit-card' | 'brokerage' | 'isa';
 
+/**
+ * One account of the sandbox, for `SandboxOptions.accounts`: what `/accounts` lists and what its history
+ * looks like. Only `id`, `name`, `institutionName`, `provider` and `currency` are required.
+ */
 export interface SandboxAccountSpec {
   /** Integer id, sent as a JSON number like the real API. */
   id: number;
+  /** The account name shown in `/accounts`. */
   name: string;
+  /** The bank's name, sent as `institution_name`. */
   institutionName: string;
   /** Omitted → the `/accounts` entry has no `institution_logo` key; null → `"institution_logo": null`. */
   institutionLogo?: string | null;
+  /** The upstream aggregator's name, sent as `provider` (e.g. `'gocardless'`). */
   provider: string;
   /** Authoritative currency, always present in `/balance` and on every transaction. */
   currency: string;
@@ -50,18 +58,27 @@ export interface SandboxAccountSpec {
 
 /** Ground-truth view of an account, normalised (ids as strings, absent fields as null). */
 export interface SandboxAccount {
+  /** The account's id as a string (the wire sends it as a number). */
   id: string;
+  /** The spec's `connectionId` as a string, or null when `/accounts` sends none. */
   connectionId: string | null;
+  /** The account name shown in `/accounts`. */
   name: string;
+  /** The bank's name (`institution_name` on the wire). */
   institutionName: string;
+  /** The bank's logo URL, or null when it has none. */
   institutionLogo: string | null;
+  /** The upstream aggregator's name (`provider` on the wire). */
   provider: string;
   /** Authoritative currency (what `/balance` reports). */
   currency: string;
   /** What `/accounts` shows: null when the entry has no `currency` key. */
   listedCurrency: string | null;
+  /** What `/accounts` reports. It does not stop the account's data by itself: `dataUntil` does. */
   status: SandboxAccountStatus;
+  /** The kind of account, which decides what its history looks like. */
   profile: SandboxAccountProfile;
+  /** Whether `/holdings` answers with positions; false means it answers 501. */
   holdingsSupported: boolean;
   /** Balance before the first generated transaction, fixed currency decimals. */
   openingBalance: string;

@@ -1,15 +1,21 @@
 import { Rng } from './random.js';
 
+/** The four provider endpoints the sandbox serves, for matching faults to requests. */
 export type SandboxEndpoint = 'accounts' | 'balance' | 'transactions' | 'holdings';
 
+/** Which requests a fault applies to; every given member must match. Omitted: every request. */
 export interface FaultMatch {
+  /** Only requests to this endpoint. */
   endpoint?: SandboxEndpoint;
+  /** Only requests for this account (a number matches its string form). */
   accountId?: string | number;
   /** A string matches a pathname equal to it or ending with it; a RegExp is tested on the pathname. */
   path?: string | RegExp;
 }
 
+/** The members every `SandboxFault` takes: which requests it hits, how often, and with what chance. */
 export interface FaultCommon {
+  /** Which requests it applies to. Default: every request. */
   match?: FaultMatch;
   /** Fires at most this many times, then stays inert. Default: unlimited. */
   times?: number;
@@ -17,29 +23,67 @@ export interface FaultCommon {
   probability?: number;
 }
 
+/**
+ * A failure to inject with `sandbox.faults.add(…)`, chosen by `kind`. Faults are tried in the order
+ * added: every firing `latency` adds its delay, and the first other firing fault replaces the answer.
+ */
 export type SandboxFault = FaultCommon &
   (
-    | { kind: 'status'; status: number; body?: unknown }
-    | { kind: 'rate-limit'; retryAfterSeconds?: number }
-    | { kind: 'rate-limit-500'; retryAfterSeconds: number }
-    /** `ms` up to 2^31 - 1, or `Infinity`: no answer until the request is aborted. */
-    | { kind: 'latency'; ms: number }
-    | { kind: 'malformed-json' }
-    | { kind: 'network-error' }
+    | {
+        /** Answer with an HTTP status and an error body. */
+        kind: 'status';
+        /** The status to answer with, 200 to 599. */
+        status: number;
+        /** The body to send: a string as is, anything else as JSON. Default: the provider's real body for that status. */
+        body?: unknown;
+      }
+    | {
+        /** Answer 429 with a `Retry-After` header. */
+        kind: 'rate-limit';
+        /** The `Retry-After` in whole seconds. Default 60. */
+        retryAfterSeconds?: number;
+      }
+    | {
+        /** Answer 500 with the upstream rate-limit text in the body, as the real provider does. */
+        kind: 'rate-limit-500';
+        /** The wait named in the message, in whole seconds. */
+        retryAfterSeconds: number;
+      }
+    | {
+        /** Delay the answer; other faults still apply after the delay. */
+        kind: 'latency';
+        /** `ms` up to 2^31 - 1, or `Infinity`: no answer until the request is aborted. */
+        ms: number;
+      }
+    | {
+        /** Send the normal answer with its body cut short, so it is not valid JSON. */
+        kind: 'malformed-json';
+      }
+    | {
+        /** Drop the connection: the client sees a network error, no status. */
+        kind: 'network-error';
+      }
   );
 
+/** What `FaultController.add` returns: a way to take the fault back out and see how often it fired. */
 export interface FaultHandle {
+  /** Takes the fault out; later requests no longer see it. */
   remove(): void;
   /** How many times this fault has fired so far. */
   readonly hits: number;
 }
 
+/** What `FaultController.decide` knows about a request when choosing the faults that fire on it. */
 export interface FaultRequestInfo {
+  /** The endpoint the path routes to, or undefined for a path the sandbox does not serve. */
   endpoint: SandboxEndpoint | undefined;
+  /** The account id in the path, for the per-account endpoints. */
   accountId: string | undefined;
+  /** The request URL's pathname, e.g. `/api/v1/accounts/4711/balance`. */
   pathname: string;
 }
 
+/** The faults `FaultController.decide` chose for one request. */
 export interface FaultDecision {
   /** Latency faults are not terminal: every firing one adds its delay, in insertion order. */
   delaysMs: number[];
@@ -121,6 +165,10 @@ export class FaultController {
     this.rng = new Rng(seed);
   }
 
+  /**
+   * Adds a fault; it applies to requests from now on. Throws a `RangeError` or `TypeError` for a bad
+   * one (`times` below 0, `probability` outside 0..1, an unknown `kind`, …).
+   */
   add(fault: SandboxFault): FaultHandle {
     validate(fault);
     const entry: Entry = { fault, hits: 0, removed: false };
@@ -136,6 +184,7 @@ export class FaultController {
     };
   }
 
+  /** Removes every fault, so requests get their normal answers again. */
   clear(): void {
     for (const entry of this.entries) entry.removed = true;
     this.entries = [];

@@ -2,13 +2,19 @@ import type { AccountModel } from './accounts.js';
 import { formatMinor, formatScaled } from './money.js';
 import { hashInts, hexFromHash, unit } from './random.js';
 
+/** The security a sandbox holding is in, with the identifiers the provider sends. */
 export interface SandboxSecurity {
+  /** The security's name, e.g. a fund or company name. */
   name: string | null;
+  /** Exchange ticker, or null for securities without one. */
   tickerSymbol: string | null;
+  /** ISO 4217 code the security is priced in. */
   currency: string;
+  /** OpenFIGI identifier, or null. */
   figi: string | null;
   /** Spelled `cusp` like the provider's docs (it is a CUSIP). */
   cusp: string | null;
+  /** ISIN, or null. */
   isin: string | null;
 }
 
@@ -16,6 +22,7 @@ export interface SandboxSecurity {
 export interface SandboxHolding {
   /** The provider's own holding id, found on the wire at `raw.<provider>.id`. */
   id: string;
+  /** What is held. */
   security: SandboxSecurity;
   /** Minimal decimal, trailing zeros dropped: "12.5", "1500". */
   quantity: string;
@@ -25,13 +32,20 @@ export interface SandboxHolding {
   value: string;
   /** Total cost of the position, or null when the broker does not report it. */
   costBasis: string | null;
+  /** The account's ISO 4217 code, which `price`, `value` and `costBasis` are in. */
   currency: string;
 }
 
+/**
+ * Ground truth for an account's holdings, as `SandboxProvider.holdingsOf` returns it. Decimals are exact
+ * strings; the wire sends the same values as JSON numbers.
+ */
 export interface SandboxHoldings {
+  /** Each position of the account. */
   holdings: SandboxHolding[];
   /** Exact sum of `value`; fixed currency decimals. */
   totalValue: string;
+  /** The account's ISO 4217 code. */
   currency: string;
 }
 

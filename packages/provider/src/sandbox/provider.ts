@@ -120,6 +120,7 @@ export class SandboxProvider {
     this.faults = new FaultController(hashInts(this.seedKey, 0xfa));
   }
 
+  /** The sandbox's current day, `YYYY-MM-DD`: rows up to it exist, pending rows are judged against it. */
   get today(): string {
     return isoDay(this.todayDay);
   }
@@ -130,6 +131,7 @@ export class SandboxProvider {
     this.todayDay += n;
   }
 
+  /** Moves time to a given day (`YYYY-MM-DD`), forward or back; see `advanceDays`. */
   setToday(date: string): void {
     this.todayDay = requireDay(date, 'today');
   }
@@ -139,10 +141,12 @@ export class SandboxProvider {
     this.apiKey = requireApiKey(key);
   }
 
+  /** Ground truth for every account, normalised as the client would read it. */
   listAccounts(): SandboxAccount[] {
     return this.accounts.map(describeAccount);
   }
 
+  /** Ground truth for an account's balance today; a `RangeError` for an unknown account. */
   balanceOf(accountId: string | number): SandboxBalance {
     const acct = this.account(accountId);
     const minor = this.dataset.balanceMinor(acct, this.todayDay);
@@ -159,6 +163,10 @@ export class SandboxProvider {
     return this.describeRows(acct, rows);
   }
 
+  /**
+   * How many rows `/transactions` would list for the query, lingering holds included (the `total` it
+   * would send), without generating them as objects.
+   */
   countTransactions(accountId: string | number, query: TransactionQuery = {}): number {
     return this.dataset.count(this.account(accountId), this.todayDay, this.window(query));
   }
@@ -180,6 +188,7 @@ export class SandboxProvider {
     return this.total;
   }
 
+  /** Empties `requests` and sets `requestCount` back to 0. */
   resetRequestLog(): void {
     this.log = [];
     this.total = 0;

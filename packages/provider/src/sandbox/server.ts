@@ -6,9 +6,11 @@ import { Readable } from 'node:stream';
 
 /** Anything with the sandbox's request handler; SandboxProvider in practice. */
 export interface SandboxRequestHandler {
+  /** Answers one HTTP request. */
   handle(request: Request): Promise<Response>;
 }
 
+/** Where `startSandboxServer` listens, and under which path it serves the API. */
 export interface SandboxServerOptions {
   /** Default '127.0.0.1'. */
   host?: string;
@@ -18,10 +20,13 @@ export interface SandboxServerOptions {
   basePath?: string;
 }
 
+/** A running sandbox server, as `startSandboxServer` resolves it. */
 export interface SandboxServer {
-  /** e.g. 'http://127.0.0.1:54321/api/v1' (no trailing slash). */
+  /** e.g. 'http://127.0.0.1:54321/api/v1' (no trailing slash): pass it as the client's `baseUrl`. */
   baseUrl: string;
+  /** The port it listens on (the one chosen by the OS when `port` was 0). */
   port: number;
+  /** Stops listening and closes open connections, keep-alive ones included. */
   close(): Promise<void>;
 }
 

@@ -1,19 +1,32 @@
 import type { SandboxAccountSpec } from './accounts.js';
 
+/**
+ * What `new SandboxProvider(…)` takes. Every option is optional; the sandbox is a pure function of
+ * them and of `today`, so the same options give the same answers on every run.
+ */
 export interface SandboxOptions {
   /** Default 1. Same seed + options + today ⇒ byte-identical responses. */
   seed?: number;
-  /** Default 'sandbox-key'. */
+  /**
+   * The key requests must send (`x-api-key`, or `Authorization: Bearer`): none is a 401, another a 403.
+   * A non-empty string without control characters. Default 'sandbox-key'.
+   */
   apiKey?: string;
   /** YYYY-MM-DD, default '2026-06-30'. */
   today?: string;
-  /** History starts at (initial today − historyDays) and stays there when time advances. Default 730. */
+  /**
+   * History starts at (initial today − historyDays) and stays there when time advances. 0 to 36 525
+   * (a century). Default 730.
+   */
   historyDays?: number;
   /** Mean rows per day for ordinary (current/credit-card) accounts. Default 3. */
   transactionsPerDay?: number;
   /** Default: the documented set (4711, 4712, 4713, 5001, 5002, 6001, 7001, 8001). */
   accounts?: SandboxAccountSpec[];
-  /** Serve only the first N rows of a window while `total` stays the true count. */
+  /**
+   * Serve only the first N rows of a window while `total` stays the true count, to imitate a provider
+   * that caps its answers. Default: no cap.
+   */
   maxRowsPerResponse?: number;
   /** Use the alternative spellings seen in real payloads (same meaning). Default false. */
   wireVariants?: boolean;
@@ -44,13 +57,19 @@ export interface SandboxTransaction {
    * except on accounts with `reissueIdsEveryDays`, where every posted id changes with the epoch.
    */
   id: string | null;
+  /** The account's id, as a string. */
   accountId: string;
+  /** Signed: negative is money out. Exact decimal with the currency's minor-unit digits. */
   amount: string;
+  /** The account's ISO 4217 code, e.g. `GBP`. */
   currency: string;
   /** YYYY-MM-DD: the authorisation day while pending, the posting day once posted. */
   date: string;
+  /** The merchant's name, or null when the row names none. */
   merchant: string | null;
+  /** The bank's description text; a pending row's can differ from its posted row's. */
   description: string | null;
+  /** True while the purchase is an authorisation hold not yet posted (and for lingering holds). */
   isPending: boolean;
   /**
    * True on a pending row still listed although its purchase has posted (its posted row is in
@@ -65,6 +84,7 @@ export interface SandboxTransaction {
   purchaseId: string;
 }
 
+/** Which rows `SandboxProvider.transactionsOf` and `countTransactions` cover, as `/transactions` would. */
 export interface TransactionQuery {
   /** Inclusive, on the row's date. Omitted: from the start of history. */
   from?: string;
@@ -74,16 +94,21 @@ export interface TransactionQuery {
   includePending?: boolean;
 }
 
+/** Ground truth for an account's balance today, as `SandboxProvider.balanceOf` returns it. */
 export interface SandboxBalance {
   /** Exact decimal with the currency's minor-unit digits, e.g. "-412.07". */
   amount: string;
+  /** The account's authoritative ISO 4217 code, as `/balance` reports it. */
   currency: string;
 }
 
+/** One request the sandbox handled, as listed by `SandboxProvider.requests`, for asserting on traffic. */
 export interface SandboxRequestRecord {
+  /** HTTP method as received, e.g. `'GET'`. */
   method: string;
   /** Full pathname as received, e.g. '/api/v1/accounts/4711/balance'. */
   path: string;
+  /** The query parameters, e.g. `{ from: '2026-01-01', include_pending: 'true' }`. */
   query: Record<string, string>;
   /** 0 while in flight, for network errors and for requests aborted by the client. */
   status: number;

@@ -14,6 +14,7 @@ import { applyCreateTag, listAccounts, listCategories, listMerchants, listTags }
 import type { FakeApiKey, FakeRequestRecord, FakeServiceStore, FakeTransaction } from './store.js';
 import { applyUpdate } from './update.js';
 
+/** The fake's per-key rate limit, for `FakeServiceOptions.rateLimit`: at most `limit` requests a window. */
 export interface FakeRateLimitOptions {
   /** Requests per window per key (the managed service allows 100 per clock hour). */
   limit: number;
@@ -21,6 +22,7 @@ export interface FakeRateLimitOptions {
   windowSeconds?: number;
 }
 
+/** Options of `createServiceHandlers` and `handleServiceRequest`: where the fake answers, and its rate limit. */
 export interface FakeServiceOptions {
   /** The service root the handlers answer under. Default `http://localhost:3000`. */
   baseUrl?: string;
@@ -31,6 +33,7 @@ export interface FakeServiceOptions {
   rateLimit?: FakeRateLimitOptions;
 }
 
+/** The service root the fake answers under when no `baseUrl` is given: a local service's usual address. */
 export const DEFAULT_FAKE_BASE_URL = 'http://localhost:3000';
 
 const UNAUTHORIZED = 'Access token or API key is invalid, expired, or missing';
