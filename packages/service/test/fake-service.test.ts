@@ -1,7 +1,7 @@
 /** The fake service's reads, auth and rate limits. */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError, TransactionSchema } from '../src/index.js';
-import { handleServiceRequest } from '../src/msw.js';
+import { FakeServiceStore, handleServiceRequest } from '../src/msw.js';
 import { BASE, KEY, READ_KEY, settle } from './helpers.js';
 import { NOW, clientFor, raw, seedStore, useFakeService } from './fake-fixture.js';
 
@@ -309,5 +309,17 @@ describe('rate limits', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the options of the fake store', () => {
+  it('refuses a clock that is not a function and a currency that is not a code, when the store is made', () => {
+    expect(() => new FakeServiceStore({}, { now: 5 as unknown as () => Date })).toThrow(
+      'now must be a function returning a Date, got number',
+    );
+    expect(() => new FakeServiceStore({}, { familyCurrency: 'usd' })).toThrow(
+      /familyCurrency must be an ISO 4217 code/,
+    );
+    expect(new FakeServiceStore({}, { familyCurrency: 'EUR' }).familyCurrency).toBe('EUR');
   });
 });

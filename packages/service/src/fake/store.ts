@@ -280,6 +280,13 @@ export class FakeServiceStore {
   readonly #windows = new Map<string, { window: number; count: number }>();
 
   constructor(seed: FakeServiceSeed = {}, options: FakeServiceStoreOptions = {}) {
+    // Checked here: a clock that is not a function failed at the first request, far from its cause.
+    if (options.now !== undefined && typeof options.now !== 'function')
+      throw new TypeError(`now must be a function returning a Date, got ${typeof options.now}`);
+    if (options.familyCurrency !== undefined && !/^[A-Z]{3}$/.test(String(options.familyCurrency)))
+      throw new RangeError(
+        `familyCurrency must be an ISO 4217 code such as USD, got ${String(options.familyCurrency).slice(0, 20)}`,
+      );
     this.#now = options.now ?? (() => new Date());
     this.familyCurrency = options.familyCurrency ?? 'USD';
     this.seed(seed);
