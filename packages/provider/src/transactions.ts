@@ -197,15 +197,20 @@ function rowsWithin(result: RawWindowResult, window: BoundedWindow): number {
 }
 
 /**
- * `from`..`to` in windows of `windowDays`, made as they are walked. Counted in days from `from`, so
+ * `from`..`to` in windows of `windowDays`, made as they are walked, oldest first. The windows are laid
+ * back from `to`, so the short one (if any) is the oldest: recent days, where holds and their postings
+ * lie within days of each other, share a full window, and a hold is never listed in one window while
+ * its posting arrives in the next (which showed a resumed sync's feed a hold, then its posting
+ * replacing it, where an uninterrupted run showed the posting alone). Counted in days from `from`, so
  * no date past `to` is ever made: stepping by dates made '+010000-01' past year 9999, which sorts
  * before '9999-12-31', and the walk went on until the dates ran out.
  */
 function* windowsOf(from: CalendarDate, to: CalendarDate, windowDays: number): Generator<BoundedWindow> {
   const days = daysBetween(from, to) + 1;
-  for (let offset = 0; offset < days; offset += windowDays) {
-    const last = offset + windowDays - 1;
-    yield { from: addDays(from, offset), to: last < days - 1 ? addDays(from, last) : to };
+  // The oldest window takes the days that do not fill a whole one.
+  let end = ((days - 1) % windowDays) + 1;
+  for (let offset = 0; offset < days; offset = end, end += windowDays) {
+    yield { from: addDays(from, offset), to: end < days ? addDays(from, end - 1) : to };
   }
 }
 

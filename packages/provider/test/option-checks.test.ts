@@ -56,8 +56,8 @@ describe('windowDays given to one call', () => {
     const asked = serveEmpty();
     await make({})().listTransactions(4711, { from: '9999-10-01', to: '9999-12-31' }).toArray({ limit: 1 });
     expect(asked).toEqual([
-      { from: '9999-10-01', to: '9999-12-29' },
-      { from: '9999-12-30', to: '9999-12-31' },
+      { from: '9999-10-01', to: '9999-10-02' },
+      { from: '9999-10-03', to: '9999-12-31' },
     ]);
   });
 

@@ -214,7 +214,8 @@ describe('a run that stops with a page being read ahead', () => {
     // windows until it holds half a batch (20 rows), so reading it ahead walks many windows.
     const h = await createHarness({
       storage: new FailingAccount('4711'),
-      engine: { startDate: '2026-04-01', windowDays: 5, batchSize: 40 },
+      // 2 April to 30 June is 90 days: eighteen whole windows, the first from 2 April.
+      engine: { startDate: '2026-04-02', windowDays: 5, batchSize: 40 },
     });
     const requests: string[] = [];
     server.use(
@@ -222,7 +223,7 @@ describe('a run that stops with a page being read ahead', () => {
         const from = new URL(request.url).searchParams.get('from')!;
         requests.push(from);
         await new Promise((resolve) => setTimeout(resolve, 10));
-        const count = from === '2026-04-01' ? 30 : 1;
+        const count = from === '2026-04-02' ? 30 : 1;
         const transactions = Array.from({ length: count }, (_, i) => ({
           id: `tx_${from}_${i}`,
           accountId: '4711',

@@ -52,16 +52,17 @@ describe('a page read while the page before commits', () => {
       const h = await createHarness({
         storage,
         sandbox: { historyDays: 45, transactionsPerDay: 1 },
-        // Five-day windows from 1 May; batches of 2 keep a window of one row from being joined.
+        // Five-day windows laid back from today (30 June): 1 May alone, then 2–6 May, 7–11 May, …;
+        // batches of 2 keep a window of one row from being joined.
         engine: { startDate: '2026-05-01', windowDays: 5, batchSize: 2 },
       });
-      listHoldAtWindowEdge('4711', '2026-05-05', '2026-05-06');
+      listHoldAtWindowEdge('4711', '2026-05-06', '2026-05-07');
 
       const report = await h.engine.sync('c1');
       expect(report.ok, report.issues.map((i) => i.message).join('; ')).toBe(true);
       const rows = await storage.findTransactions('c1', '4711');
       expect(rows.map((row) => [row.date, row.isPending, row.providerId])).toEqual([
-        ['2026-05-06', false, 'tx_edge_posted'],
+        ['2026-05-07', false, 'tx_edge_posted'],
       ]);
       const feed = await expectFeedReplaysToMirror(storage);
       expect(feed.filter((entry) => entry.accountId === '4711' && entry.op === 'removed')).toEqual([
