@@ -283,19 +283,38 @@ const CalendarDateMember = textMember('Date').refine(isCalendarDate, {
   message: 'Date must be a calendar date (YYYY-MM-DD)',
 });
 
+/**
+ * Whether the service's `decimal(19,4)` amounts can hold `amount`: less than 10^15 in magnitude,
+ * judged on a string's digits (a double rounds `999999999999999.9999` up to 10^15).
+ */
+function fitsServiceAmount(amount: number | string): boolean {
+  if (typeof amount === 'number') return Math.abs(amount) < 1e15;
+  return (
+    amount
+      .replace(/^-/, '')
+      .split('.')[0]!
+      .replace(/^0+(?=\d)/, '').length <= 15
+  );
+}
+
 /** A finite number or a plain decimal string (`"12.34"`, `"-7"`); never `"1,234.56"` or `"abc"`. */
-const AmountMember = z.union(
-  [
-    z.number().finite(),
-    textMember('Amount').regex(PLAIN_DECIMAL, { message: 'Amount must be a decimal number like 12.34' }),
-  ],
-  {
-    error: (issue) =>
-      issue.input === undefined
-        ? 'Amount is required'
-        : 'Amount must be a finite number or a decimal string like 12.34',
-  },
-);
+const AmountMember = z
+  .union(
+    [
+      z.number().finite(),
+      textMember('Amount').regex(PLAIN_DECIMAL, { message: 'Amount must be a decimal number like 12.34' }),
+    ],
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'Amount is required'
+          : 'Amount must be a finite number or a decimal string like 12.34',
+    },
+  )
+  // The service stores amounts as decimal(19,4): 10^15 or more does not fit, and was a 500.
+  .refine(fitsServiceAmount, {
+    message: 'Amount must be less than 1,000,000,000,000,000 in magnitude',
+  });
 
 const NATURES = ['income', 'inflow', 'expense', 'outflow'];
 
