@@ -1,5 +1,5 @@
 import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
-import { guardedLogger } from '@finsync/internals/http';
+import { checkedSignal, guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
 import type { ReadChangesOptions, Storage } from '../storage/types.js';
@@ -83,17 +83,6 @@ export type AddConnectionOptions = {
  * connection stored with a longer id before this bound keeps working.
  */
 export const MAX_CONNECTION_ID_LENGTH = 256;
-
-/** An AbortSignal by its shape: one from another realm or a polyfill is not `instanceof` this one's. */
-function isAbortSignal(signal: unknown): boolean {
-  const candidate = signal as Partial<AbortSignal> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.aborted === 'boolean' &&
-    typeof candidate.addEventListener === 'function'
-  );
-}
 
 /**
  * Whether no storage can hold a connection with this id: not a string, empty, or with a U+0000,
@@ -283,8 +272,12 @@ export class SyncEngine {
   sync(connectionId: string, options?: SyncCallOptions): Promise<ConnectionReport>;
   sync(connectionId?: undefined, options?: SyncCallOptions): Promise<SyncReport>;
   sync(connectionId?: string, options: SyncCallOptions = {}): Promise<ConnectionReport | SyncReport> {
-    if (options.signal !== undefined && !isAbortSignal(options.signal))
-      return Promise.reject(new TypeError('signal must be an AbortSignal'));
+    // The clients' own check: an AbortSignal by its shape (a polyfill's is taken), or none.
+    try {
+      checkedSignal(options.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (connectionId === undefined) return this.#syncAll(options);
     if (impossibleId(connectionId)) return Promise.reject(new UnknownConnectionError(connectionId));
     // Registered before the first await, so a `stop` or another call in the same tick sees the run.

@@ -1,5 +1,6 @@
 import type { ProviderLogger } from '@finsync/provider';
 import { isValidCalendarDate } from '@finsync/internals/calendar';
+import { shown } from '@finsync/internals/http';
 import { MAX_PAUSE_MS } from './connection-status.js';
 
 /**
@@ -48,9 +49,7 @@ export const MAX_BATCH_SIZE = 100_000;
 
 function wholeNumber(name: string, value: unknown, min: number, max: number): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new RangeError(
-      `${name} must be a whole number from ${min} to ${max}, got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 20)) : String(value)}`,
-    );
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got ${shown(value)}`);
 }
 
 /**
@@ -72,9 +71,7 @@ export function checkedTuning(options: Partial<SyncTuning>): SyncTuning {
     throw new TypeError(`includePending must be true or false, got ${typeof tuning.includePending}`);
   const { startDate } = tuning;
   if (startDate !== undefined && !(typeof startDate === 'string' && isValidCalendarDate(startDate)))
-    throw new RangeError(
-      `startDate must be a calendar date, YYYY-MM-DD, got ${typeof startDate === 'string' ? JSON.stringify(startDate.slice(0, 30)) : typeof startDate}`,
-    );
+    throw new RangeError(`startDate must be a calendar date, YYYY-MM-DD, got ${shown(startDate)}`);
   return tuning;
 }
 

@@ -1,11 +1,6 @@
 /** What every storage makes of a feed read's options, so that all of them read alike. */
+import { shown } from '@finsync/internals/http';
 import type { ReadChangesOptions } from './types.js';
-
-function shown(value: unknown): string {
-  return typeof value === 'string'
-    ? JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value)
-    : String(value);
-}
 
 /**
  * A feed read's cursor and limit, checked: `after` a number of 0 or more (omitted: 0; a fraction
