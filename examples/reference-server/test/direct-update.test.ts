@@ -395,6 +395,50 @@ for (const backend of BACKENDS) {
       expect(await notesNow()).toBe(before);
     });
 
+    it('takes a Host on any port itself, 1 to 65535, as a deployment on a high or low port sends it', async () => {
+      for (const host of [
+        'localhost',
+        'localhost:80',
+        'example.com:443',
+        'localhost:59999',
+        'localhost:61234',
+        'localhost:65535',
+      ]) {
+        const body = JSON.stringify({ transaction: { notes: `via ${host}` } });
+        const handedBefore = handedOver;
+        const answer = await handWritten(
+          [
+            ['x-api-key', t.keys.alice],
+            ['content-length', String(Buffer.byteLength(body))],
+            ['host', host],
+            ['content-type', 'application/json'],
+          ],
+          [body],
+        );
+        expect({ host, status: answer.status, handed: handedOver > handedBefore }).toEqual({
+          host,
+          status: 200,
+          handed: false,
+        });
+        expect(await notesNow()).toBe(`via ${host}`);
+      }
+      // Not a port: the app's to check, and it refuses it.
+      for (const host of ['localhost:0', 'localhost:65536', 'localhost:080']) {
+        const handedBefore = handedOver;
+        const body = JSON.stringify({ transaction: { notes: 'not by this path' } });
+        await handWritten(
+          [
+            ['x-api-key', t.keys.alice],
+            ['content-length', String(Buffer.byteLength(body))],
+            ['host', host],
+            ['content-type', 'application/json'],
+          ],
+          [body],
+        );
+        expect({ host, handed: handedOver > handedBefore }).toEqual({ host, handed: true });
+      }
+    });
+
     it('a path in another case is no route, on this path as on the app: 404, and nothing changes', async () => {
       const before = await notesNow();
       const response = await fetch(`${directUrl}/API/V1/TRANSACTIONS/${txId}`, {

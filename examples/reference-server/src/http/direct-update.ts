@@ -39,8 +39,13 @@ export interface DirectUpdateOptions {
   rateLimited: boolean;
 }
 
-/** A Host @hono/node-server takes as it is; any other it checks (and may refuse), so the app gets it. */
-const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+/**
+ * A Host @hono/node-server takes without refusing it: a plain name and any port 1–65535 written
+ * without leading zeros. Its own quick pattern skips ports below 1000 and from 60000, which it then
+ * checks with `URL` and takes too; anything else it checks (and may refuse), so the app gets it.
+ */
+const PLAIN_HOST =
+  /^[a-z0-9._-]+(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]))?$/;
 // The path as the app's router matches it (case-sensitively); only the id's hex digits take either case.
 const ROUTE =
   /^\/api\/v1\/transactions\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?:\.json)?$/;
