@@ -265,6 +265,8 @@ const asWritten = fc.record({
 const nearMiss = fc.oneof(
   fc.jsonValue({ maxDepth: 1 }),
   fc.constantFrom('gbp', ' GBP', '2026-02-30', '2026-06-30T12:00:00Z', 'false', '-23.40', 1e21, 1e-7, ''),
+  // Numbers written plainly but past the money bounds: 20 decimals, 16 integer digits.
+  fc.constantFrom(-0.00003974552074365297, 0.0012345678901234567, 1234567890123456, -9999999999999999),
 );
 
 describe('documented rows checked on their text (rows going to disk)', () => {

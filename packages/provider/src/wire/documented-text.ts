@@ -5,11 +5,13 @@
  *
  * Only the documented shape written as the provider writes it is taken: the documented keys in the
  * docs' order, no whitespace, a plain decimal number as the amount, a boolean `isPending`. The pattern
- * is a subset of JSON's grammar, and every text it takes is a row `documented` (fast-transactions.ts)
- * accepts, with the date it captures; the property tests hold it to that. Any other text, of any
+ * is a subset of JSON's grammar; the amount and the date it captures are then checked as `documented`
+ * (fast-transactions.ts) checks them, so every text taken is a row it accepts, with that date. The
+ * property tests hold it to that. Any other text, of any
  * row of the run, sends the run to the parsed path, which reads or refuses it as before.
  */
 import type { ListRun } from './list-scanner.js';
+import { numberHasDecimal } from '@finsync/internals/money';
 import { DOCUMENTED_FIELDS, isDocumentedDate } from './fast-transactions.js';
 
 /**
@@ -22,11 +24,15 @@ const NUMBER = String.raw`-?(?:0|[1-9]\d{0,15})(?:\.\d{1,20})?`;
 const ID = `(?:${STRING}|${NUMBER}|null)`;
 const TEXT = `(?:${STRING}|null)`;
 
-/** What each documented member may hold, as the provider writes it; the date is captured. */
+/**
+ * What each documented member may hold, as the provider writes it. The amount and the date are
+ * captured: a number of this form may still lie past the money bounds (more than 18 decimals, as
+ * `-0.00003974552074365297` has; 16 integer digits), and a date of this form off the calendar.
+ */
 const VALUE: Record<(typeof DOCUMENTED_FIELDS)[number], string> = {
   id: ID,
   accountId: ID,
-  amount: NUMBER,
+  amount: `(${NUMBER})`,
   currency: '(?:"[A-Z]{3}"|null)',
   date: String.raw`"(\d{4}-\d{2}-\d{2})"`,
   merchant: TEXT,
@@ -54,7 +60,9 @@ export function documentedDatesOfText(run: ListRun): string[] | undefined {
     DOCUMENTED_ROW.lastIndex = bounds[2 * k]!;
     const match = DOCUMENTED_ROW.exec(text);
     if (match === null || DOCUMENTED_ROW.lastIndex !== bounds[2 * k + 1]) return undefined;
-    const date = match[1]!;
+    // Number() of a JSON number's text is what JSON.parse makes of it.
+    if (!numberHasDecimal(Number(match[1]))) return undefined;
+    const date = match[2]!;
     if (!isDocumentedDate(date)) return undefined;
     dates[k] = date;
   }
