@@ -26,6 +26,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { HISTORY_DAYS, MODES, type SyncMode } from './data/data-set.js';
+import { ENGINE_BATCH_SIZE } from './data/same-rows.js';
 import { flag, hasFlag, stringFlag } from './harness/flags.js';
 import { loadAverage, machineInfo } from './harness/machine.js';
 import { createProgress } from './harness/progress.js';
@@ -65,7 +66,9 @@ for (const [name, value] of [
 const httpReps = flag('http-reps', 5);
 const naiveBudgetMs = flag('naive-budget-ms', 5_000);
 const patchSeconds = flag('patch-seconds', 5);
-const batchRows = 1_000;
+// The raw loops commit as many rows at a time as the engine does at most (its default batchSize, and
+// a whole-history page): smaller commits rewrite the same index pages more often and slowed the loop.
+const batchRows = ENGINE_BATCH_SIZE;
 const memorySizes = (stringFlag('memory-rows')?.split(',').map(Number) ?? [100_000, 300_000, rows])
   .filter((n, i, all) => Number.isFinite(n) && n > 0 && all.indexOf(n) === i)
   .sort((a, b) => a - b);

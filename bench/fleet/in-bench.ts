@@ -10,6 +10,7 @@ import type { Progress } from '../harness/progress.js';
 import { measureFleet } from './measure.js';
 import { renderFleetSvg } from './plot.js';
 import type { FleetResults } from './report.js';
+import type { NotMeasured } from '../report/results.js';
 
 export interface FleetInBenchOptions {
   /** Why it is not measured (`--no-fleet`, no PostgreSQL), or null to measure. */
@@ -21,9 +22,7 @@ export interface FleetInBenchOptions {
   progress: Progress;
 }
 
-export async function measureFleetInBench(
-  options: FleetInBenchOptions,
-): Promise<FleetResults | { skipped: string }> {
+export async function measureFleetInBench(options: FleetInBenchOptions): Promise<FleetResults | NotMeasured> {
   const { skip, progress } = options;
   if (skip !== null) {
     progress(`fleet skipped: ${skip}`);
@@ -50,6 +49,6 @@ export async function measureFleetInBench(
   } catch (error) {
     const reason = `failed: ${error instanceof Error ? error.message : String(error)}`;
     progress(`fleet ${reason}`);
-    return { skipped: reason };
+    return { skipped: reason, failed: true };
   }
 }

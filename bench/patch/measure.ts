@@ -1,10 +1,10 @@
 /**
  * The PATCH measurement as part of `npm run bench`: run last, after the sync measurements, because
- * autocannon keeps both cores busy. A failure is recorded as a skip with its reason, so a broken
- * reference server does not throw away the rest of a run.
+ * autocannon keeps both cores busy. A failure is recorded with its reason and judged a MISS, so a
+ * broken reference server neither throws away the rest of a run nor passes for one not measured.
  */
 import type { Progress } from '../harness/progress.js';
-import type { ReferencePatchFigures } from '../report/results.js';
+import type { NotMeasured, ReferencePatchFigures } from '../report/results.js';
 import { PATCH_CONNECTIONS, benchPatch } from './bench-patch.js';
 
 export interface ReferencePatchOptions {
@@ -17,7 +17,7 @@ export interface ReferencePatchOptions {
 
 export async function measureReferencePatch(
   options: ReferencePatchOptions,
-): Promise<ReferencePatchFigures | { skipped: string }> {
+): Promise<ReferencePatchFigures | NotMeasured> {
   const { skip, seconds, progress } = options;
   if (skip !== null) {
     progress(`reference-server PATCH skipped: ${skip}`);
@@ -31,6 +31,6 @@ export async function measureReferencePatch(
   } catch (error) {
     const reason = `failed: ${error instanceof Error ? error.message : String(error)}`;
     progress(`reference-server PATCH ${reason}`);
-    return { skipped: reason };
+    return { skipped: reason, failed: true };
   }
 }

@@ -1,14 +1,21 @@
 /**
- * A PATCH target for bench-patch.ts, in its own process: either the reference server (auth, the
- * body checks, the locked-field write, rendering) or a bare Hono handler doing the same SQLite update
- * on the same schema. Prints `{ url, key, id }` and serves until SIGTERM.
+ * A PATCH target for bench-patch.ts, in its own process: either the reference server as `npm start`
+ * runs it (auth, the body checks, the locked-field write, rendering, one access-log line a request on
+ * stderr) or a bare handler on Node's own HTTP server doing the same SQLite update on the same schema.
+ * Prints `{ url, key, id }` and serves until SIGTERM.
+ *
+ * The bare handler is on `node:http`, not on Hono: the reference server answers its ordinary PATCH on
+ * `node:http` too (direct-update.ts), so a Hono handler would charge the baseline for a Fetch `Request`
+ * and `Response` the measured side does not pay. It does what any handler must: read the body,
+ * `JSON.parse` it, run the `UPDATE`, read the row back and send it as JSON.
  *
  * Usage: server.ts reference|bare <data dir>
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { consoleLogger } from '../../examples/reference-server/src/logger.js';
 import { SANDBOX, SANDBOX_KEY, startReferenceServer } from '../../examples/reference-server/src/server.js';
 import { openDatabase } from '../../examples/reference-server/src/store/sqlite-schema.js';
 import { createApiKey, createUser } from '../../examples/reference-server/src/users.js';
@@ -20,6 +27,9 @@ async function reference() {
     dataDir,
     port: 0,
     sandbox: { seed: 3, historyDays: 30 },
+    // The access log as `npm start` writes it (its default level); bench-patch.ts sends stderr to a file.
+    logger: consoleLogger('info'),
+    // Off: a scheduled sync would land in whichever 1 s slice it fell in, on one target only.
     scheduler: false,
   });
   const user = await createUser(server.runtime.store, 'bench');
@@ -51,17 +61,30 @@ async function bare() {
     'UPDATE app_transactions SET notes = ?, updated_at = ? WHERE id = ? AND user_id = ?',
   );
   const read = db.prepare('SELECT * FROM app_transactions WHERE id = ?');
-  const app = new Hono();
-  app.patch('/api/v1/transactions/:id', async (c) => {
-    const body = (await c.req.json()) as { transaction: { notes: string } };
-    update.run(body.transaction.notes, new Date().toISOString(), c.req.param('id'), userId);
-    return c.json(read.get(c.req.param('id')));
+  const route = '/api/v1/transactions/';
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const txId = (request.url ?? '').slice(route.length);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { transaction: { notes: string } };
+      update.run(body.transaction.notes, new Date().toISOString(), txId, userId);
+      const text = JSON.stringify(read.get(txId));
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.end(text);
+    });
   });
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, key: 'unused', id, close: async () => server.close() };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    key: 'unused',
+    id,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const target = mode === 'reference' ? await reference() : await bare();

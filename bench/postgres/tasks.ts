@@ -1,7 +1,7 @@
 /**
  * The full sync into PostgreSQL, and beside it the raw limit: a tight loop of multi-row
- * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE` upserts of the same rows, 1,000 per
- * statement, into the same schema (a PostgresStorage initializes it). Every run gets a fresh schema,
+ * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE` upserts of the same rows, as many per
+ * statement as the engine commits at most (`batchRows`, 2,000 in `npm run bench`), into the same schema (a PostgresStorage initializes it). Every run gets a fresh schema,
  * dropped afterwards.
  */
 import { PostgresStorage } from '@finsync/postgres';

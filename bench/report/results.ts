@@ -136,7 +136,7 @@ export interface ReferencePatchFigures {
 
 export interface Target {
   name: string;
-  /** PASS / MISS, or NOT RUN when the measurement was skipped. */
+  /** PASS / MISS (a measurement that failed is a MISS), or NOT RUN when it was skipped. */
   verdict: 'PASS' | 'MISS' | 'NOT RUN';
   detail: string;
 }
@@ -161,8 +161,17 @@ export interface BenchResults {
   postgres: PostgresFigures | { skipped: string };
   memory: MemoryFigures;
   /** The short fleet run (fleet/measure.ts); skipped with `--no-fleet` or without PostgreSQL. */
-  fleet: FleetResults | { skipped: string };
+  fleet: FleetResults | NotMeasured;
   /** Skipped with `--no-patch`, or with the error when the measurement failed. */
-  referencePatch: ReferencePatchFigures | { skipped: string };
+  referencePatch: ReferencePatchFigures | NotMeasured;
   targets: Target[];
+}
+
+/**
+ * A measurement not made: switched off (`--no-patch`), impossible here (no PostgreSQL), or `failed`
+ * (it threw: a broken target), which its targets count as a MISS, not as NOT RUN.
+ */
+export interface NotMeasured {
+  skipped: string;
+  failed?: true;
 }

@@ -93,8 +93,8 @@ function rawSqliteRows(r: BenchResults, x: Rates): Line[] {
   const { raw } = r.sqlite;
   const lines: Line[] = (
     [
-      ['rows', 'raw SQLite upsert, rows only (1,000/tx)'],
-      ['rows+feed', 'raw SQLite upsert, rows + feed (1,000/tx)'],
+      ['rows', `raw SQLite upsert, rows only (${fmt.int(r.config.batchRows)}/tx)`],
+      ['rows+feed', `raw SQLite upsert, rows + feed (${fmt.int(r.config.batchRows)}/tx)`],
     ] as const
   ).map(([variant, label]) => {
     const ms = raw.ms[variant];
@@ -203,8 +203,8 @@ function postgresSection(r: BenchResults, x: Rates): Line[] {
     ),
   ];
   for (const [variant, label] of [
-    ['rows', 'raw unnest upsert, rows only (1,000/stmt)'],
-    ['rows+feed', 'raw unnest upsert, rows + feed (1,000/tx)'],
+    ['rows', `raw unnest upsert, rows only (${fmt.int(r.config.batchRows)}/stmt)`],
+    ['rows+feed', `raw unnest upsert, rows + feed (${fmt.int(r.config.batchRows)}/tx)`],
     ['apply', 'PostgresStorage.apply alone, same rows (2,000/apply)'],
   ] as const) {
     const ms = pg.raw.ms[variant];

@@ -95,20 +95,27 @@ function syncVsNaiveTargets(_: BenchResults, x: Rates): Target[] {
 const PEAK_RSS_MIB = 192;
 const MAX_GROWTH = 1.1;
 
-/** Judged at the largest size run: 1M rows when asked for (`--rows 1000000`). */
+/**
+ * The issue's sizes are 100k and 1M rows. Without a 1M run (`--rows 1000000`) the largest size run is
+ * shown, and its line is NOT RUN: a figure at 300k says little about the issue's 1M.
+ */
+const ISSUE_LARGEST = 1_000_000;
+
+/** Judged on the highest peak of the runs at the largest size: one run over the bound is a MISS. */
 function peakRssTargets(r: BenchResults): Target[] {
   const sizes = r.config.memorySizes;
   const largest = sizes.at(-1)!;
   const capped = r.memory.points['windowed-capped'];
   const cappedNote = `(diagnostic, not judged: windowed with old space ≤ ${r.memory.cappedOldSpaceMiB} MiB peaks at ${sizes.map((n) => fmt.mib(capped[n]!.peakRssMiB.median)).join(' / ')})`;
   return MODES.map((m) => {
-    const peak = r.memory.points[m][largest]!.peakRssMiB.median;
-    const at1M = largest >= 1_000_000;
+    const peaks = r.memory.points[m][largest]!.peakRssMiB;
+    const at1M = largest >= ISSUE_LARGEST;
+    const figure = `highest of ${peaks.samples.length} runs ${fmt.mib(peaks.max)} (median ${fmt.mib(peaks.median)}) at ${fmt.int(r.memory.rows[largest] ?? largest)} rows with default Node flags`;
     return {
-      name: `${at1M ? '1M-row' : `${fmt.int(largest)}-row (1M not run: --rows 1000000)`} full sync (${m}) peak RSS ≤ ${PEAK_RSS_MIB} MiB`,
-      verdict: verdict(peak <= PEAK_RSS_MIB),
+      name: `1M-row full sync (${m}) peak RSS ≤ ${PEAK_RSS_MIB} MiB`,
+      verdict: at1M ? verdict(peaks.max <= PEAK_RSS_MIB) : 'NOT RUN',
       detail:
-        `${fmt.mib(peak)} at ${fmt.int(r.memory.rows[largest] ?? largest)} rows with default Node flags ${m === 'windowed' ? cappedNote : ''}`.trim(),
+        `${at1M ? '' : 'no 1M run (--rows 1000000); '}${figure} ${m === 'windowed' ? cappedNote : ''}`.trim(),
     };
   });
 }
@@ -127,10 +134,12 @@ function memoryGrowthTargets(r: BenchResults): Target[] {
       before === undefined
         ? ''
         : `; from ${fmt.int(before)}: ${fmt.mib(r.memory.points[m][before]!.peakRssMiB.median)} → ${fmt.mib(last.peakRssMiB.median)} (${fmt.ratio(last.peakRssMiB.median / r.memory.points[m][before]!.peakRssMiB.median)})`;
+    const judged = largest >= ISSUE_LARGEST && sizes[0]! <= 100_000;
     return {
-      name: `memory does not grow with history (${m}): peak RSS at ${fmt.int(largest)} ≤ ${MAX_GROWTH}× at ${fmt.int(sizes[0]!)}`,
-      verdict: verdict(growth <= MAX_GROWTH),
+      name: `memory does not grow with history (${m}): peak RSS at 1M ≤ ${MAX_GROWTH}× at 100k (medians)`,
+      verdict: judged ? verdict(growth <= MAX_GROWTH) : 'NOT RUN',
       detail:
+        `${judged ? '' : `no 1M run (--rows 1000000); at ${fmt.int(largest)} against ${fmt.int(sizes[0]!)}: `}` +
         `${fmt.mib(first.peakRssMiB.median)} → ${fmt.mib(last.peakRssMiB.median)} (${fmt.ratio(growth)}) for ` +
         `${fmt.ratio(largest / sizes[0]!)} the history${lastStep}; heap in use after GC ${first.retainedHeapMiB?.toFixed(0) ?? '?'} → ` +
         `${last.retainedHeapMiB?.toFixed(0) ?? '?'} MiB`,
@@ -190,7 +199,8 @@ function peersTargets(r: BenchResults): Target[] {
 function referencePatchTargets(r: BenchResults): Target[] {
   const name = `reference-server PATCH ≥ ${PATCH_MIN_RATIO}× the bare handler`;
   const patch = r.referencePatch;
-  if ('skipped' in patch) return [{ name, verdict: 'NOT RUN', detail: `skipped: ${patch.skipped}` }];
+  if ('skipped' in patch)
+    return [{ name, verdict: patch.failed ? 'MISS' : 'NOT RUN', detail: `not measured: ${patch.skipped}` }];
   return patch.points.map((p) => ({
     name: `${name} (${connectionsLabel(p.connections)})`,
     verdict: verdict(p.reference.rps / p.bare.rps >= PATCH_MIN_RATIO),
@@ -203,7 +213,11 @@ function referencePatchTargets(r: BenchResults): Target[] {
 function fleetTargets(r: BenchResults): Target[] {
   if ('skipped' in r.fleet)
     return [
-      { name: 'fleet of SyncWorker processes', verdict: 'NOT RUN', detail: `skipped: ${r.fleet.skipped}` },
+      {
+        name: 'fleet of SyncWorker processes',
+        verdict: r.fleet.failed ? 'MISS' : 'NOT RUN',
+        detail: `not measured: ${r.fleet.skipped}`,
+      },
     ];
   return evaluateFleetTargets(r.fleet);
 }

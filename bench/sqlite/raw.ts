@@ -1,7 +1,8 @@
 /**
  * The raw SQLite limit: a tight loop upserting the engine's own rows into the storage's own
  * schema (a SqliteStorage on a temp file, initialized, so the same tables, indexes and pragmas)
- * with better-sqlite3 prepared statements, 1,000 rows per transaction. No HTTP, no engine.
+ * with better-sqlite3 prepared statements, as many rows per transaction as the engine commits at most
+ * (`ENGINE_BATCH_SIZE`, 2,000). No HTTP, no engine.
  *
  * Two variants: `rows` (the transactions table only, what the targets call the raw limit) and
  * `rows+feed` (plus one feed row per transaction, which is what the engine writes for a first sync).
