@@ -192,4 +192,32 @@ describe('balances that add up', () => {
       });
     }
   });
+
+  it('two runs of one connection at once (two servers, no lease) leave sums that the next check recounts, and it adds up', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    // A second engine on the same store, as a second server on the same database.
+    const other = await h.restart();
+    for (let day = 0; day < 3; day += 1) {
+      h.sandbox.advanceDays(1);
+      // Each may fail on a row the other wrote first (StorageConflictError): runs that conflict.
+      await Promise.allSettled([h.engine.sync('c1'), other.sync('c1')]);
+    }
+    h.sandbox.advanceDays(1);
+    const report = await h.engine.sync('c1');
+    const states = await h.storage.listAccountStates('c1');
+    for (const account of report.accounts) {
+      if (account.reconciliation === null) continue;
+      const rows = await h.storage.findTransactions('c1', account.accountId, { pending: false });
+      const state = states.find((s) => s.accountId === account.accountId)!;
+      // The sums kept are the rows' sums again, and the check says so.
+      expect({ account: account.accountId, total: cents(state.ledger!.postedTotal) }).toEqual({
+        account: account.accountId,
+        total: totalOf(rows),
+      });
+      expect(account.reconciliation?.status, account.accountId).toBe('balanced');
+    }
+  });
 });

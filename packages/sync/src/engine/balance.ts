@@ -3,8 +3,8 @@ import type { Balance } from '@finsync/provider';
 import type { AccountChange, AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
-import { addDecimals } from './decimal.js';
-import { checkBalance, emptyLedger } from './ledger.js';
+import { addDecimals, subtractDecimals } from './decimal.js';
+import { checkBalance, emptyLedger, recountedLedger } from './ledger.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
@@ -36,7 +36,24 @@ export async function syncBalance(
   if (check) {
     const pending = await ctx.storage.findTransactions(ctx.connectionId, account.id, { pending: true });
     const pendingTotal = addDecimals('0', ...pending.map((row) => row.amount));
-    const outcome = checkBalance(ledger ?? emptyLedger(), balance.amount, pendingTotal, ctx.clock.today());
+    const today = ctx.clock.today();
+    let outcome = checkBalance(ledger ?? emptyLedger(), balance.amount, pendingTotal, today);
+    if (outcome.reconciliation.status === 'mismatch' && ledger) {
+      // Before saying the rows do not add up, the rows are summed again: the sums kept may have
+      // drifted (see `recountedLedger`). A scan of the account, only when a check fails.
+      const recounted = await recountedLedger(
+        ledger,
+        ctx.storage.scanTransactions(ctx.connectionId, account.id),
+      );
+      if (recounted) {
+        ctx.logger?.warn?.('balance ledger recounted from the stored rows', {
+          connectionId: ctx.connectionId,
+          accountId: account.id,
+          difference: subtractDecimals(recounted.postedTotal, ledger.postedTotal),
+        });
+        outcome = checkBalance(recounted, balance.amount, pendingTotal, today);
+      }
+    }
     ledger = outcome.ledger;
     reconciliation = outcome.reconciliation;
     if (reconciliation.status === 'mismatch')

@@ -36,6 +36,44 @@ export async function ledgerOfRows(
   return { ledger, rowsRead };
 }
 
+/**
+ * The ledger with its sums counted again from the stored `rows`, for a check that did not add up;
+ * `undefined` when the sums kept agree with the rows (the mismatch is the provider's). The kept sums
+ * drift only when two runs of one connection commit at once (two servers on one database, no
+ * leases): each commit writes the ledger its own run carries, so the last one written loses what the
+ * other run counted, and every later check would fail by that much.
+ */
+export async function recountedLedger(
+  ledger: AccountLedger,
+  rows: AsyncIterable<MirrorTransaction>,
+): Promise<AccountLedger | undefined> {
+  const olderThan = ledger.anchor?.historyFrom ?? null;
+  const posted: string[] = [];
+  const older: string[] = [];
+  let historyFrom: string | null = null;
+  for await (const row of rows) {
+    if (row.isPending) continue;
+    posted.push(row.amount);
+    historyFrom = earlier(historyFrom, row.date);
+    // Since the anchor, no posted row dated before its history had been counted: all of them are
+    // history synced further back.
+    if (olderThan !== null && row.date < olderThan) older.push(row.amount);
+    if (posted.length >= 10_000) posted.splice(0, posted.length, addDecimals(...posted));
+    if (older.length >= 10_000) older.splice(0, older.length, addDecimals(...older));
+  }
+  const postedTotal = addDecimals('0', ...posted);
+  const olderHistoryDelta = ledger.anchor ? addDecimals('0', ...older) : '0';
+  if (sameDecimal(postedTotal, ledger.postedTotal) && sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta))
+    return undefined;
+  return {
+    ...ledger,
+    postedTotal,
+    olderHistoryDelta,
+    // The kept one is the earliest ever counted (a removal does not move it); a lost count may hide one.
+    historyFrom: historyFrom === null ? ledger.historyFrom : earlier(ledger.historyFrom, historyFrom),
+  };
+}
+
 /** The ledger after `changes` commit; `previous` holds the stored rows they modify or remove. */
 export function advanceLedger(
   ledger: AccountLedger,
