@@ -33,16 +33,27 @@ try {
   fail(error);
 }
 
-const { store } = server.runtime;
-let demo = await findUser(store, 'demo');
-if (!demo) {
-  demo = await createUser(store, 'demo');
-  await server.runtime.setProviderKey(demo.id, SANDBOX_KEY, SANDBOX);
+/** The demo user with the sandbox's provider key, a fresh API key, and its first sync. */
+async function prepareDemo() {
+  const { store } = server.runtime;
+  const demo = (await findUser(store, 'demo')) ?? (await createUser(store, 'demo'));
+  // Whenever it is missing, not only with a new user: a first start killed between storing the user
+  // and storing its key left a demo user without one, and every later start failed on it.
+  if (!(await store.getProviderCredential(demo.id)))
+    await server.runtime.setProviderKey(demo.id, SANDBOX_KEY, SANDBOX);
+  // Keys are stored hashed, so the demo key can't be shown again: each start issues a fresh one.
+  await revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' });
+  const { key } = await createApiKey(store, demo.id, { name: `npm-start ${new Date().toISOString()}` });
+  return { demo, key, summary: await server.runtime.syncUser(demo.id) };
 }
-// Keys are stored hashed, so the demo key can't be shown again: each start issues a fresh one.
-await revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' });
-const { key } = await createApiKey(store, demo.id, { name: `npm-start ${new Date().toISOString()}` });
-const summary = await server.runtime.syncUser(demo.id);
+
+let prepared: Awaited<ReturnType<typeof prepareDemo>>;
+try {
+  prepared = await prepareDemo();
+} catch (error) {
+  fail(error);
+}
+const { demo, key, summary } = prepared;
 
 console.log(`
 finsync reference server listening on ${server.url}

@@ -1,0 +1,62 @@
+/** `npm start` (src/main.ts) on a data directory an earlier start left halfway. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir } from '@finsync/test-utils';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startReferenceServer } from '../src/server.js';
+import { createUser } from '../src/users.js';
+
+const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.ts');
+
+describe('npm start after a first start stopped halfway', () => {
+  const dataDir = makeTempDir('start-again');
+  afterAll(() => removeTempDir(dataDir));
+
+  it('gives a demo user left without a provider key the sandbox key, syncs it and serves', async () => {
+    // What a first start killed between storing the demo user and storing its key leaves behind.
+    const first = await startReferenceServer({ dataDir, port: 0, scheduler: false, sandbox: false });
+    await createUser(first.runtime.store, 'demo');
+    await first.close({ graceMs: 0 });
+
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@finsync/source', '--import', import.meta.resolve('tsx'), main],
+      {
+        env: {
+          ...process.env,
+          FINSYNC_DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          PORT: '0',
+          FINSYNC_SCHEDULER: 'off',
+          FINSYNC_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    try {
+      const lines: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        lines.push(line);
+        if (line.includes('curl -H')) break;
+      }
+      const printed = lines.join('\n');
+      expect(printed, stderr).toMatch(/demo user: +demo, synced [1-9]\d* accounts \(success\)/);
+      const url = /listening on (http:\/\/\S+)/.exec(printed)![1]!;
+      const key = /demo key: +(\S+)/.exec(printed)![1]!;
+      const response = await fetch(`${url}/api/v1/transactions?per_page=1`, {
+        headers: { 'X-Api-Key': key },
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
+});
