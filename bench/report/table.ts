@@ -323,7 +323,7 @@ function referencePatchSection(r: BenchResults): Line[] {
   const patch = r.referencePatch;
   if ('skipped' in patch) return [`Reference-server PATCH — skipped: ${patch.skipped}`];
   const lines: Line[] = [
-    `Reference-server PATCH vs a bare Hono handler doing the same SQLite UPDATE (autocannon, ${patch.seconds} s per point in 1 s slices alternating with the bare handler's; rows = requests sent, each writing one row)`,
+    `Reference-server PATCH vs a bare node:http handler doing the same SQLite UPDATE (autocannon, ${patch.seconds} s per point in 1 s slices alternating with the bare handler's; rows = requests sent, each writing one row; the reference server logs each request as npm start does)`,
   ];
   for (const p of patch.points) {
     const ratio = p.reference.rps / p.bare.rps;
