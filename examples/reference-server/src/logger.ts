@@ -10,26 +10,33 @@ export type LogSink = (text: string) => void;
 const unwritten = new Set<() => void>();
 let exitHooked = false;
 
+/** How long an access line may wait for others, and how much text, before they are written together. */
+const FLUSH_AFTER_MS = 10;
+const FLUSH_AT_CHARS = 64 * 1024;
+
 /**
  * One JSON object per line on stderr — `{"time","level","msg",…fields}` — so a log collector can
  * read every field. Fields never hold keys or bodies (the libraries and the access log guarantee it).
  *
- * `debug` and `info` lines (the access log's) are written together once per turn of the event loop:
- * a write to stderr is a system call that blocks the thread, and 50 PATCHes answered in one turn
- * made 50 of them (a quarter of the requests a second at 50 connections, docs/benchmarks.md). A
- * `warn` or `error` line is written at once, after any lines before it, and the lines of the turn are
- * written on exit; a process killed outright loses at most one turn's access lines.
+ * `debug` and `info` lines (the access log's) are written together, at most 10 ms or 64 KiB after
+ * the first of them: a write to stderr is a system call that blocks the thread, and one a request
+ * cost a quarter of the requests a second at 50 connections and about 5 % of a lone connection's
+ * time (docs/benchmarks.md). A `warn` or `error` line is written at once, after any lines before it,
+ * and waiting lines are written on exit; a process killed outright loses at most 10 ms of access lines.
  */
 export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): ProviderLogger {
   const write: LogSink = sink ?? ((text) => process.stderr.write(text));
   const threshold = LEVELS.indexOf(minimum);
   let pending: string[] = [];
-  let scheduled = false;
+  let pendingChars = 0;
+  let timer: NodeJS.Timeout | undefined;
   const flush = () => {
-    scheduled = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     if (pending.length === 0) return;
     const text = pending.join('');
     pending = [];
+    pendingChars = 0;
     write(text);
   };
   unwritten.add(flush);
@@ -44,11 +51,12 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
     if (index < threshold) continue;
     const soon = level === 'debug' || level === 'info';
     logger[level] = (message, fields) => {
-      pending.push(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`);
-      if (!soon) return flush();
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(flush);
+      const line = `${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`;
+      pending.push(line);
+      pendingChars += line.length;
+      if (!soon || pendingChars >= FLUSH_AT_CHARS) return flush();
+      // Unref'd: waiting lines never keep a process alive (they are written on exit).
+      timer ??= setTimeout(flush, FLUSH_AFTER_MS).unref();
     };
   }
   return logger;

@@ -1,20 +1,20 @@
-/** The server's log on stderr: one JSON object a line, access lines written once a turn. */
+/** The server's log on stderr: one JSON object a line, access lines written together. */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { consoleLogger } from '../src/logger.js';
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('consoleLogger', () => {
-  it('writes the info lines of one turn in one write, in order, each a JSON object', async () => {
+  it('writes the info lines of 10 ms in one write, in order, each a JSON object', async () => {
     const writes: string[] = [];
     const logger = consoleLogger('info', (text) => writes.push(text));
     for (let n = 0; n < 50; n += 1) logger.info?.('request', { n, status: 200 });
     logger.debug?.('not at this level');
     expect(writes).toEqual([]);
-    await nextTurn();
+    await later(30);
     expect(writes).toHaveLength(1);
     const lines = writes[0]!
       .trimEnd()
@@ -41,7 +41,16 @@ describe('consoleLogger', () => {
     expect(writes).toHaveLength(2);
   });
 
-  it("keeps a turn's lines when the process exits in that turn", () => {
+  it('writes at once once 64 KiB of lines wait', () => {
+    const writes: string[] = [];
+    const logger = consoleLogger('info', (text) => writes.push(text));
+    const path = '/api/v1/transactions/'.padEnd(1_000, 'x');
+    for (let n = 0; n < 70; n += 1) logger.info?.('request', { n, path });
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.length).toBeGreaterThanOrEqual(64 * 1024);
+  });
+
+  it('keeps waiting lines when the process exits before they are written', () => {
     const logger = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'logger.ts');
     const script = `import { consoleLogger } from ${JSON.stringify(logger)};
       const log = consoleLogger('info');
