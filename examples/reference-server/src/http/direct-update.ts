@@ -39,13 +39,17 @@ export interface DirectUpdateOptions {
   rateLimited: boolean;
 }
 
+/** A Host @hono/node-server takes as it is (its own quick pattern); any other it checks with `URL`. */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 /**
- * A Host @hono/node-server takes without refusing it: a plain name and any port 1–65535 written
- * without leading zeros. Its own quick pattern skips ports below 1000 and from 60000, which it then
- * checks with `URL` and takes too; anything else it checks (and may refuse), so the app gets it.
+ * Hosts on the ports that pattern leaves to `URL` (below 1000, from 60000) that `URL` leaves as they
+ * are, so the app takes them too: `localhost` and an IPv4 address in its canonical form. Any other
+ * name on those ports goes to the app, which may refuse it (`127.1`, `foo.123`, `xn--a` are
+ * rewritten or refused by `URL`).
  */
-const PLAIN_HOST =
-  /^[a-z0-9._-]+(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]))?$/;
+const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+const PORT = String.raw`(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])`;
+const CANONICAL_HOST = new RegExp(`^(?:localhost|${OCTET}(?:\\.${OCTET}){3}):${PORT}$`);
 // The path as the app's router matches it (case-sensitively); only the id's hex digits take either case.
 const ROUTE =
   /^\/api\/v1\/transactions\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?:\.json)?$/;
@@ -70,7 +74,7 @@ function ordinary(request: IncomingMessage, maxBodyBytes: number): { id: string;
     typeof key !== 'string' ||
     headers['transfer-encoding'] !== undefined ||
     !(length > 0 && length <= maxBodyBytes) ||
-    !PLAIN_HOST.test(headers.host ?? '') ||
+    !(PLAIN_HOST.test(headers.host ?? '') || CANONICAL_HOST.test(headers.host ?? '')) ||
     !PLAIN_JSON.test(headers['content-type'] ?? '') ||
     // Node keeps the first of two Content-Types, the app reads both (a 415).
     contentTypes(request.rawHeaders) !== 1
