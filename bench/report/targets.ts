@@ -112,7 +112,7 @@ function peakRssTargets(r: BenchResults): Target[] {
     const at1M = largest >= ISSUE_LARGEST;
     const figure = `highest of ${peaks.samples.length} runs ${fmt.mib(peaks.max)} (median ${fmt.mib(peaks.median)}) at ${fmt.int(r.memory.rows[largest] ?? largest)} rows with default Node flags`;
     return {
-      name: `1M-row full sync (${m}) peak RSS ≤ ${PEAK_RSS_MIB} MiB`,
+      name: `${at1M ? fmt.int(largest) : '1,000,000'}-row full sync (${m}) peak RSS ≤ ${PEAK_RSS_MIB} MiB`,
       verdict: at1M ? verdict(peaks.max <= PEAK_RSS_MIB) : 'NOT RUN',
       detail:
         `${at1M ? '' : 'no 1M run (--rows 1000000); '}${figure} ${m === 'windowed' ? cappedNote : ''}`.trim(),
@@ -136,7 +136,7 @@ function memoryGrowthTargets(r: BenchResults): Target[] {
         : `; from ${fmt.int(before)}: ${fmt.mib(r.memory.points[m][before]!.peakRssMiB.median)} → ${fmt.mib(last.peakRssMiB.median)} (${fmt.ratio(last.peakRssMiB.median / r.memory.points[m][before]!.peakRssMiB.median)})`;
     const judged = largest >= ISSUE_LARGEST && sizes[0]! <= 100_000;
     return {
-      name: `memory does not grow with history (${m}): peak RSS at 1M ≤ ${MAX_GROWTH}× at 100k (medians)`,
+      name: `memory does not grow with history (${m}): peak RSS at ${judged ? fmt.int(largest) : '1,000,000'} ≤ ${MAX_GROWTH}× at ${judged ? fmt.int(sizes[0]!) : '100,000'} (medians)`,
       verdict: judged ? verdict(growth <= MAX_GROWTH) : 'NOT RUN',
       detail:
         `${judged ? '' : `no 1M run (--rows 1000000); at ${fmt.int(largest)} against ${fmt.int(sizes[0]!)}: `}` +

@@ -14,6 +14,11 @@ let exitHooked = false;
 const FLUSH_AFTER_MS = 10;
 const FLUSH_AT_CHARS = 64 * 1024;
 
+/** Writes every logger's waiting lines now: before a line written to stderr directly, so they stay in order. */
+export function flushLogs(): void {
+  for (const pendingLines of unwritten) pendingLines();
+}
+
 /**
  * One JSON object per line on stderr — `{"time","level","msg",…fields}` — so a log collector can
  * read every field. Fields never hold keys or bodies (the libraries and the access log guarantee it).
@@ -42,9 +47,7 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
   unwritten.add(flush);
   if (!exitHooked) {
     exitHooked = true;
-    process.on('exit', () => {
-      for (const pendingLines of unwritten) pendingLines();
-    });
+    process.on('exit', flushLogs);
   }
   const logger: ProviderLogger = {};
   for (const [index, level] of LEVELS.entries()) {

@@ -5,7 +5,7 @@
  * Configuration comes from the environment (config.ts; every variable is in the README's table).
  */
 import { configFromEnv } from './config.js';
-import { consoleLogger } from './logger.js';
+import { consoleLogger, flushLogs } from './logger.js';
 import { SANDBOX, SANDBOX_KEY, StartupError, startReferenceServer, type RunningServer } from './server.js';
 import { createApiKey, createUser, findUser, revokeApiKeys } from './users.js';
 
@@ -19,6 +19,7 @@ function fail(error: unknown): never {
         : error instanceof Error
           ? error.message
           : String(error);
+  flushLogs();
   process.stderr.write(`finsync: cannot start: ${message}\n`);
   process.exit(1);
 }
@@ -72,6 +73,7 @@ let stopping = false;
 const shutdown = () => {
   if (stopping) process.exit(1); // a second Ctrl-C: now
   stopping = true;
+  flushLogs();
   process.stderr.write('finsync: stopping (finishing requests and syncs in flight; Ctrl-C again to force)\n');
   void server.close().then(
     () => process.exit(0),

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { consoleLogger } from '../src/logger.js';
+import { consoleLogger, flushLogs } from '../src/logger.js';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,6 +48,14 @@ describe('consoleLogger', () => {
     for (let n = 0; n < 70; n += 1) logger.info?.('request', { n, path });
     expect(writes).toHaveLength(1);
     expect(writes[0]!.length).toBeGreaterThanOrEqual(64 * 1024);
+  });
+
+  it('writes waiting lines on flushLogs(), before a line written to stderr directly', () => {
+    const writes: string[] = [];
+    const logger = consoleLogger('info', (text) => writes.push(text));
+    logger.info?.('before');
+    flushLogs();
+    expect(writes.map((text) => JSON.parse(text).msg)).toEqual(['before']);
   });
 
   it('keeps waiting lines when the process exits before they are written', () => {

@@ -233,6 +233,11 @@ export interface AccountLedger {
   olderHistoryDelta: string;
   /** The earliest date of a posted row added, modified or removed since the anchor. */
   changedFrom: string | null;
+  /**
+   * The `postedTotal` at which a recount of the stored rows, made for a check that failed, found the
+   * kept sums right; absent until then. A failing check at the same total is not recounted again.
+   */
+  recountedTotal?: string;
 }
 
 /** The last balance check that added up, as {@link AccountLedger} keeps it: what later checks compare with. */

@@ -4,7 +4,7 @@ import type { AccountChange, AccountSyncState, BalanceReconciliation, MirrorAcco
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { addDecimals, subtractDecimals } from './decimal.js';
-import { checkBalance, emptyLedger, recountedLedger } from './ledger.js';
+import { checkBalanceRecounting, emptyLedger } from './ledger.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
@@ -36,24 +36,21 @@ export async function syncBalance(
   if (check) {
     const pending = await ctx.storage.findTransactions(ctx.connectionId, account.id, { pending: true });
     const pendingTotal = addDecimals('0', ...pending.map((row) => row.amount));
-    const today = ctx.clock.today();
-    let outcome = checkBalance(ledger ?? emptyLedger(), balance.amount, pendingTotal, today);
-    if (outcome.reconciliation.status === 'mismatch' && ledger) {
-      // Before saying the rows do not add up, the rows are summed again: the sums kept may have
+    const outcome = await checkBalanceRecounting(
+      ledger ?? emptyLedger(),
+      balance.amount,
+      pendingTotal,
+      ctx.clock.today(),
+      // Before a check says the rows do not add up, they are summed again: the sums kept may have
       // drifted (see `recountedLedger`). A scan of the account, only when a check fails.
-      const recounted = await recountedLedger(
-        ledger,
-        ctx.storage.scanTransactions(ctx.connectionId, account.id),
-      );
-      if (recounted) {
-        ctx.logger?.warn?.('balance ledger recounted from the stored rows', {
-          connectionId: ctx.connectionId,
-          accountId: account.id,
-          difference: subtractDecimals(recounted.postedTotal, ledger.postedTotal),
-        });
-        outcome = checkBalance(recounted, balance.amount, pendingTotal, today);
-      }
-    }
+      () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
+    );
+    if (outcome.recounted)
+      ctx.logger?.warn?.('balance ledger recounted from the stored rows', {
+        connectionId: ctx.connectionId,
+        accountId: account.id,
+        difference: subtractDecimals(outcome.ledger.postedTotal, ledger!.postedTotal),
+      });
     ledger = outcome.ledger;
     reconciliation = outcome.reconciliation;
     if (reconciliation.status === 'mismatch')

@@ -63,7 +63,10 @@ export async function recountedLedger(
   }
   const postedTotal = addDecimals('0', ...posted);
   const olderHistoryDelta = ledger.anchor ? addDecimals('0', ...older) : '0';
-  if (sameDecimal(postedTotal, ledger.postedTotal) && sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta))
+  if (
+    sameDecimal(postedTotal, ledger.postedTotal) &&
+    sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta)
+  )
     return undefined;
   return {
     ...ledger,
@@ -104,6 +107,33 @@ export function advanceLedger(
   return next;
 }
 
+/**
+ * `checkBalance`, and when it finds a mismatch, the same check on the sums recounted from the stored
+ * `rows` (see `recountedLedger`). The recount is kept only when it makes the check add up: the kept
+ * anchor may itself have been taken on sums that were off, and a recount kept under it would turn a
+ * mismatch that passes into one that stays. A recount that finds the kept sums right is remembered
+ * (`recountedTotal`), so a mismatch that lasts is not recounted again until the rows move.
+ */
+export async function checkBalanceRecounting(
+  ledger: AccountLedger,
+  balance: string,
+  pendingTotal: string,
+  today: string,
+  rows: () => AsyncIterable<MirrorTransaction>,
+): Promise<BalanceCheck & { recounted: boolean }> {
+  const kept = checkBalance(ledger, balance, pendingTotal, today);
+  if (kept.reconciliation.status !== 'mismatch') return { ...kept, recounted: false };
+  if (ledger.recountedTotal !== undefined && sameDecimal(ledger.recountedTotal, ledger.postedTotal))
+    return { ...kept, recounted: false };
+  const recounted = await recountedLedger(ledger, rows());
+  if (recounted === undefined)
+    return { ...kept, ledger: { ...kept.ledger, recountedTotal: ledger.postedTotal }, recounted: false };
+  const again = checkBalance(recounted, balance, pendingTotal, today);
+  return again.reconciliation.status === 'mismatch'
+    ? { ...kept, recounted: false }
+    : { ...again, recounted: true };
+}
+
 export interface BalanceCheck {
   ledger: AccountLedger;
   reconciliation: BalanceReconciliation;
@@ -125,8 +155,10 @@ export function checkBalance(
     posted: subtractDecimals(balance, ledger.postedTotal),
     'posted-and-pending': subtractDecimals(subtractDecimals(balance, ledger.postedTotal), pendingTotal),
   };
+  // A check that adds up starts afresh: what a recount found under the old anchor no longer holds.
+  const { recountedTotal: _recounted, ...sums } = ledger;
   const anchorAt = (basis: BalanceReconciliation['basis'], checked: boolean): AccountLedger => ({
-    ...ledger,
+    ...sums,
     anchor: {
       on: today,
       openingPosted: opening.posted,

@@ -1,0 +1,113 @@
+/** The balance check's recount of the stored rows, on its own: when it runs, and what it keeps. */
+import { describe, expect, it } from 'vitest';
+import { checkBalance, checkBalanceRecounting, emptyLedger } from '../src/engine/ledger.js';
+import type { AccountLedger, MirrorTransaction } from '../src/model.js';
+
+const row = (key: string, amount: string, date: string): MirrorTransaction => ({
+  connectionId: 'c1',
+  accountId: 'a',
+  key,
+  providerId: key,
+  amount,
+  currency: 'GBP',
+  date,
+  merchant: null,
+  description: null,
+  isPending: false,
+});
+
+/** The stored rows as a scan hands them out, counting the scans. */
+function store(rows: MirrorTransaction[]) {
+  const counter = { scans: 0 };
+  const scan = () => {
+    counter.scans += 1;
+    return (async function* () {
+      yield* rows;
+    })();
+  };
+  return { rows, scan, counter };
+}
+
+describe('the balance check recounts the stored rows', () => {
+  it('keeps a recount that makes the check add up: sums lost by a concurrent run', async () => {
+    const stored = store([row('r1', '-100', '2026-01-01')]);
+    let ledger: AccountLedger = checkBalance(
+      { ...emptyLedger(), postedTotal: '-100', historyFrom: '2026-01-01' },
+      '900',
+      '0',
+      '2026-01-02',
+    ).ledger;
+    // Another run committed r2 (−10) and the ledger it wrote was overwritten by one without it.
+    stored.rows.push(row('r2', '-10', '2026-01-02'));
+    const result = await checkBalanceRecounting(ledger, '890', '0', '2026-01-03', stored.scan);
+    expect(result.recounted).toBe(true);
+    expect(result.reconciliation.status).toBe('balanced');
+    expect(result.ledger.postedTotal).toBe('-110');
+    ledger = result.ledger;
+    // Adding up again, nothing more to recount.
+    const next = await checkBalanceRecounting(ledger, '890', '0', '2026-01-04', stored.scan);
+    expect(next.reconciliation.status).not.toBe('mismatch');
+    expect(stored.counter.scans).toBe(1);
+  });
+
+  it('keeps the kept sums when a recount would not add up either, so a mismatch that passes still passes', async () => {
+    // An anchor taken while the kept sums were 100 short of the rows (the first check, unverified).
+    const stored = store([row('r1', '-100', '2026-01-01')]);
+    let ledger = checkBalance(emptyLedger(), '900', '0', '2026-01-02').ledger;
+    stored.rows.push(row('r2', '-10', '2026-01-02'));
+    ledger = checkBalance(
+      { ...ledger, postedTotal: '-10', changedFrom: '2026-01-02' },
+      '890',
+      '0',
+      '2026-01-03',
+    ).ledger;
+    // The bank's balance lags a row by a day: a real mismatch of 5, for one day.
+    stored.rows.push(row('r3', '-5', '2026-01-03'));
+    const lagging = await checkBalanceRecounting(
+      { ...ledger, postedTotal: '-15', changedFrom: '2026-01-03' },
+      '890',
+      '0',
+      '2026-01-04',
+      stored.scan,
+    );
+    expect(lagging.reconciliation).toMatchObject({ status: 'mismatch', difference: '5' });
+    expect(lagging.recounted).toBe(false);
+    expect(lagging.ledger.postedTotal).toBe('-15');
+    // The bank catches up: it adds up again, as it would have without any recount.
+    const caughtUp = await checkBalanceRecounting(lagging.ledger, '885', '0', '2026-01-05', stored.scan);
+    expect(caughtUp.reconciliation.status).toBe('balanced');
+  });
+
+  it('recounts a mismatch that lasts once, not on every run, until the rows move', async () => {
+    const stored = store([row('r1', '-100', '2026-01-01')]);
+    let ledger = checkBalance(
+      { ...emptyLedger(), postedTotal: '-100', historyFrom: '2026-01-01' },
+      '900',
+      '0',
+      '2026-01-02',
+    ).ledger;
+    // A fee the provider never lists: the balance moves, the rows do not.
+    for (const day of ['2026-01-03', '2026-01-04', '2026-01-05']) {
+      const result = await checkBalanceRecounting(ledger, '895', '0', day, stored.scan);
+      expect(result.reconciliation).toMatchObject({ status: 'mismatch', difference: '-5' });
+      ledger = result.ledger;
+    }
+    expect(stored.counter.scans).toBe(1);
+    expect(ledger.recountedTotal).toBe('-100');
+    // A row moves the sums: the next failing check is recounted again.
+    stored.rows.push(row('r2', '-1', '2026-01-06'));
+    const moved = await checkBalanceRecounting(
+      { ...ledger, postedTotal: '-101', changedFrom: '2026-01-06' },
+      '894',
+      '0',
+      '2026-01-06',
+      stored.scan,
+    );
+    expect(moved.reconciliation.status).toBe('mismatch');
+    expect(stored.counter.scans).toBe(2);
+    // And once it adds up, the mark is gone with the old anchor.
+    const fixed = await checkBalanceRecounting(moved.ledger, '899', '0', '2026-01-07', stored.scan);
+    expect(fixed.reconciliation.status).toBe('balanced');
+    expect(fixed.ledger.recountedTotal).toBeUndefined();
+  });
+});
