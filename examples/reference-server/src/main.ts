@@ -55,6 +55,8 @@ try {
   fail(error);
 }
 const { demo, key, summary } = prepared;
+// The sync's log lines first, then the banner: they wait up to 10 ms to be written (logger.ts).
+flushLogs();
 
 console.log(`
 finsync reference server listening on ${server.url}
