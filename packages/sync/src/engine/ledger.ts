@@ -15,6 +15,37 @@ function earlier(a: string | null, b: string): string {
   return a === null || b < a ? b : a;
 }
 
+/** A running sum of decimal strings, folded every 10,000 so a long history never holds them all. */
+class DecimalSum {
+  #parts: string[] = [];
+  add(amount: string): void {
+    this.#parts.push(amount);
+    if (this.#parts.length >= 10_000) this.#parts.splice(0, this.#parts.length, addDecimals(...this.#parts));
+  }
+  total(): string {
+    return addDecimals('0', ...this.#parts);
+  }
+}
+
+/**
+ * One pass over stored rows: the posted rows' sum and earliest date, the sum of those dated before
+ * `olderThan` (when given), and how many rows, pending ones included, were read.
+ */
+async function countRows(rows: AsyncIterable<MirrorTransaction>, olderThan: string | null) {
+  const posted = new DecimalSum();
+  const older = new DecimalSum();
+  let historyFrom: string | null = null;
+  let rowsRead = 0;
+  for await (const row of rows) {
+    rowsRead += 1;
+    if (row.isPending) continue;
+    posted.add(row.amount);
+    historyFrom = earlier(historyFrom, row.date);
+    if (olderThan !== null && row.date < olderThan) older.add(row.amount);
+  }
+  return { postedTotal: posted.total(), olderTotal: older.total(), historyFrom, rowsRead };
+}
+
 /**
  * The ledger of rows that were never counted: one pass over what is stored (once, on upgrade or on
  * a first sync), and how many rows, pending ones included, it read.
@@ -22,18 +53,8 @@ function earlier(a: string | null, b: string): string {
 export async function ledgerOfRows(
   rows: AsyncIterable<MirrorTransaction>,
 ): Promise<{ ledger: AccountLedger; rowsRead: number }> {
-  const ledger = emptyLedger();
-  const amounts: string[] = [];
-  let rowsRead = 0;
-  for await (const row of rows) {
-    rowsRead += 1;
-    if (row.isPending) continue;
-    amounts.push(row.amount);
-    ledger.historyFrom = earlier(ledger.historyFrom, row.date);
-    if (amounts.length >= 10_000) amounts.splice(0, amounts.length, addDecimals(...amounts));
-  }
-  ledger.postedTotal = addDecimals('0', ...amounts);
-  return { ledger, rowsRead };
+  const { postedTotal, historyFrom, rowsRead } = await countRows(rows, null);
+  return { ledger: { ...emptyLedger(), postedTotal, historyFrom }, rowsRead };
 }
 
 /**
@@ -47,22 +68,11 @@ export async function recountedLedger(
   ledger: AccountLedger,
   rows: AsyncIterable<MirrorTransaction>,
 ): Promise<AccountLedger | undefined> {
-  const olderThan = ledger.anchor?.historyFrom ?? null;
-  const posted: string[] = [];
-  const older: string[] = [];
-  let historyFrom: string | null = null;
-  for await (const row of rows) {
-    if (row.isPending) continue;
-    posted.push(row.amount);
-    historyFrom = earlier(historyFrom, row.date);
-    // Since the anchor, no posted row dated before its history had been counted: all of them are
-    // history synced further back.
-    if (olderThan !== null && row.date < olderThan) older.push(row.amount);
-    if (posted.length >= 10_000) posted.splice(0, posted.length, addDecimals(...posted));
-    if (older.length >= 10_000) older.splice(0, older.length, addDecimals(...older));
-  }
-  const postedTotal = addDecimals('0', ...posted);
-  const olderHistoryDelta = ledger.anchor ? addDecimals('0', ...older) : '0';
+  // Since the anchor, no posted row dated before its history had been counted: all of them are
+  // history synced further back.
+  const counted = await countRows(rows, ledger.anchor?.historyFrom ?? null);
+  const postedTotal = counted.postedTotal;
+  const olderHistoryDelta = ledger.anchor ? counted.olderTotal : '0';
   if (
     sameDecimal(postedTotal, ledger.postedTotal) &&
     sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta)
@@ -73,7 +83,8 @@ export async function recountedLedger(
     postedTotal,
     olderHistoryDelta,
     // The kept one is the earliest ever counted (a removal does not move it); a lost count may hide one.
-    historyFrom: historyFrom === null ? ledger.historyFrom : earlier(ledger.historyFrom, historyFrom),
+    historyFrom:
+      counted.historyFrom === null ? ledger.historyFrom : earlier(ledger.historyFrom, counted.historyFrom),
   };
 }
 
