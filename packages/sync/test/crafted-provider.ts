@@ -8,7 +8,12 @@ import { MemoryStorage, SyncEngine } from '../src/index.js';
 
 export async function engineOverCraftedProvider(
   transactions: (url: URL) => unknown,
-  options: { today: string; accountCurrency?: string },
+  options: {
+    today: string;
+    accountCurrency?: string;
+    /** The `/balance` answer (a `Response` is sent as it is); a GBP balance of 0 when left out. */
+    balance?: () => unknown;
+  },
 ) {
   const today = { date: options.today };
   const asked: URL[] = [];
@@ -21,10 +26,11 @@ export async function engineOverCraftedProvider(
       path === 'accounts'
         ? { accounts: [{ ...account, currency: options.accountCurrency }], total: 1 }
         : path.endsWith('/balance')
-          ? { balance: { amount: 0, currency: 'GBP' } }
+          ? (options.balance?.() ?? { balance: { amount: 0, currency: 'GBP' } })
           : path.endsWith('/holdings')
             ? { holdings: [], totalValue: 0 }
             : transactions(url);
+    if (body instanceof Response) return body;
     return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
   }) as typeof globalThis.fetch;
   const storage = new MemoryStorage();

@@ -72,4 +72,63 @@ describe('a row listed without a currency', () => {
       reason: 'posted',
     });
   });
+
+  describe('on an account whose /accounts entry has no currency either', () => {
+    // 28 rows of January and one of March, none listed with a currency; the balance says GBP.
+    const rows: WireRow[] = Array.from({ length: 28 }, (_, i) => ({
+      id: `t${i + 1}`,
+      amount: -(i + 1),
+      date: `2026-01-${String(i + 1).padStart(2, '0')}`,
+      merchant: 'Shop',
+      description: 'SHOP',
+      isPending: false,
+    }));
+    rows.push({
+      id: 'm1',
+      amount: -1,
+      date: '2026-03-10',
+      merchant: 'Shop',
+      description: 'SHOP',
+      isPending: false,
+    });
+    const listed = () => ({ transactions: rows.map((r) => ({ accountId: 4711, ...r })), total: rows.length });
+    const currencies = async (storage: {
+      findTransactions: (c: string, a: string) => Promise<Array<{ currency: string | null }>>;
+    }) => [...new Set((await storage.findTransactions('c1', '4711')).map((r) => r.currency))];
+
+    it('takes the currency its first balance gives, on every row of the first sync, and says so in the feed', async () => {
+      const { engine, storage } = await engineOverCraftedProvider(listed, { today: '2026-03-20' });
+      const report = await engine.sync('c1');
+      expect(report.ok).toBe(true);
+      expect(await currencies(storage)).toEqual(['GBP']);
+      const feed = await storage.readChanges({ after: 0, limit: 1000 });
+      const modified = feed.filter((e) => e.entity === 'transaction' && e.op === 'modified');
+      expect(modified).toHaveLength(rows.length);
+      expect(modified.every((e) => e.record?.currency === 'GBP')).toBe(true);
+      expect(report.accounts[0]!.modified).toBe(rows.length);
+      // Known from now on: a later run changes nothing.
+      const seq = await storage.lastSeq();
+      await engine.sync('c1');
+      expect(await storage.readChanges({ after: seq, limit: 100 })).toEqual([]);
+    });
+
+    it('takes it on the first run whose balance answers, when the first balance failed', async () => {
+      let balanceFails = true;
+      const { engine, storage, today } = await engineOverCraftedProvider(listed, {
+        today: '2026-03-20',
+        balance: () =>
+          balanceFails
+            ? new Response(JSON.stringify({ error: 'x', message: 'down' }), { status: 500 })
+            : { balance: { amount: -407, currency: 'GBP' } },
+      });
+      const first = await engine.sync('c1');
+      expect(first.accounts[0]!.balance).toBe('failed');
+      expect(await currencies(storage)).toEqual([null]);
+      balanceFails = false;
+      today.date = '2026-04-30'; // weeks later: January is far outside the routine re-read
+      await engine.sync('c1');
+      expect(await currencies(storage)).toEqual(['GBP']);
+      expect((await storage.listAccounts('c1'))[0]!.currency).toBe('GBP');
+    });
+  });
 });

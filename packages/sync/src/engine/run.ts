@@ -5,6 +5,7 @@ import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAc
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
 import { syncBalance } from './balance.js';
 import { makeChange } from './changes.js';
+import { fillRowCurrency } from './currency-fill.js';
 import { nextConnectionState, stopEvent, type ConnectionEvent } from './connection-status.js';
 import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context.js';
 import { syncHoldings } from './holdings.js';
@@ -267,6 +268,10 @@ async function syncAccountPhases(
   try {
     const check = report.issues.length === 0 && report.shortfall === 0;
     const outcome = await syncBalance(ctx, current, syncState, check, answers().balance());
+    // The rows were keyed without the account's currency, which this balance gives: the rows listed
+    // without one take it. Should that fail, the balance is not kept either, so the next run does it.
+    if (account.currency === null && outcome.account.currency !== null)
+      report.modified += await fillRowCurrency(ctx, account.id, outcome.account.currency);
     current = outcome.account;
     syncState = outcome.state;
     report.balance = outcome.result;

@@ -117,7 +117,11 @@ export interface Storage {
     accountId: string,
     query?: TransactionQuery,
   ): Promise<MirrorTransaction[]>;
-  /** Every transaction of a connection (optionally one account), streamed in key order with bounded memory. */
+  /**
+   * Every transaction of a connection (optionally one account), streamed in key order with bounded
+   * memory. The engine may `apply` changes to the rows it has been given while the scan goes on (a
+   * row taking its account's currency): a scan holds no statement, cursor or lock between rows.
+   */
   scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction>;
   /** How many transaction rows the mirror holds for a connection (optionally one account). */
   countTransactions(connectionId: string, accountId?: string): Promise<number>;
