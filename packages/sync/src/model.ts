@@ -234,6 +234,11 @@ export interface AccountLedger {
   /** The earliest date of a posted row added, modified or removed since the anchor. */
   changedFrom: string | null;
   /**
+   * How many rows, pending ones included, the sums have counted; absent in ledgers stored by earlier
+   * versions. Compared with the rows stored before the first anchor is taken on the sums.
+   */
+  rows?: number;
+  /**
    * The `postedTotal` at which a recount of the stored rows, made for a check that failed, found the
    * kept sums right; absent until then. A failing check at the same total is not recounted again.
    */

@@ -1,6 +1,6 @@
 /** The balance check's recount of the stored rows, on its own: when it runs, and what it keeps. */
 import { describe, expect, it } from 'vitest';
-import { checkBalance, checkBalanceRecounting, emptyLedger } from '../src/engine/ledger.js';
+import { checkBalance, checkBalanceRecounting, emptyLedger, type StoredRows } from '../src/engine/ledger.js';
 import type { AccountLedger, MirrorTransaction } from '../src/model.js';
 
 const row = (key: string, amount: string, date: string): MirrorTransaction => ({
@@ -16,16 +16,19 @@ const row = (key: string, amount: string, date: string): MirrorTransaction => ({
   isPending: false,
 });
 
-/** The stored rows as a scan hands them out, counting the scans. */
+/** The stored rows as the check reaches them (a count, a scan), counting the scans. */
 function store(rows: MirrorTransaction[]) {
   const counter = { scans: 0 };
-  const scan = () => {
-    counter.scans += 1;
-    return (async function* () {
-      yield* rows;
-    })();
+  const access: StoredRows = {
+    count: async () => rows.length,
+    rows: () => {
+      counter.scans += 1;
+      return (async function* () {
+        yield* rows;
+      })();
+    },
   };
-  return { rows, scan, counter };
+  return { rows, access, counter };
 }
 
 describe('the balance check recounts the stored rows', () => {
@@ -39,13 +42,13 @@ describe('the balance check recounts the stored rows', () => {
     ).ledger;
     // Another run committed r2 (−10) and the ledger it wrote was overwritten by one without it.
     stored.rows.push(row('r2', '-10', '2026-01-02'));
-    const result = await checkBalanceRecounting(ledger, '890', '0', '2026-01-03', stored.scan);
+    const result = await checkBalanceRecounting(ledger, '890', '0', '2026-01-03', stored.access);
     expect(result.recounted).toBe(true);
     expect(result.reconciliation.status).toBe('balanced');
     expect(result.ledger.postedTotal).toBe('-110');
     ledger = result.ledger;
     // Adding up again, nothing more to recount.
-    const next = await checkBalanceRecounting(ledger, '890', '0', '2026-01-04', stored.scan);
+    const next = await checkBalanceRecounting(ledger, '890', '0', '2026-01-04', stored.access);
     expect(next.reconciliation.status).not.toBe('mismatch');
     expect(stored.counter.scans).toBe(1);
   });
@@ -68,13 +71,13 @@ describe('the balance check recounts the stored rows', () => {
       '890',
       '0',
       '2026-01-04',
-      stored.scan,
+      stored.access,
     );
     expect(lagging.reconciliation).toMatchObject({ status: 'mismatch', difference: '5' });
     expect(lagging.recounted).toBe(false);
     expect(lagging.ledger.postedTotal).toBe('-15');
     // The bank catches up: it adds up again, as it would have without any recount.
-    const caughtUp = await checkBalanceRecounting(lagging.ledger, '885', '0', '2026-01-05', stored.scan);
+    const caughtUp = await checkBalanceRecounting(lagging.ledger, '885', '0', '2026-01-05', stored.access);
     expect(caughtUp.reconciliation.status).toBe('balanced');
   });
 
@@ -88,7 +91,7 @@ describe('the balance check recounts the stored rows', () => {
     ).ledger;
     // A fee the provider never lists: the balance moves, the rows do not.
     for (const day of ['2026-01-03', '2026-01-04', '2026-01-05']) {
-      const result = await checkBalanceRecounting(ledger, '895', '0', day, stored.scan);
+      const result = await checkBalanceRecounting(ledger, '895', '0', day, stored.access);
       expect(result.reconciliation).toMatchObject({ status: 'mismatch', difference: '-5' });
       ledger = result.ledger;
     }
@@ -101,13 +104,55 @@ describe('the balance check recounts the stored rows', () => {
       '894',
       '0',
       '2026-01-06',
-      stored.scan,
+      stored.access,
     );
     expect(moved.reconciliation.status).toBe('mismatch');
     expect(stored.counter.scans).toBe(2);
     // And once it adds up, the mark is gone with the old anchor.
-    const fixed = await checkBalanceRecounting(moved.ledger, '899', '0', '2026-01-07', stored.scan);
+    const fixed = await checkBalanceRecounting(moved.ledger, '899', '0', '2026-01-07', stored.access);
     expect(fixed.reconciliation.status).toBe('balanced');
     expect(fixed.ledger.recountedTotal).toBeUndefined();
+  });
+
+  describe('before the first anchor', () => {
+    const rows = [
+      row('r1', '-100', '2026-01-01'),
+      row('r2', '-10', '2026-01-02'),
+      row('r3', '-1', '2026-01-03'),
+    ];
+
+    it('takes it on the sums kept when they counted as many rows as are stored, without a scan', async () => {
+      const stored = store(rows);
+      const ledger = { ...emptyLedger(), postedTotal: '-111', historyFrom: '2026-01-01', rows: 3 };
+      const first = await checkBalanceRecounting(ledger, '889', '0', '2026-01-04', stored.access);
+      expect(first.reconciliation).toMatchObject({ status: 'unchecked', openingBalance: '1000' });
+      expect(first.recounted).toBe(false);
+      expect(stored.counter.scans).toBe(0);
+    });
+
+    it('recounts sums that counted another number of rows (a run beside it lost them), so the opening balance is right', async () => {
+      const stored = store(rows);
+      // Another run committed r1; the ledger this run wrote last never counted it.
+      const drifted = { ...emptyLedger(), postedTotal: '-11', historyFrom: '2026-01-02', rows: 2 };
+      const first = await checkBalanceRecounting(drifted, '889', '0', '2026-01-04', stored.access);
+      expect(first.recounted).toBe(true);
+      expect(first.reconciliation).toMatchObject({ openingBalance: '1000', historyFrom: '2026-01-01' });
+      expect(first.ledger).toMatchObject({ postedTotal: '-111', rows: 3 });
+      // Kept on the kept sums, the first anchor would say 900, and every later check would agree.
+      expect(checkBalance(drifted, '889', '0', '2026-01-04').reconciliation.openingBalance).toBe('900');
+    });
+
+    it('counts the rows once for a ledger stored by an earlier version, which has no count', async () => {
+      const stored = store(rows);
+      const { rows: _none, ...earlier } = {
+        ...emptyLedger(),
+        postedTotal: '-111',
+        historyFrom: '2026-01-01',
+      };
+      const first = await checkBalanceRecounting(earlier, '889', '0', '2026-01-04', stored.access);
+      expect(first.recounted).toBe(false);
+      expect(first.reconciliation.openingBalance).toBe('1000');
+      expect(first.ledger.rows).toBe(3);
+    });
   });
 });

@@ -4,7 +4,8 @@
  * gets the same key.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_KEYED_ID_LENGTH, holdingRecords, keyTransactions } from '../src/engine/keys.js';
+import { holdingRecords } from '../src/engine/holding-lots.js';
+import { MAX_KEYED_ID_LENGTH, keyTransactions } from '../src/engine/keys.js';
 
 const row = (id: string) => ({
   id,

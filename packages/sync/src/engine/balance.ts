@@ -41,15 +41,19 @@ export async function syncBalance(
       balance.amount,
       pendingTotal,
       ctx.clock.today(),
-      // Before a check says the rows do not add up, they are summed again: the sums kept may have
-      // drifted (see `recountedLedger`). A scan of the account, only when a check fails.
-      () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
+      // Before a check says the rows do not add up, or takes its first anchor on sums that counted
+      // another number of rows than are stored, they are summed again: the sums kept may have
+      // drifted (see `recountedLedger`). A scan of the account, only then.
+      {
+        count: () => ctx.storage.countTransactions(ctx.connectionId, account.id),
+        rows: () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
+      },
     );
     if (outcome.recounted)
       ctx.logger?.warn?.('balance ledger recounted from the stored rows', {
         connectionId: ctx.connectionId,
         accountId: account.id,
-        difference: subtractDecimals(outcome.ledger.postedTotal, ledger!.postedTotal),
+        difference: subtractDecimals(outcome.ledger.postedTotal, (ledger ?? emptyLedger()).postedTotal),
       });
     ledger = outcome.ledger;
     reconciliation = outcome.reconciliation;

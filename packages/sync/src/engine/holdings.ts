@@ -3,7 +3,8 @@ import type { HoldingsResult } from '@finsync/provider';
 import type { HoldingChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
-import { holdingRecords, sameRecord } from './keys.js';
+import { holdingRecords } from './holding-lots.js';
+import { sameRecord } from './keys.js';
 import type { AccountReport } from './report.js';
 
 export interface HoldingsOutcome {
@@ -25,7 +26,7 @@ export async function syncHoldings(
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
   if (result.supported) {
-    for (const record of holdingRecords(ctx.connectionId, accountId, result.holdings)) {
+    for (const record of holdingRecords(ctx.connectionId, accountId, result.holdings, stored)) {
       seen.add(record.key);
       const previous = stored.get(record.key);
       if (!previous) changes.push(makeChange('holding', 'added', record));

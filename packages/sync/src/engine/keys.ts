@@ -103,28 +103,8 @@ export function sameTransaction(a: MirrorTransaction, b: MirrorTransaction): boo
   );
 }
 
-/**
- * The account's holdings as mirror records, one per row the provider lists. A holding is keyed by
- * its provider id, else by its security; a second row with the same key (a second lot of one
- * security, two rows with no identifiers at all) is keyed by its place among them (`…#1`, `…#2`),
- * as transactions without an id are, so that every lot is kept and the values add up to the
- * account's total. The first keeps the plain key.
- */
-export function holdingRecords(
-  connectionId: string,
-  accountId: string,
-  holdings: readonly Holding[],
-): MirrorHolding[] {
-  const occurrences = new Map<string, number>();
-  return holdings.map((holding) => {
-    const record = holdingRecord(connectionId, accountId, holding);
-    const n = occurrences.get(record.key) ?? 0;
-    occurrences.set(record.key, n + 1);
-    return n === 0 ? record : { ...record, key: `${record.key}#${n}` };
-  });
-}
-
-function holdingRecord(connectionId: string, accountId: string, holding: Holding): MirrorHolding {
+/** A holding's record under its plain key: its provider id, else its security (holding-lots.ts settles lots). */
+export function holdingRecord(connectionId: string, accountId: string, holding: Holding): MirrorHolding {
   const s = holding.security;
   return {
     connectionId,

@@ -8,7 +8,14 @@ import type { AccountLedger, BalanceReconciliation, MirrorTransaction, Transacti
 import { addDecimals, sameDecimal, subtractDecimals } from './decimal.js';
 
 export function emptyLedger(): AccountLedger {
-  return { postedTotal: '0', historyFrom: null, anchor: null, olderHistoryDelta: '0', changedFrom: null };
+  return {
+    postedTotal: '0',
+    historyFrom: null,
+    anchor: null,
+    olderHistoryDelta: '0',
+    changedFrom: null,
+    rows: 0,
+  };
 }
 
 function earlier(a: string | null, b: string): string {
@@ -54,7 +61,7 @@ export async function ledgerOfRows(
   rows: AsyncIterable<MirrorTransaction>,
 ): Promise<{ ledger: AccountLedger; rowsRead: number }> {
   const { postedTotal, historyFrom, rowsRead } = await countRows(rows, null);
-  return { ledger: { ...emptyLedger(), postedTotal, historyFrom }, rowsRead };
+  return { ledger: { ...emptyLedger(), postedTotal, historyFrom, rows: rowsRead }, rowsRead };
 }
 
 /**
@@ -82,6 +89,7 @@ export async function recountedLedger(
     ...ledger,
     postedTotal,
     olderHistoryDelta,
+    rows: counted.rowsRead,
     // The kept one is the earliest ever counted (a removal does not move it); a lost count may hide one.
     historyFrom:
       counted.historyFrom === null ? ledger.historyFrom : earlier(ledger.historyFrom, counted.historyFrom),
@@ -112,6 +120,7 @@ export function advanceLedger(
   for (const change of changes) {
     if (change.op !== 'added') count(previous.get(change.key), -1);
     if (change.op !== 'removed') count(change.record, 1);
+    if (next.rows !== undefined && change.op !== 'modified') next.rows += change.op === 'added' ? 1 : -1;
   }
   if (moved.length > 0) next.postedTotal = addDecimals(next.postedTotal, ...moved);
   if (older.length > 0) next.olderHistoryDelta = addDecimals(next.olderHistoryDelta, ...older);
@@ -130,8 +139,20 @@ export async function checkBalanceRecounting(
   balance: string,
   pendingTotal: string,
   today: string,
-  rows: () => AsyncIterable<MirrorTransaction>,
+  stored: StoredRows,
 ): Promise<BalanceCheck & { recounted: boolean }> {
+  // The first anchor is taken on the sums as they are, and every later check measures from it: sums
+  // that are off then would add up for good (the opening balance off by what was lost). Their row
+  // count tells whether they are, for one count of the stored rows; only then are the rows summed.
+  if (ledger.anchor === null) {
+    const storedRows = await stored.count();
+    if (ledger.rows !== storedRows) {
+      const recounted = await recountedLedger(ledger, stored.rows());
+      const counted = recounted ?? { ...ledger, rows: storedRows };
+      return { ...checkBalance(counted, balance, pendingTotal, today), recounted: recounted !== undefined };
+    }
+  }
+  const rows = stored.rows;
   const kept = checkBalance(ledger, balance, pendingTotal, today);
   if (kept.reconciliation.status !== 'mismatch') return { ...kept, recounted: false };
   if (ledger.recountedTotal !== undefined && sameDecimal(ledger.recountedTotal, ledger.postedTotal))
@@ -143,6 +164,14 @@ export async function checkBalanceRecounting(
   return again.reconciliation.status === 'mismatch'
     ? { ...kept, recounted: false }
     : { ...again, recounted: true };
+}
+
+/** The account's stored rows, for a check that has to look at them. */
+export interface StoredRows {
+  /** How many there are, pending ones included. */
+  count(): Promise<number>;
+  /** Each of them, streamed. */
+  rows(): AsyncIterable<MirrorTransaction>;
 }
 
 export interface BalanceCheck {
