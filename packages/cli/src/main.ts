@@ -3,6 +3,7 @@
  * `finsync`: keep a local database of your bank data current from the provider (Lunch Flow), and
  * read it back (status, change feed, export). One small file per command under `commands/`.
  */
+import { MAX_CONNECTION_ID_LENGTH } from '@finsync/sync';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_CONNECTION, DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.js';
@@ -48,11 +49,15 @@ function keyFlagIn(argv: string[]): boolean {
   return false;
 }
 
-function integer(min: number) {
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min)
-      throw new InvalidArgumentError(`expected a whole number ≥ ${min}`);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a whole number ≥ ${min}`
+          : `expected a whole number from ${min} to ${max}`,
+      );
     return n;
   };
 }
@@ -64,20 +69,37 @@ function minutes(value: string): number {
   return n;
 }
 
+/** The sandbox's own bound on its history: a hundred years. */
+const MAX_SANDBOX_DAYS = 36_525;
+
+/** The longest wait a Node timer takes (2^31 − 1 ms); past it a timer fires at once. */
+const MAX_TIMER_SECONDS = 2_147_483;
+
 function seconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0.1) throw new InvalidArgumentError('expected seconds ≥ 0.1');
+  if (!Number.isFinite(n) || n < 0.1 || n > MAX_TIMER_SECONDS)
+    throw new InvalidArgumentError(`expected seconds from 0.1 to ${MAX_TIMER_SECONDS}`);
   return n;
 }
 
 function day(value: string): string {
   const date = new Date(`${value}T00:00:00Z`);
+  // From the year 1000: the engine refuses the years before 100 as dates, and no bank has such rows.
   if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    !/^[1-9]\d{3}-\d{2}-\d{2}$/.test(value) ||
     Number.isNaN(date.getTime()) ||
     date.toISOString().slice(0, 10) !== value
   )
-    throw new InvalidArgumentError('expected a date YYYY-MM-DD');
+    throw new InvalidArgumentError('expected a date YYYY-MM-DD, from the year 1000');
+  return value;
+}
+
+/** As the engine takes a new connection's id: refused here, before a database is made for it. */
+function connectionId(value: string): string {
+  if (value === '' || value.includes('\u0000') || value.length > MAX_CONNECTION_ID_LENGTH)
+    throw new InvalidArgumentError(
+      `expected a connection id of 1 to ${MAX_CONNECTION_ID_LENGTH} characters, without U+0000`,
+    );
   return value;
 }
 
@@ -101,7 +123,11 @@ function withProvider(command: Command): Command {
   return command
     .option('--key-file <path>', 'read the API key from this file (- for stdin) instead of LUNCHFLOW_API_KEY')
     .option('--sandbox', 'sync from a built-in sandbox provider: made-up bank data, no key needed')
-    .option('--sandbox-days <days>', `days of sandbox history (default ${DEFAULT_SANDBOX_DAYS})`, integer(1))
+    .option(
+      '--sandbox-days <days>',
+      `days of sandbox history (default ${DEFAULT_SANDBOX_DAYS})`,
+      integer(1, MAX_SANDBOX_DAYS),
+    )
     .option(
       '--start-date <YYYY-MM-DD>',
       'first day mirrored: no sync reads rows dated before it (default: all)',
@@ -110,6 +136,7 @@ function withProvider(command: Command): Command {
     .option(
       '--connection <id>',
       'connection id in the database (default "default", or "sandbox" with --sandbox)',
+      connectionId,
     )
     .option('-v, --verbose', "print the engine's and the provider client's logs on stderr");
 }
@@ -145,7 +172,7 @@ function buildProgram(setCode: (code: number) => void): Command {
     withDatabase(
       program.command('status').description('connections, accounts, balances, freshness, last issues'),
     )
-      .option('--connection <id>', 'only this connection (default: all)')
+      .option('--connection <id>', 'only this connection (default: all)', connectionId)
       .option('--json', 'print JSON')
       .action(async (flags) => setCode(await (await commands.status())(flags))),
     ['finsync status', 'finsync status --json | jq .connections[0].accounts'],
@@ -158,7 +185,7 @@ function buildProgram(setCode: (code: number) => void): Command {
       .option('--after <seq>', 'only changes after this seq (your saved cursor)', integer(0), 0)
       .option('-f, --follow', 'keep polling for new changes until Ctrl-C')
       .option('--poll <seconds>', 'seconds between polls with --follow', seconds, 2)
-      .option('--connection <id>', 'only this connection (default: all)')
+      .option('--connection <id>', 'only this connection (default: all)', connectionId)
       .action(async (flags) => setCode(await (await commands.feed())(flags))),
     [
       'finsync feed --after 0 > changes.ndjson',
@@ -173,7 +200,7 @@ function buildProgram(setCode: (code: number) => void): Command {
       .option('--to <YYYY-MM-DD>', 'last day, inclusive', day)
       .option('--account <id>', 'only this account (repeat for more)', collect)
       .option('-o, --output <file>', 'write to this file instead of stdout')
-      .option('--connection <id>', 'connection (default: "default", or the only one)')
+      .option('--connection <id>', 'connection (default: "default", or the only one)', connectionId)
       .action(async (flags) => setCode(await (await commands.export())(flags))),
     [
       'finsync export --format csv --from 2026-01-01 -o 2026.csv',
@@ -197,7 +224,7 @@ function buildProgram(setCode: (code: number) => void): Command {
         .command('set')
         .description('seal the key (from LUNCHFLOW_API_KEY, --key-file or stdin) and store it'),
     )
-      .option('--connection <id>', `the connection it is for (default "${DEFAULT_CONNECTION}")`)
+      .option('--connection <id>', `the connection it is for (default "${DEFAULT_CONNECTION}")`, connectionId)
       .option('--key-file <path>', 'read the key from this file (- for stdin) instead of LUNCHFLOW_API_KEY')
       .addOption(
         new Option('--base-url <url>', 'the provider URL the key is sealed to (default: the provider)').env(
@@ -213,7 +240,7 @@ function buildProgram(setCode: (code: number) => void): Command {
   );
   help(
     withDatabase(key.command('remove').description("delete a connection's stored key"))
-      .option('--connection <id>', `the connection (default "${DEFAULT_CONNECTION}")`)
+      .option('--connection <id>', `the connection (default "${DEFAULT_CONNECTION}")`, connectionId)
       .action(async (flags) => setCode(await (await commands.key()).keyRemoveCommand(flags))),
     ['finsync key remove', 'finsync key remove --connection household'],
   );

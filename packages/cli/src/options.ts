@@ -231,6 +231,10 @@ function baseUrlFromEnv(value: string | undefined): { baseUrl?: string; descript
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new CliError('LUNCHFLOW_BASE_URL must be an http:// or https:// URL');
+  if (url.username !== '' || url.password !== '')
+    throw new CliError(
+      `LUNCHFLOW_BASE_URL must not hold a user name or password (${url.origin}); the key goes in LUNCHFLOW_API_KEY`,
+    );
   const shown = `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
   return { baseUrl: raw, description: `${shown} (LUNCHFLOW_BASE_URL)` };
 }

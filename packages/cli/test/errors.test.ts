@@ -191,4 +191,34 @@ describe('errors and exit codes', () => {
     for (const result of results) expect(result.code, result.stderr).toBe(2);
     expect(results[4]!.stderr).toContain('no connection "nope" (known: default, limited, partial)');
   });
+
+  it('values past what the engine, the sandbox or a timer takes: exit 2, before any database is made', async () => {
+    const results = await Promise.all([
+      runCli(['sync', '--sandbox', '--sandbox-days', '100000', '-d', 'days.db'], { cwd: dir }),
+      runCli(['sync', '--sandbox', '--start-date', '0000-01-01', '-d', 'year0.db'], { cwd: dir }),
+      runCli(['sync', '--sandbox', '--connection', '', '-d', 'empty.db'], { cwd: dir }),
+      runCli(['sync', '--sandbox', '--connection', 'c'.repeat(257), '-d', 'long.db'], { cwd: dir }),
+      runCli(['feed', '--follow', '--poll', '10000000'], { cwd: dir }),
+    ]);
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).not.toMatch(/unexpected error|TimeoutOverflowWarning/);
+    }
+    expect(results[0]!.stderr).toContain('expected a whole number from 1 to 36525');
+    expect(results[4]!.stderr).toContain('expected seconds from 0.1 to 2147483');
+    for (const name of ['days.db', 'year0.db', 'empty.db', 'long.db'])
+      expect(existsSync(join(dir, name))).toBe(false);
+  });
+
+  it('a LUNCHFLOW_BASE_URL with a password: exit 2, and the password is never printed', async () => {
+    const result = await runCli(['sync', '-v', '-d', 'creds.db'], {
+      cwd: dir,
+      env: { LUNCHFLOW_BASE_URL: 'http://bob:pw0rdSECRET@127.0.0.1:9/api/v1', LUNCHFLOW_API_KEY: KEY },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('LUNCHFLOW_BASE_URL must not hold a user name or password');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('pw0rdSECRET');
+    expectNoKey(result);
+    expect(existsSync(join(dir, 'creds.db'))).toBe(false);
+  });
 });

@@ -100,8 +100,15 @@ function checkedBaseUrl(value: unknown, apiKey: string): string {
   }
   // The key goes in a header to this URL: never to a file:, data: or other scheme.
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    const seen =
+      url && (url.username || url.password) ? `${url.protocol}//${url.host}` : shown(value, apiKey);
+    throw new TypeError(`baseUrl must be an absolute http(s) URL such as ${DEFAULT_BASE_URL}, got ${seen}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    // Not echoed: the password is a secret. fetch refuses such a URL anyway, on every call, and its
+    // error quotes the URL whole.
     throw new TypeError(
-      `baseUrl must be an absolute http(s) URL such as ${DEFAULT_BASE_URL}, got ${shown(value, apiKey)}`,
+      `baseUrl must not hold a user name or password (${url.origin}); the provider is authenticated by apiKey`,
     );
   }
   return (value as string).replace(/\/+$/, '');

@@ -128,6 +128,13 @@ describe('constructor options', () => {
     ['baseUrl', 'ftp://example.com/api', /got "ftp:\/\/example.com\/api"$/],
     ['baseUrl', 'file:///etc/passwd', /got "file:\/\/\/etc\/passwd"$/],
     ['baseUrl', 42, /got 42$/],
+    // A password in the URL is refused without being repeated (fetch would quote it in every error).
+    [
+      'baseUrl',
+      'http://bob:pw0rdSECRET@127.0.0.1:9/api/v1',
+      /^baseUrl must not hold a user name or password \(http:\/\/127\.0\.0\.1:9\); the provider is authenticated by apiKey$/,
+    ],
+    ['baseUrl', 'ftp://bob:pw0rdSECRET@example.com/api', /got ftp:\/\/example\.com$/],
   ])('refuses %s: %o with a TypeError naming it and the value', (name, value, message) => {
     expect(make({ [name]: value })).toThrow(TypeError);
     expect(make({ [name]: value })).toThrow(message);

@@ -106,6 +106,8 @@ export function openTransactionReads(
     if (!iterator) {
       window = await reachBackToHolds(windowOf());
       const { from, to, windowDays } = window;
+      // A `startDate` still to come (set ahead, or a clock behind the caller's): no day to read yet.
+      if (from !== undefined && from > to) iterator = noPages();
       iterator ??= ctx.client
         .listTransactions(accountId, {
           from,
@@ -194,3 +196,5 @@ function laterDate(a: string | undefined, floor: string | undefined): string | u
   if (a === undefined) return floor;
   return floor !== undefined && floor > a ? floor : a;
 }
+
+async function* noPages(): AsyncGenerator<TransactionPage> {}
