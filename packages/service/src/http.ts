@@ -5,6 +5,7 @@
 import {
   checkedSignal,
   delayBeforeRetry,
+  errorBodyText,
   excerpt,
   exchangeJson,
   logTo,
@@ -151,6 +152,7 @@ export class HttpClient {
       logger: this.#settings.logger,
       errors: SERVICE_ERRORS,
       requestIdHeaders: ['x-request-id'],
+      maxBodyBytes: LIMITS.responseBytes,
       send: () => ky(spec.path, this.#kyOptions(spec, method, retryClass, state)),
       retries: () => state.retries,
     });
@@ -251,7 +253,7 @@ export class HttpClient {
     retryCount: number,
     rateLimit: RateLimitSnapshot | undefined,
   ): Promise<ServiceAPIError> {
-    const text = await response.text().catch(() => '');
+    const text = await errorBodyText(response);
     const key = this.#settings.apiKey;
     const parts = readErrorBody(text);
     const status = response.status;

@@ -1,7 +1,8 @@
 /**
- * Size bounds on what the client sends. The service states none; these are far above anything
- * real, and exist so that a runaway value (a whole file as notes, a list of every id there is) is
- * refused before it goes out, with a message that names it without repeating it.
+ * Size bounds on what the client sends, and on what it reads. The service states none; these are far
+ * above anything real, and exist so that a runaway value (a whole file as notes, a list of every id
+ * there is) is refused before it goes out, with a message that names it without repeating it, and a
+ * runaway answer is refused (`InvalidResponseError`) before it fills the process's memory.
  */
 export const LIMITS = {
   /** Characters (`string.length`) of any text member of a body: notes, name, external_id, … */
@@ -18,6 +19,8 @@ export const LIMITS = {
   path: 2_048,
   /** Characters of a request's path and query together, as sent (the last guard, for `request()`). */
   url: 32_768,
+  /** Bytes of a 2xx answer's body: a page of 100 transactions is about 100 KB. */
+  responseBytes: 64 * 2 ** 20,
 } as const;
 
 /** `12,345`: how messages state a bound or a size. */

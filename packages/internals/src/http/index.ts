@@ -12,6 +12,7 @@ export {
   checkedSignal,
   shown,
 } from './client-options.js';
+export { MAX_ERROR_BODY_BYTES, errorBodyText } from './body-text.js';
 export {
   errorOptions,
   requestErrorJSON,

@@ -4,6 +4,7 @@
  * as an error status and what is retried stays with each client (the `fetch` it hands ky, inside
  * `send`).
  */
+import { chunksText } from './body-text.js';
 import type { RequestErrorContext } from './error-base.js';
 import { logTo, type ClientLogger } from './logger.js';
 import { excerpt } from './redact.js';
@@ -37,6 +38,8 @@ export interface JsonExchange<E extends Error> {
   send: () => Promise<Response>;
   /** Retries made so far; when given, errors and the log line report it. */
   retries?: (() => number) | undefined;
+  /** The most bytes a body read whole may have; past it the read stops with `invalidResponse`. */
+  maxBodyBytes: number;
 }
 
 export interface JsonAnswer {
@@ -65,12 +68,7 @@ export async function receiveJson<E extends Error>(exchange: JsonExchange<E>): P
   const { method, path, peer } = exchange;
   const context = { method, path };
   const answer = await exchangeStream(exchange);
-  let held: string | undefined;
-  try {
-    held = await withinBodyTime(answer.response.text(), exchange, () => answer.response.body?.cancel());
-  } catch (error) {
-    throw toTransportError(error, { ...context, ...retriesOf(exchange) }, exchange);
-  }
+  let held: string | undefined = await wholeBody(answer, exchange);
   const { status, requestId } = answer;
   return {
     status,
@@ -161,19 +159,59 @@ export async function exchangeStream<E extends Error>(exchange: JsonExchange<E>)
 }
 
 /**
- * `reading`, or the client's timeout error once `timeoutMs` has passed without it settling (the body
- * is then let go with `cancel`). ky's own timeout ends when the headers arrive; a body that stops
- * arriving after them would otherwise hang its caller for good.
+ * The whole body as text, read chunk by chunk: each chunk within `timeoutMs` of the one before (a body
+ * that keeps arriving is read however long it takes), the caller's signal heard between chunks, and
+ * at most `maxBodyBytes` (past it the rest is let go, and the read fails).
+ */
+async function wholeBody<E extends Error>(answer: StreamAnswer, exchange: JsonExchange<E>): Promise<string> {
+  const { maxBodyBytes, method, path, peer } = exchange;
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of answer.chunks()) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBodyBytes)
+      throw new exchange.errors.invalidResponse(
+        `${peer} sent a body of more than ${maxBodyBytes} bytes for ${method} ${path}`,
+        {
+          method,
+          path,
+          ...retriesOf(exchange),
+          status: answer.status,
+          issues: [{ path: '', message: `more than ${maxBodyBytes} bytes` }],
+        },
+      );
+    parts.push(chunk);
+  }
+  return chunksText(parts, bytes);
+}
+
+/**
+ * `reading`, or the client's timeout error once `timeoutMs` has passed without it settling, or the
+ * signal's reason once the caller aborts (the body is then let go with `cancel`). ky's own timeout
+ * and signal end when the headers arrive; a body that stops arriving after them would otherwise hang
+ * its caller for good, and a fetch whose body is not tied to the signal (a custom fetch, msw) would
+ * go on reading after an abort.
  */
 async function withinBodyTime<T, E extends Error>(
   reading: Promise<T>,
   exchange: JsonExchange<E>,
   cancel: () => Promise<void> | undefined,
 ): Promise<T> {
+  const { signal } = exchange;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
+    if (signal) {
+      // Rejected before the cancel: a cancel ends a pending read as done at once, which the race
+      // would take for the end of the body.
+      onAbort = () => {
+        reject(signal.reason);
+        cancel()?.catch(() => undefined);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
     timer = setTimeout(() => {
-      cancel()?.catch(() => undefined);
       reject(
         new exchange.errors.timeout(
           `${exchange.method} ${exchange.path} got no more of its body within ${exchange.timeoutMs} ms`,
@@ -185,12 +223,14 @@ async function withinBodyTime<T, E extends Error>(
           },
         ),
       );
+      cancel()?.catch(() => undefined);
     }, exchange.timeoutMs);
   });
   try {
     return await Promise.race([reading, late]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal!.removeEventListener('abort', onAbort);
   }
 }
 

@@ -7,6 +7,7 @@
 import {
   backoffDelay,
   delayBeforeRetry,
+  errorBodyText,
   excerpt,
   exchangeStream,
   logTo,
@@ -84,6 +85,13 @@ export interface StreamResponse {
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 /** Where the provider puts the id support asks for: Vercel's edge id first, else its own. */
 const REQUEST_ID_HEADERS = ['x-vercel-id', 'x-request-id'];
+
+/**
+ * Bytes of an answer read whole (one window's rows, an account list, a balance). A whole history is
+ * read as a stream instead (whole-history.ts); a window of a year of a busy account is a few MB, and
+ * V8 takes no string over 512 MiB, where the read would fail with a RangeError of its own.
+ */
+export const MAX_READ_BODY_BYTES = 256 * 2 ** 20;
 
 /** This client's classes for failures without an answer (see packages/internals/src/http). */
 const PROVIDER_ERRORS = {
@@ -196,6 +204,7 @@ export class HttpClient {
       logger: this.#settings.logger,
       errors: PROVIDER_ERRORS,
       requestIdHeaders: REQUEST_ID_HEADERS,
+      maxBodyBytes: MAX_READ_BODY_BYTES,
       send: () => {
         let attempts = 0;
         // The query goes in the path: given `searchParams`, ky builds the request twice.
@@ -242,7 +251,7 @@ export class HttpClient {
   }
 
   async #errorFor(request: Request, response: Response, retryCount: number): Promise<ProviderAPIError> {
-    const text = await response.text().catch(() => '');
+    const text = await errorBodyText(response);
     const key = this.#settings.apiKey;
     const { code, message: detail } = readErrorBody(text);
     const status = response.status;
