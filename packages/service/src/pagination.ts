@@ -73,6 +73,9 @@ export function createPagedList<Item, Page>(
       // says so in `pagination.page`: those rows were already yielded (rows vanished meanwhile), or,
       // for a walk started past the end, were never asked for.
       if (pagination && pagination.page < page) return;
+      // No pagination: the server sent everything at once, which is page 1. A walk started further on
+      // has nothing left (finsync's reference server lists accounts whole, whatever `page` says).
+      if (!pagination && page > 1) return;
       yield result;
       // No pagination: the server sent everything in one response.
       if (!pagination || shape.items(result).length === 0 || page >= pagination.total_pages) return;

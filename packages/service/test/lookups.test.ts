@@ -79,6 +79,8 @@ describe('accounts.list()', () => {
     expect(first.accounts[0]).toMatchObject({ balance: '12.50', state: 'active', currency: 'EUR' });
     expect((await list.toArray({ limit: 1 })).map((a) => a.id)).toEqual(['a1']);
     expect(urls).toHaveLength(2); // one per walk: no pagination means everything came at once
+    // Everything at once is page 1: a walk resumed from page 2 has nothing left, not page 1 again.
+    expect(await client().accounts.list({ page: 2 }).toArray({ limit: 5 })).toEqual([]);
   });
 
   it.each<[unknown, string]>([
