@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
 import { amountProblem, calendarDateOf, unreadableAmountProblem } from './input.js';
+import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
@@ -233,12 +234,8 @@ export async function listDeletedTransactions(
     throw new ApiProblem(400, 'bad_request', 'page must be a positive integer');
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100)
     throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100');
-  const { total, rows } = await store.findDeletedTransactions(userId, {
-    limit: perPage,
-    offset: (page - 1) * perPage,
-  });
-  return {
-    transactions: await renderTransactions(store, rows),
-    pagination: { page, per_page: perPage, total_count: total, total_pages: Math.ceil(total / perPage) },
-  };
+  const { rows, pagination } = await pageAsTheService(page, perPage, (window) =>
+    store.findDeletedTransactions(userId, window),
+  );
+  return { transactions: await renderTransactions(store, rows), pagination };
 }

@@ -6,6 +6,7 @@
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
 import { amountProblem, isCalendarDate, unreadableAmountProblem } from './input.js';
+import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderRows, renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
@@ -79,26 +80,25 @@ export async function listTransactions(store: AppStore, userId: string, params: 
     one === undefined && many === undefined
       ? undefined
       : [...new Set([...(one ? [one] : []), ...(many ?? [])])];
-  const { total, rows } = await store.findTransactions(
-    userId,
-    {
-      account_ids: merge(params.account_id, params.account_ids),
-      category_ids: merge(params.category_id, params.category_ids),
-      merchant_ids: merge(params.merchant_id, params.merchant_ids),
-      start_date: params.start_date,
-      end_date: params.end_date,
-      min_amount: params.min_amount === undefined ? undefined : toDecimalString(params.min_amount),
-      max_amount: params.max_amount === undefined ? undefined : toDecimalString(params.max_amount),
-      type: params.type,
-      search: params.search,
-      tag_ids: params.tag_ids,
-    },
-    { limit: perPage, offset: (page - 1) * perPage },
+  const { rows, pagination } = await pageAsTheService(page, perPage, (window) =>
+    store.findTransactions(
+      userId,
+      {
+        account_ids: merge(params.account_id, params.account_ids),
+        category_ids: merge(params.category_id, params.category_ids),
+        merchant_ids: merge(params.merchant_id, params.merchant_ids),
+        start_date: params.start_date,
+        end_date: params.end_date,
+        min_amount: params.min_amount === undefined ? undefined : toDecimalString(params.min_amount),
+        max_amount: params.max_amount === undefined ? undefined : toDecimalString(params.max_amount),
+        type: params.type,
+        search: params.search,
+        tag_ids: params.tag_ids,
+      },
+      window,
+    ),
   );
-  return {
-    transactions: await renderTransactions(store, rows),
-    pagination: { page, per_page: perPage, total_count: total, total_pages: Math.ceil(total / perPage) },
-  };
+  return { transactions: await renderTransactions(store, rows), pagination };
 }
 
 /** Reads `{ "transaction": { … } }` into the members to apply, or throws the 400/422 that says why. */

@@ -36,6 +36,35 @@ for (const backend of BACKENDS) {
         expect([...dates].sort().reverse()).toEqual(dates);
       });
 
+      it("answers a page past the end with the last page, and an empty list as one page, as the service's Pagy", async () => {
+        const first = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=7');
+        const { total_pages } = first.body.pagination;
+        const last = await t.request(
+          t.keys.alice,
+          'GET',
+          `/api/v1/transactions?per_page=7&page=${total_pages}`,
+        );
+        const past = await t.request(
+          t.keys.alice,
+          'GET',
+          `/api/v1/transactions?per_page=7&page=${total_pages + 5}`,
+        );
+        expect(past.status).toBe(200);
+        expect(past.body.pagination).toEqual({ ...last.body.pagination, page: total_pages });
+        expect(past.body.transactions).toEqual(last.body.transactions);
+        const none = await t.request(
+          t.keys.alice,
+          'GET',
+          '/api/v1/transactions?start_date=1990-01-01&end_date=1990-01-02',
+        );
+        expect(none.body).toMatchObject({
+          transactions: [],
+          pagination: { page: 1, total_count: 0, total_pages: 1 },
+        });
+        const deleted = await t.request(t.keys.alice, 'GET', '/api/v1/transactions/deleted?page=3');
+        expect(deleted.body.pagination).toMatchObject({ page: 1, total_pages: 1 });
+      });
+
       it('filters by account and by an inclusive date range', async () => {
         const accounts = (await t.request(t.keys.alice, 'GET', '/api/v1/accounts')).body.accounts;
         const card = accounts.find((a: { account_type: string }) => a.account_type === 'credit_card');
