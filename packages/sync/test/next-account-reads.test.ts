@@ -146,18 +146,6 @@ describe("the next account's reads", () => {
     await expectFeedReplaysToMirror(h.storage);
   });
 
-  it('reads the client refuses to open (a startDate after today) fail each account, not the run', async () => {
-    const h = await createHarness({ engine: { startDate: '2099-01-01' } });
-    const report = await h.engine.sync('c1');
-
-    expect(report.accounts.length).toBeGreaterThan(1);
-    for (const account of report.accounts) {
-      expect(account.issues.map((issue) => [issue.stage, issue.message])).toEqual([
-        ['transactions', expect.stringContaining('is after to')],
-      ]);
-    }
-  });
-
   it('a malformed stored watermark of the next account fails that account, not the run', async () => {
     const h = await createHarness({ sandbox: { historyDays: 30, transactionsPerDay: 2 } });
     await h.engine.sync('c1');

@@ -15,6 +15,8 @@ describe('a startDate after today', () => {
     const early = await h.engine.sync('c1');
     expect(early.issues).toEqual([]);
     expect(early.outcome).toBe('success');
+    expect(early.accounts.length).toBeGreaterThan(1);
+    for (const account of early.accounts) expect(account.issues).toEqual([]);
     expect(await h.storage.countTransactions('c1')).toBe(0);
     h.sandbox.advanceDays(3);
     const due = await h.engine.sync('c1');
