@@ -94,9 +94,19 @@ function day(value: string): string {
   return value;
 }
 
-/** As the engine takes a new connection's id: refused here, before a database is made for it. */
+/**
+ * A connection id to look up: one stored before the engine bounded new ids may be longer than a new
+ * one can be, so only ids no store can hold are refused (and a length no id comes near).
+ */
 function connectionId(value: string): string {
-  if (value === '' || value.includes('\u0000') || value.length > MAX_CONNECTION_ID_LENGTH)
+  if (value === '' || value.includes('\u0000') || value.length > 65_536)
+    throw new InvalidArgumentError('expected a connection id: not empty, without U+0000');
+  return value;
+}
+
+/** A connection id that may be new (sync, watch, key set): as the engine takes one, before a database is made. */
+function newConnectionId(value: string): string {
+  if (connectionId(value).length > MAX_CONNECTION_ID_LENGTH)
     throw new InvalidArgumentError(
       `expected a connection id of 1 to ${MAX_CONNECTION_ID_LENGTH} characters, without U+0000`,
     );
@@ -136,7 +146,7 @@ function withProvider(command: Command): Command {
     .option(
       '--connection <id>',
       'connection id in the database (default "default", or "sandbox" with --sandbox)',
-      connectionId,
+      newConnectionId,
     )
     .option('-v, --verbose', "print the engine's and the provider client's logs on stderr");
 }
@@ -224,7 +234,11 @@ function buildProgram(setCode: (code: number) => void): Command {
         .command('set')
         .description('seal the key (from LUNCHFLOW_API_KEY, --key-file or stdin) and store it'),
     )
-      .option('--connection <id>', `the connection it is for (default "${DEFAULT_CONNECTION}")`, connectionId)
+      .option(
+        '--connection <id>',
+        `the connection it is for (default "${DEFAULT_CONNECTION}")`,
+        newConnectionId,
+      )
       .option('--key-file <path>', 'read the key from this file (- for stdin) instead of LUNCHFLOW_API_KEY')
       .addOption(
         new Option('--base-url <url>', 'the provider URL the key is sealed to (default: the provider)').env(

@@ -7,6 +7,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import { SqliteStorage } from '@finsync/sqlite';
+import { SyncEngine } from '@finsync/sync';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localToday } from '../src/options.js';
@@ -208,6 +210,20 @@ describe('errors and exit codes', () => {
     expect(results[4]!.stderr).toContain('expected seconds from 0.1 to 2147483');
     for (const name of ['days.db', 'year0.db', 'empty.db', 'long.db'])
       expect(existsSync(join(dir, name))).toBe(false);
+  });
+
+  it('a connection stored under an id longer than a new one may have is still read by status', async () => {
+    const filename = join(dir, 'legacy.db');
+    const storage = new SqliteStorage({ filename });
+    const engine = new SyncEngine({ storage });
+    await engine.addConnection({ id: 'short', apiKey: KEY });
+    await engine.stop();
+    // As an earlier version, which bounded no id, stored it.
+    storage.database.prepare('UPDATE connections SET id = ?').run('x'.repeat(300));
+    await storage.close();
+    const result = await runCli(['status', '-d', 'legacy.db', '--connection', 'x'.repeat(300)], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('x'.repeat(64));
   });
 
   it('a LUNCHFLOW_BASE_URL with a password: exit 2, and the password is never printed', async () => {

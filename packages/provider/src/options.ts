@@ -100,8 +100,11 @@ function checkedBaseUrl(value: unknown, apiKey: string): string {
   }
   // The key goes in a header to this URL: never to a file:, data: or other scheme.
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    // Shown without what a user name and password would be, whether or not the rest parses.
     const seen =
-      url && (url.username || url.password) ? `${url.protocol}//${url.host}` : shown(value, apiKey);
+      typeof value === 'string'
+        ? shown(value.replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1'), apiKey)
+        : shown(value, apiKey);
     throw new TypeError(`baseUrl must be an absolute http(s) URL such as ${DEFAULT_BASE_URL}, got ${seen}`);
   }
   if (url.username !== '' || url.password !== '') {

@@ -134,7 +134,14 @@ describe('constructor options', () => {
       'http://bob:pw0rdSECRET@127.0.0.1:9/api/v1',
       /^baseUrl must not hold a user name or password \(http:\/\/127\.0\.0\.1:9\); the provider is authenticated by apiKey$/,
     ],
-    ['baseUrl', 'ftp://bob:pw0rdSECRET@example.com/api', /got ftp:\/\/example\.com$/],
+    ['baseUrl', 'ftp://bob:pw0rdSECRET@example.com/api', /got "ftp:\/\/example\.com\/api"$/],
+    // Nor when the rest does not parse (a port out of range, a space in the host).
+    [
+      'baseUrl',
+      'https://bob:pw0rdSECRET@api.example.com:99999/v1',
+      /got "https:\/\/api\.example\.com:99999\/v1"$/,
+    ],
+    ['baseUrl', 'https://bob:pw0rd@SECRET@exa mple.com/', /got "https:\/\/exa mple\.com\/"$/],
   ])('refuses %s: %o with a TypeError naming it and the value', (name, value, message) => {
     expect(make({ [name]: value })).toThrow(TypeError);
     expect(make({ [name]: value })).toThrow(message);

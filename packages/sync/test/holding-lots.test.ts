@@ -40,6 +40,17 @@ describe('lots of one security', () => {
     expect(shown(again)).toEqual(['AAA#2 3', 'AAA 1', 'AAA#1 2']);
   });
 
+  it('keep their keys when the price moves and the order changes: units and cost tell the lots apart', () => {
+    const priced = (quantity: string, price: string): Holding => ({
+      ...lot(quantity, String(Number(quantity) * Number(price))),
+      price,
+      costBasis: String(Number(quantity) * 80),
+    });
+    const before = holdingRecords('c1', '9', [priced('10', '100'), priced('5', '100')]);
+    const after = holdingRecords('c1', '9', [priced('5', '101'), priced('10', '101')], storedOf(before));
+    expect(shown(after)).toEqual(['AAA#1 5', 'AAA 10']);
+  });
+
   it('change one key when one lot changes, whatever the order', () => {
     const again = holdingRecords(
       'c1',

@@ -25,4 +25,20 @@ describe('a startDate after today', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row) => row.date >= '2026-07-02')).toBe(true);
   });
+
+  it('takes no balance anchor before the day comes: the checks after it add up as for a first sync on that day', async () => {
+    const verdicts = async (early: boolean) => {
+      const h = await createHarness({
+        sandbox: { today: '2026-01-10' },
+        engine: { startDate: '2026-01-13' },
+      });
+      if (!early) h.sandbox.advanceDays(3);
+      else for (let day = 0; day < 3; day += 1, h.sandbox.advanceDays(1)) await h.engine.sync('c1');
+      for (let day = 0; day < 10; day += 1, h.sandbox.advanceDays(1)) await h.engine.sync('c1');
+      return (await h.storage.listAccounts('c1')).map((a) => [a.id, a.reconciliation?.status]);
+    };
+    const early = await verdicts(true);
+    expect(early.some(([, status]) => status === 'balanced')).toBe(true);
+    expect(early).toEqual(await verdicts(false));
+  });
 });

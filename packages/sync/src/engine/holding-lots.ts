@@ -6,8 +6,9 @@
  *
  * The provider does not say in which order it lists lots, so a lot is not keyed by its place: lots are
  * matched with the stored lots of their security by content first (a lot listed as before keeps its
- * key, wherever it is listed), then a changed lot takes a stored key left over (`modified`), and only
- * lots beyond the stored ones get new numbers, none a stored key uses.
+ * key, wherever it is listed), then by units and cost (a lot whose price moved), then a changed lot
+ * takes a stored key left over (`modified`), and only lots beyond the stored ones get new numbers,
+ * none a stored key uses.
  */
 import type { Holding } from '@finsync/provider';
 import type { MirrorHolding } from '../model.js';
@@ -52,10 +53,14 @@ export function holdingRecords(
       given.add(key);
       free.splice(free.indexOf(key), 1);
     };
-    for (const lot of lots) {
-      const same = free.find((key) => sameRecord(stored.get(key), { ...lot, key }));
-      if (same !== undefined) take(lot, same);
-    }
+    // A lot listed as before, then one whose price and value moved (every trading day) but whose
+    // units and cost are the same lot's.
+    for (const alike of [sameRecord, sameUnits])
+      for (const lot of lots) {
+        if (keyed.has(lot)) continue;
+        const same = free.find((key) => alike(stored.get(key), { ...lot, key }));
+        if (same !== undefined) take(lot, same);
+      }
     let next = 0;
     for (const lot of lots) {
       if (keyed.has(lot)) continue;
@@ -71,4 +76,13 @@ export function holdingRecords(
     }
   }
   return records.map((lot) => (lot.key === keyed.get(lot) ? lot : { ...lot, key: keyed.get(lot)! }));
+}
+
+function sameUnits(stored: MirrorHolding | undefined, lot: MirrorHolding): boolean {
+  return (
+    stored !== undefined &&
+    stored.quantity === lot.quantity &&
+    stored.costBasis === lot.costBasis &&
+    stored.currency === lot.currency
+  );
 }

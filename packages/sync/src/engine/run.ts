@@ -266,7 +266,11 @@ async function syncAccountPhases(
   // Balance: a failure keeps the previous balance (never zero) and is reported. The rows are
   // compared with it only when they synced cleanly: a half-synced history proves nothing.
   try {
-    const check = report.issues.length === 0 && report.shortfall === 0;
+    // Nor when the reads have not begun (a `startDate` still to come): the balance already counts rows
+    // dated before it, which no read will bring, and an anchor taken now would miss by their sum.
+    const notBegun =
+      report.window !== null && report.window.from !== null && report.window.from > report.window.to;
+    const check = report.issues.length === 0 && report.shortfall === 0 && !notBegun;
     const outcome = await syncBalance(ctx, current, syncState, check, answers().balance());
     // The rows were keyed without the account's currency, which this balance gives: the rows listed
     // without one take it. Should that fail, the balance is not kept either, so the next run does it.
