@@ -81,7 +81,9 @@ export function calendarDateOf(text: string): string | undefined {
 export function isCalendarDate(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const [y, m, d] = text.split('-').map(Number) as [number, number, number];
-  const probe = new Date(Date.UTC(y, m - 1, d));
+  // setUTCFullYear, not Date.UTC: that reads the years 0 to 99 as 1900 to 1999.
+  const probe = new Date(0);
+  probe.setUTCFullYear(y, m - 1, d);
   return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
 }
 

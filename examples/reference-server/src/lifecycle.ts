@@ -231,9 +231,13 @@ export async function listDeletedTransactions(
   const page = params.page ?? 1;
   const perPage = params.per_page ?? 25;
   if (!Number.isSafeInteger(page) || page < 1)
-    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer');
+    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer', [
+      'page must be a positive integer',
+    ]);
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100)
-    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100');
+    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100', [
+      'per_page must be an integer from 1 to 100',
+    ]);
   const { rows, pagination } = await pageAsTheService(page, perPage, (window) =>
     store.findDeletedTransactions(userId, window),
   );

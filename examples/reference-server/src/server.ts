@@ -42,9 +42,12 @@ export async function startReferenceServer(options: StartOptions): Promise<Runni
     requestTimeoutMs: options.http?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     rateLimited: options.http?.rateLimit?.limit !== undefined,
   };
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
   const withDirectUpdate = ((serverOptions: ServerOptions, listener: RequestListener) =>
     createServer(
-      serverOptions,
+      // Node checks both timeouts below only this often (30 s by default): a slow client would hold
+      // its socket for up to 30 s past them.
+      { ...serverOptions, connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs) },
       directTransactionUpdate(runtime, direct, listener) as RequestListener,
     )) as typeof createServer;
   const host = options.host ?? '127.0.0.1';
@@ -73,7 +76,7 @@ export async function startReferenceServer(options: StartOptions): Promise<Runni
   }
   // A slow client may not hold a socket for minutes: headers within 10 s, the whole request in 60 s.
   const http = server as unknown as { headersTimeout: number; requestTimeout: number };
-  http.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  http.headersTimeout = headersTimeoutMs;
   http.requestTimeout = 60_000;
   const bound = (server.address() as AddressInfo).port;
   return {

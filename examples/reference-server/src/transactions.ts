@@ -67,14 +67,20 @@ export async function listTransactions(store: AppStore, userId: string, params: 
   const page = params.page ?? 1;
   const perPage = params.per_page ?? 25;
   if (!Number.isInteger(page) || page < 1)
-    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer');
+    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer', [
+      'page must be a positive integer',
+    ]);
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) {
-    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100');
+    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100', [
+      'per_page must be an integer from 1 to 100',
+    ]);
   }
   for (const name of ['start_date', 'end_date'] as const) {
     const value = params[name];
     if (value !== undefined && !isCalendarDate(value))
-      throw new ApiProblem(400, 'bad_request', `${name} must be a date (YYYY-MM-DD)`);
+      throw new ApiProblem(400, 'bad_request', `${name} must be a date (YYYY-MM-DD)`, [
+        `${name} must be a date (YYYY-MM-DD)`,
+      ]);
   }
   const merge = (one: string | undefined, many: string[] | undefined) =>
     one === undefined && many === undefined

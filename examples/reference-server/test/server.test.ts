@@ -65,6 +65,19 @@ for (const backend of BACKENDS) {
         expect(deleted.body.pagination).toMatchObject({ page: 1, total_pages: 1 });
       });
 
+      it('takes filter dates of the years 0 to 99 as the dates they are, and refuses a bad one with errors listed', async () => {
+        for (const date of ['0001-01-01', '0099-12-31', '0000-02-29']) {
+          const response = await t.request(t.keys.alice, 'GET', `/api/v1/transactions?start_date=${date}`);
+          expect(response.status, date).toBe(200);
+        }
+        const bad = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?start_date=0001-02-29');
+        expect(bad.status).toBe(400);
+        expect(bad.body).toMatchObject({
+          error: 'bad_request',
+          errors: ['start_date must be a date (YYYY-MM-DD)'],
+        });
+      });
+
       it('filters by account and by an inclusive date range', async () => {
         const accounts = (await t.request(t.keys.alice, 'GET', '/api/v1/accounts')).body.accounts;
         const card = accounts.find((a: { account_type: string }) => a.account_type === 'credit_card');
@@ -260,6 +273,28 @@ for (const backend of BACKENDS) {
         expect(doc.components.schemas.ErrorResponse.properties.details.properties).toHaveProperty(
           'reset_in_seconds',
         );
+      });
+
+      it('documents a 415 only where a JSON body is read, and a route that reads none takes any body', async () => {
+        const doc = (await (await fetch(`${t.server.url}/api/v1/openapi.json`)).json()) as any;
+        const codes = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
+        expect(codes('/api/v1/transactions', 'post')).toContain('415');
+        expect(codes('/api/v1/transactions/{id}', 'patch')).toContain('415');
+        expect(codes('/api/v1/transactions/{id}', 'delete')).not.toContain('415');
+        expect(codes('/api/v1/sync', 'post')).not.toContain('415');
+        const plain = { 'content-type': 'text/plain' };
+        const created = await fetch(`${t.server.url}/api/v1/transactions`, {
+          method: 'POST',
+          headers: { ...plain, 'x-api-key': t.keys.alice },
+          body: 'not json',
+        });
+        expect(created.status).toBe(415);
+        const synced = await fetch(`${t.server.url}/api/v1/sync`, {
+          method: 'POST',
+          headers: { ...plain, 'x-api-key': t.keys.alice },
+          body: 'not json',
+        });
+        expect(synced.status).toBe(202);
       });
     });
   });

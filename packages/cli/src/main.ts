@@ -84,7 +84,7 @@ function seconds(value: string): number {
 
 function day(value: string): string {
   const date = new Date(`${value}T00:00:00Z`);
-  // From the year 1000: the engine refuses the years before 100 as dates, and no bank has such rows.
+  // From the year 1000: no bank has rows from before, and a first sync would walk windows from it.
   if (
     !/^[1-9]\d{3}-\d{2}-\d{2}$/.test(value) ||
     Number.isNaN(date.getTime()) ||

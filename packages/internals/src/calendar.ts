@@ -15,7 +15,9 @@ export function isValidCalendarDate(text: string): boolean {
   const match = DATE_ONLY.exec(text);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const probe = new Date(Date.UTC(year, month - 1, day));
+  // setUTCFullYear, not Date.UTC: that reads the years 0 to 99 as 1900 to 1999.
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
   return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 

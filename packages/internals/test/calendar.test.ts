@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCalendarDate, today } from '../src/calendar.js';
+import { isValidCalendarDate, toCalendarDate, today } from '../src/calendar.js';
 
 describe('toCalendarDate', () => {
   it('reads plain dates, timestamps and unix seconds', () => {
@@ -19,6 +19,17 @@ describe('toCalendarDate', () => {
     expect(toCalendarDate('2026-02-30')).toBeUndefined();
     expect(toCalendarDate('14/03/2026')).toBeUndefined();
     expect(toCalendarDate(null)).toBeUndefined();
+  });
+});
+
+describe('isValidCalendarDate', () => {
+  it('takes the years 0 to 99 as written, not as 1900 to 1999', () => {
+    expect(isValidCalendarDate('0001-01-01')).toBe(true);
+    expect(isValidCalendarDate('0099-12-31')).toBe(true);
+    // The year 0 is a leap year in the proleptic Gregorian calendar, 100 is not.
+    expect(isValidCalendarDate('0000-02-29')).toBe(true);
+    expect(isValidCalendarDate('0100-02-29')).toBe(false);
+    expect(isValidCalendarDate('0001-02-29')).toBe(false);
   });
 });
 

@@ -60,8 +60,11 @@ export const WRITE_ERRORS = {
   ...AUTH_ERRORS,
   403: err('The key has read scope only'),
   413: err('The body is larger than the limit (1 MiB by default)'),
-  415: err('A body sent without a JSON Content-Type'),
   503: err('The database is busy, or the request took too long; try again after Retry-After'),
+} as const;
+/** For the writes that read a JSON body (the others take any body, and ignore it). */
+export const JSON_BODY_ERRORS = {
+  415: err('A body sent without a JSON Content-Type'),
 } as const;
 /** For the writes a request timeout rolls back (http/deadline.ts): a 503 means nothing was written. */
 export const WRITE_ERRORS_UNDONE_ON_503 = {

@@ -12,6 +12,7 @@ import {
   CategorySchema,
   MerchantSchema,
   TagSchema,
+  JSON_BODY_ERRORS,
   WRITE_ERRORS_UNDONE_ON_503,
   err,
   ok,
@@ -82,6 +83,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       400: err('Malformed JSON, or no `tag` member'),
       422: err('A blank name, a name taken, or a bad color'),
       ...WRITE_ERRORS_UNDONE_ON_503,
+      ...JSON_BODY_ERRORS,
     },
   });
   mountRoute(app, createTag, async (c) => {

@@ -5,7 +5,7 @@ import type { ServerRuntime } from '../../runtime.js';
 import { ApiProblem } from '../../problem.js';
 import type { AppEnv } from '../env.js';
 import { wellFormedJson } from '../middleware/well-formed.js';
-import { AUTH_ERRORS, WRITE_ERRORS, err, ok } from '../responses.js';
+import { AUTH_ERRORS, JSON_BODY_ERRORS, WRITE_ERRORS, err, ok } from '../responses.js';
 import { ProviderKeyBody } from '../schemas.js';
 import { mountRoute } from '../route.js';
 
@@ -121,6 +121,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
         'A blank key, a base_url that is not allowed, or a key the provider refused (the old key stays)',
       ),
       ...WRITE_ERRORS,
+      ...JSON_BODY_ERRORS,
       503: err(
         'The provider could not be reached to check the key (nothing changed), the database is busy, or the request took too long (the key may still be stored); see Retry-After',
       ),

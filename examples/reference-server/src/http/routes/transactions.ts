@@ -18,6 +18,7 @@ import {
   DeleteResultSchema,
   TransactionPageSchema,
   TransactionSchema,
+  JSON_BODY_ERRORS,
   WRITE_ERRORS_UNDONE_ON_503,
   err,
   ok,
@@ -106,6 +107,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       400: err('Malformed JSON, or no `transaction` member'),
       422: err('Validation failed; `errors` lists why. Nothing is created'),
       ...WRITE_ERRORS_UNDONE_ON_503,
+      ...JSON_BODY_ERRORS,
     },
   });
   mountRoute(app, createRouteDef, async (c) => {
@@ -170,6 +172,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
         404: err('No such transaction for this key'),
         422: err('Validation failed; `errors` lists why. Nothing changes'),
         ...WRITE_ERRORS_UNDONE_ON_503,
+        ...JSON_BODY_ERRORS,
       },
     });
     mountRoute(app, route, async (c) =>
