@@ -4,6 +4,7 @@
  * are locked and keep the user's value on every later sync.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { storedFromProvider } from './sign-convention.js';
 import type { AppStore, UnitOfWork, FeedTransaction, TransactionUpdate } from './store/types.js';
@@ -175,6 +176,7 @@ export class FeedApplier {
       if (field === 'tag_ids')
         await unit.replaceTransactionTags(to.id, await unit.transactionTagIds(from.id));
       else if (field === 'category_id') update.category_id = from.category_id ?? undefined;
+      else if (field === 'amount') update.amount = amountIn(from.amount, to.currency);
       else Object.assign(update, { [field]: from[field] });
     }
     if (locked.size === to.locked.length) return;
@@ -248,6 +250,21 @@ export class FeedApplier {
     for (const field of ['date', 'amount', 'name', 'notes', 'merchant_id'] as const) {
       if (!locked.has(field)) Object.assign(update, { [field]: fields[field] });
     }
+    // The user's amount stays, in the currency the row now has: no more decimals than it takes.
+    if (locked.has('amount') && fields.currency !== row.currency) {
+      const kept = amountIn(row.amount, fields.currency);
+      if (kept !== row.amount) update.amount = kept;
+    }
     await unit.updateTransaction(row.id, update);
   }
+}
+
+/**
+ * `amount` with no more decimals than `currency` takes (half away from zero, as `amount_cents`
+ * rounds): a user's amount set while the row's currency was not known (shown as XXX, two decimals)
+ * stays the user's when the row learns it is in JPY, and reads back as stored.
+ */
+function amountIn(amount: string, currency: string): string {
+  const scale = currencyScale(currency);
+  return minorUnitsToDecimal(decimalToMinorUnits(amount, scale), scale);
 }

@@ -73,6 +73,55 @@ describe('a row listed without a currency', () => {
     });
   });
 
+  it('pairs a hold stored before any currency was known with its posting listed in one', async () => {
+    // The account's currency is unknown when the hold is stored: /accounts has none, the balance fails.
+    const rows: WireRow[] = [
+      {
+        id: null,
+        amount: -1500,
+        date: '2026-03-14',
+        merchant: 'Sushi Bar',
+        description: 'Pending',
+        isPending: true,
+      },
+    ];
+    let balanceFails = true;
+    const { engine, storage, today } = await engineOverCraftedProvider(
+      () => ({ transactions: rows.map((r) => ({ accountId: 4711, ...r })), total: rows.length }),
+      {
+        today: '2026-03-15',
+        balance: () =>
+          balanceFails
+            ? new Response(JSON.stringify({ error: 'x', message: 'down' }), { status: 500 })
+            : { balance: { amount: -1500, currency: 'JPY' } },
+      },
+    );
+    await engine.sync('c1');
+    expect((await storage.findTransactions('c1', '4711')).map((r) => r.currency)).toEqual([null]);
+    const before = await storage.lastSeq();
+    // The hold goes as its posting, listed in JPY, arrives; the balance answers again.
+    balanceFails = false;
+    today.date = '2026-03-16';
+    rows.splice(0, 1, {
+      id: 'tx1',
+      amount: -1500,
+      currency: 'JPY',
+      date: '2026-03-16',
+      merchant: 'Sushi Bar',
+      description: 'SUSHI BAR',
+      isPending: false,
+    });
+    const report = await engine.sync('c1');
+    expect(report.accounts[0]!.replacements.posted).toBe(1);
+    const shown = await storage.findTransactions('c1', '4711');
+    expect(shown.map((r) => [r.key, r.currency, r.isPending])).toEqual([['id:tx1', 'JPY', false]]);
+    const feed = await storage.readChanges({ after: before, limit: 100 });
+    expect(feed.find((e) => e.entity === 'transaction' && e.op === 'added')).toMatchObject({
+      key: 'id:tx1',
+      reason: 'posted',
+    });
+  });
+
   describe('on an account whose /accounts entry has no currency either', () => {
     // 28 rows of January and one of March, none listed with a currency; the balance says GBP.
     const rows: WireRow[] = Array.from({ length: 28 }, (_, i) => ({

@@ -13,14 +13,23 @@ function payee(row: MirrorTransaction): string {
   return (row.merchant ?? row.description ?? '').trim().toLowerCase();
 }
 
-/** Rows that could be twins share this: same amount, currency and payee. */
-function twinGroup(row: MirrorTransaction): string {
-  return JSON.stringify([row.amount, row.currency, payee(row)]);
+/**
+ * Whether two rows may be one purchase as far as their currencies tell: the same currency, or one of
+ * them recorded without one (listed without one while its account's was not known yet: it may be in
+ * any). Group keys leave the currency out, and every pairing checks this instead.
+ */
+function sameCurrency(a: MirrorTransaction, b: MirrorTransaction): boolean {
+  return a.currency === b.currency || a.currency === null || b.currency === null;
 }
 
-/** Everything a posted row says about itself except its id. */
+/** Rows that could be twins share this: same amount and payee (and currency: `sameCurrency`). */
+function twinGroup(row: MirrorTransaction): string {
+  return JSON.stringify([row.amount, payee(row)]);
+}
+
+/** Everything a posted row says about itself except its id and its currency (`sameCurrency`). */
 export function postedContent(row: MirrorTransaction): string {
-  return JSON.stringify([row.date, row.amount, row.currency, row.merchant, row.description]);
+  return JSON.stringify([row.date, row.amount, row.merchant, row.description]);
 }
 
 function byDateThenKey(a: MirrorTransaction, b: MirrorTransaction): number {
@@ -42,7 +51,8 @@ function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string,
 function fits(hold: MirrorTransaction, posted: MirrorTransaction, sameDay: boolean): boolean {
   return (
     (sameDay ? posted.date >= hold.date : posted.date > hold.date) &&
-    posted.date <= addDays(hold.date, PENDING_MATCH_DAYS)
+    posted.date <= addDays(hold.date, PENDING_MATCH_DAYS) &&
+    sameCurrency(hold, posted)
   );
 }
 
@@ -147,9 +157,13 @@ export function pairByContent(
   for (const [content, rows] of groupBy(vanished, postedContent)) {
     const successors = candidates.get(content);
     if (!successors) continue;
-    const old = [...rows].sort(byDateThenKey);
     const young = [...successors].sort(byDateThenKey);
-    for (let i = 0; i < Math.min(old.length, young.length); i += 1) pairs.set(old[i]!.key, young[i]!);
+    for (const row of [...rows].sort(byDateThenKey)) {
+      const at = young.findIndex((candidate) => sameCurrency(row, candidate));
+      if (at === -1) continue;
+      pairs.set(row.key, young[at]!);
+      young.splice(at, 1);
+    }
   }
   return pairs;
 }
@@ -180,8 +194,7 @@ export function pairAcrossAmounts(
   if (vanishedHolds.length === 0) return pairs;
   // Payees first: a cheap filter that spares the class key of nearly every posting of the window.
   const payees = new Set(vanishedHolds.map(payee));
-  const classOf = (row: MirrorTransaction) =>
-    JSON.stringify([row.currency, payee(row), direction(row.amount)]);
+  const classOf = (row: MirrorTransaction) => JSON.stringify([payee(row), direction(row.amount)]);
   const ofPayees = (rows: readonly MirrorTransaction[]) => rows.filter((row) => payees.has(payee(row)));
   // Each class in date order, so the rows within 8 days of one row are a slice found by bisection.
   const sortedGroups = (rows: MirrorTransaction[]) => {
@@ -197,13 +210,17 @@ export function pairAcrossAmounts(
     const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
     if (reach.to !== undefined && lastDay > reach.to) continue;
     const group = classOf(hold);
-    const candidates = datedBetween(postingsByClass.get(group) ?? [], hold.date, lastDay);
+    const candidates = datedBetween(postingsByClass.get(group) ?? [], hold.date, lastDay).filter((row) =>
+      sameCurrency(hold, row),
+    );
     if (candidates.length !== 1 || !freshKeys.has(candidates[0]!.key)) continue;
     const posting = candidates[0]!;
     const firstDay = addDays(posting.date, -PENDING_MATCH_DAYS);
     if (reach.from !== undefined && firstDay < reach.from) continue;
-    if (datedBetween(holdsByClass.get(group) ?? [], firstDay, posting.date).length === 1)
-      pairs.set(hold.key, posting);
+    const rivals = datedBetween(holdsByClass.get(group) ?? [], firstDay, posting.date).filter((row) =>
+      sameCurrency(row, posting),
+    );
+    if (rivals.length === 1) pairs.set(hold.key, posting);
   }
   return pairs;
 }
