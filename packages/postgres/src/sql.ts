@@ -168,6 +168,9 @@ export function buildStatements(schemaName: string) {
     releaseLease:
       `UPDATE ${s}.connections SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = $3::timestamptz ` +
       'WHERE id = $1 AND lease_owner = $2',
+    revokeLease:
+      `UPDATE ${s}.connections SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = $2::timestamptz ` +
+      'WHERE id = $1',
     listLeases:
       `SELECT id, lease_owner, ${iso('lease_expires_at')} AS lease_expires_at, ` +
       `${iso('next_run_at')} AS next_run_at FROM ${s}.connections ORDER BY id`,

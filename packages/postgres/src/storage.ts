@@ -321,6 +321,10 @@ export class PostgresStorage implements Storage, WorkQueue {
     await this.#query(this.#sql.releaseLease, [connectionId, workerId, next]);
   }
 
+  async revokeLease(connectionId: string, now: Date): Promise<void> {
+    await this.#query(this.#sql.revokeLease, [connectionId, validDate(now, 'now')]);
+  }
+
   async listLeases(): Promise<LeaseInfo[]> {
     const rows = await this.#query<{
       id: string;

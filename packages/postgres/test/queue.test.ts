@@ -225,6 +225,21 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
       await unchanged(1);
     });
 
+    it('rejects the holder of a revoked lease (new credentials), writing nothing, and the connection is due', async () => {
+      const now = new Date();
+      await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now });
+      await storage.apply(batch('w1', 'id:1'));
+      await storage.revokeLease('c1', now);
+      expect(await storage.listLeases()).toEqual([
+        { connectionId: 'c1', workerId: null, leaseExpiresAt: null, nextRunAt: now.toISOString() },
+      ]);
+      await expect(storage.apply(batch('w1', 'id:2'))).rejects.toThrow(LeaseLostError);
+      await unchanged(1);
+      expect(await storage.renewLease('c1', 'w1', { leaseMs: LEASE, now })).toBe(false);
+      expect(await storage.claimDue('w2', { limit: 1, leaseMs: LEASE, now })).toEqual(['c1']);
+      await storage.revokeLease('missing', now); // no such connection: nothing to do
+    });
+
     it('rejects a worker whose lease expired, writing nothing', async () => {
       await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: new Date(Date.now() - 5_000) });
       const error = await storage.apply(batch('w1', 'id:1')).catch((e: unknown) => e);

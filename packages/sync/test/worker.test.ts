@@ -2,7 +2,7 @@ import { ProviderClient } from '@finsync/provider';
 import { SandboxProvider } from '@finsync/provider/sandbox';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { LeaseLostError, MemoryStorage, SyncWorker, type WorkerRunEvent } from '../src/index.js';
+import { LeaseLostError, MemoryStorage, SyncEngine, SyncWorker, type WorkerRunEvent } from '../src/index.js';
 import { connectionState } from '../src/testing/fixtures.js';
 import { server, useMsw } from './harness.js';
 
@@ -226,5 +226,84 @@ describe('SyncWorker', () => {
     await storage.releaseLease('later', 'x', new Date(Date.now() + 3_600_000));
     await storage.releaseLease('ok', 'x', new Date(Date.now() - 1));
     expect(await storage.claimDue('y', { limit: 10, leaseMs: 60_000, now: new Date() })).toEqual(['ok']);
+  });
+
+  it('a connection removed while its run is being set up stays removed: nothing stored again, nothing synced', async () => {
+    const storage = new MemoryStorage();
+    const sandbox = sandboxAt('gone.test', 5);
+    await storage.apply({ changes: [], connections: [connectionState('gone')] });
+    const runs: WorkerRunEvent[] = [];
+    const worker = new SyncWorker({
+      storage,
+      // The user deletes the connection while the worker looks its key up.
+      credentials: async (id) => {
+        await storage.removeConnection(id);
+        return {
+          apiKey: 'sandbox-key',
+          clientOptions: { baseUrl: 'https://gone.test/api/v1', rateLimit: false },
+        };
+      },
+      leaseMs: 5_000,
+      pollIntervalMs: 20,
+      clock: { today: () => sandbox.today },
+    });
+    worker.onRun((event) => runs.push(event));
+    worker.start();
+    for (let i = 0; i < 50 && runs.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100)); // time for a second claim, were it due
+    await worker.stop();
+    expect(runs).toHaveLength(1);
+    expect(await storage.getConnection('gone')).toBeUndefined();
+    expect(await storage.countTransactions('gone')).toBe(0);
+    expect(await storage.lastSeq()).toBe(0);
+  });
+
+  it("a new key given from another process during a run with the old one: the old key's 401 does not stick", async () => {
+    const storage = new MemoryStorage();
+    const sandbox = sandboxAt('rotate.test', 6);
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    // The app's key store: the worker reads it at each claim.
+    let key = 'old-key';
+    let firstAnswer!: () => void;
+    const answered = new Promise<void>((resolve) => (firstAnswer = resolve));
+    let oldKeyAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (oldKeyAsked = resolve));
+    server.use(
+      http.all('https://rotate.test/api/v1/*', async ({ request }) => {
+        if (request.headers.get('x-api-key') !== 'old-key')
+          return sandbox.handle(new Request(request, { headers: { 'x-api-key': 'sandbox-key' } }));
+        oldKeyAsked();
+        await answered; // the old key's answer comes after the new key is given
+        return new Response(JSON.stringify({ error: 'unauthorized', message: 'API key invalid' }), {
+          status: 401,
+        });
+      }),
+    );
+    const credentials = async () => ({
+      apiKey: key,
+      clientOptions: { baseUrl: 'https://rotate.test/api/v1', rateLimit: false as const, maxRetries: 0 },
+    });
+    const runs: WorkerRunEvent[] = [];
+    const worker = new SyncWorker({
+      storage,
+      credentials,
+      leaseMs: 5_000,
+      pollIntervalMs: 20,
+      intervalMs: 60 * 60_000,
+      clock: { today: () => sandbox.today },
+    });
+    worker.onRun((event) => runs.push(event));
+    worker.start();
+    await asked;
+    // Another process (the app) stores the new key and tells its own engine.
+    key = 'new-key';
+    const app = new SyncEngine({ storage });
+    await app.updateCredentials('c1', await credentials());
+    firstAnswer();
+    for (let i = 0; i < 100 && !runs.some((r) => r.report?.ok); i += 1)
+      await new Promise((r) => setTimeout(r, 20));
+    await worker.stop();
+    expect((await storage.getConnection('c1'))?.status).toBe('active');
+    expect(runs.some((r) => r.report?.ok)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
 import { checkedSignal, guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
-import type { ReadChangesOptions, Storage } from '../storage/types.js';
+import { isWorkQueue, type ReadChangesOptions, type Storage } from '../storage/types.js';
 import { mayCall, newConnectionState, nextConnectionState } from './connection-status.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
 import { checkedTuning, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
@@ -228,12 +228,24 @@ export class SyncEngine {
     // run that starts from here on, while the old one winds down or after, takes the new one.
     this.#clients.set(connectionId, client);
     await this.#stopRun(connectionId, new SyncAbortedError('the connection was given a new key'));
+    // A run in another process (a worker's) is stopped by taking its lease: its next write fails, so a
+    // 401 for the old key cannot put `reauth_required` over the state written below. First, so that a
+    // write of its already under way lands before that state, not after.
+    if (isWorkQueue(this.storage)) await this.storage.revokeLease?.(connectionId, this.#clock.now());
     const state = await this.storage.getConnection(connectionId);
     if (!state) throw new UnknownConnectionError(connectionId);
     const next = nextConnectionState(state, { type: 'credentials-replaced' });
     await this.storage.apply({ changes: [], connections: [next] });
     this.#scheduler.poke();
     return next;
+  }
+
+  /**
+   * @internal For `SyncWorker`: gives a connection the client of its next run, and stores nothing.
+   * A connection removed since the worker claimed it stays removed: its run then finds no connection.
+   */
+  useClient(options: AddConnectionOptions): void {
+    this.#clients.set(options.id, this.#clientFor(options));
   }
 
   /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */

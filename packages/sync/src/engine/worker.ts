@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { ProviderClient } from '@finsync/provider';
 import { guardedLogger } from '@finsync/internals/http';
-import { LeaseLostError, SyncAbortedError } from '../errors.js';
+import { LeaseLostError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import { MAX_LEASE_MS, isWorkQueue, type Storage, type WorkQueue } from '../storage/types.js';
 import { SyncEngine, type CredentialSource, type SyncEngineOptions } from './engine.js';
 import type { SyncEventName, SyncListener } from './events.js';
@@ -191,8 +191,10 @@ export class SyncWorker {
       const resolved = await this.#options.credentials(connectionId);
       // No key now: forget any client from an earlier run, and the run is reported as skipped.
       if (!resolved) await this.engine.removeConnection(connectionId);
+      // Never `addConnection`: that would store again a connection removed since the claim, unfenced,
+      // and the next claim would mirror it all again with the key of someone who deleted it.
       else
-        await this.engine.addConnection(
+        this.engine.useClient(
           resolved instanceof ProviderClient
             ? { id: connectionId, client: resolved }
             : { id: connectionId, ...resolved },
@@ -203,11 +205,13 @@ export class SyncWorker {
       });
     } catch (error) {
       event.error = error instanceof Error ? error : new Error(String(error));
-      this.#logger?.warn?.('worker run ended with an error', {
-        connectionId,
-        workerId: this.workerId,
-        error: event.error.message,
-      });
+      // A connection removed while this worker held it has nothing to run: not worth a warning.
+      if (!(error instanceof UnknownConnectionError))
+        this.#logger?.warn?.('worker run ended with an error', {
+          connectionId,
+          workerId: this.workerId,
+          error: event.error.message,
+        });
     } finally {
       clearInterval(renew);
       this.#stopController.signal.removeEventListener('abort', stop);

@@ -296,6 +296,12 @@ export class MemoryStorage implements Storage, WorkQueue {
     Object.assign(lease, { workerId: null, expiresAt: null, nextRunAt: nextRunAt.getTime() });
   }
 
+  async revokeLease(connectionId: string, now: Date): Promise<void> {
+    const lease = this.#leases.get(connectionId);
+    if (!lease) return;
+    Object.assign(lease, { workerId: null, expiresAt: null, nextRunAt: now.getTime() });
+  }
+
   async listLeases(): Promise<LeaseInfo[]> {
     return [...this.#connections.keys()].sort().map((connectionId) => {
       const lease = this.#lease(connectionId);

@@ -162,6 +162,13 @@ export interface WorkQueue {
   ): Promise<boolean>;
   /** Gives the lease up and records when the connection is next due. */
   releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void>;
+  /**
+   * Ends whatever lease is held on the connection, whoever holds it, and makes it due at `now`. For
+   * new credentials (`SyncEngine.updateCredentials`): a run with the old ones, in any process, then
+   * commits nothing more (`LeaseLostError`), so it cannot write `reauth_required` over the new key's
+   * `active`. Optional: a work queue without it leaves such a run to finish.
+   */
+  revokeLease?(connectionId: string, now: Date): Promise<void>;
   /** Lease and schedule state of every connection, for monitoring. */
   listLeases(): Promise<LeaseInfo[]>;
 }
