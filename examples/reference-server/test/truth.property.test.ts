@@ -71,7 +71,10 @@ for (const backend of BACKENDS) {
                   method,
                   headers: { 'X-Api-Key': key },
                 });
-                return (await response.json()) as { transactions: Row[] };
+                return (await response.json()) as {
+                  transactions: Row[];
+                  pagination: { page: number; total_pages: number };
+                };
               };
               const live = async () =>
                 (await api('GET', '/api/v1/transactions?per_page=100&page=1')).transactions;
@@ -82,8 +85,11 @@ for (const backend of BACKENDS) {
                     'GET',
                     `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`,
                   );
+                  // As the service's Pagy, a page past the end is the last page again: it says so in
+                  // `pagination.page`, and a list of exactly 100 rows has no shorter page to stop at.
+                  if (body.pagination.page < page) return rows;
                   rows.push(...body.transactions);
-                  if (body.transactions.length < 100) return rows;
+                  if (page >= body.pagination.total_pages) return rows;
                 }
               };
 
