@@ -87,8 +87,9 @@ export async function createTransaction(
   // Any case, stored upper-case (the service stores it as sent, and Money reads it in any case).
   // Without one, the account's; an account whose currency is not known yet (no balance has said it)
   // needs one sent: a guess would stay, since an update cannot change a currency.
-  const currency = optionalText(raw, 'currency', errors)?.trim().toUpperCase() ?? account.currency ?? '';
-  if (currency === '')
+  const sent = optionalText(raw, 'currency', errors)?.trim().toUpperCase();
+  const currency = sent ?? account.currency ?? '';
+  if (sent === undefined && currency === '')
     errors.push("Currency can't be blank: the account's currency is not known yet, so send one such as USD");
   else if (!/^[A-Z]{3}$/.test(currency)) errors.push('Currency must be a three-letter code such as USD');
   const amount = signedAmount(raw, currency, errors);

@@ -299,6 +299,8 @@ describe('SyncWorker', () => {
     key = 'new-key';
     const app = new SyncEngine({ storage });
     await app.updateCredentials('c1', await credentials());
+    // The old key's 401 comes later: meanwhile this same worker claims the connection again (due now).
+    await new Promise((r) => setTimeout(r, 300));
     firstAnswer();
     for (let i = 0; i < 100 && !runs.some((r) => r.report?.ok); i += 1)
       await new Promise((r) => setTimeout(r, 20));

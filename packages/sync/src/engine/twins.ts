@@ -16,11 +16,15 @@ function payee(row: MirrorTransaction): string {
 /**
  * Whether two rows may be one purchase as far as their currencies tell: the same currency, or one of
  * them recorded without one (listed without one while its account's was not known yet: it may be in
- * any). Group keys leave the currency out, and every pairing checks this instead.
+ * any). Group keys leave the currency out, and every pairing checks this instead. Rows of the same
+ * currency are paired first; a row without one takes only what no row of a currency could take.
  */
 function sameCurrency(a: MirrorTransaction, b: MirrorTransaction): boolean {
   return a.currency === b.currency || a.currency === null || b.currency === null;
 }
+
+type CurrencyRule = (a: MirrorTransaction, b: MirrorTransaction) => boolean;
+const EXACT: CurrencyRule = (a, b) => a.currency === b.currency;
 
 /** Rows that could be twins share this: same amount and payee (and currency: `sameCurrency`). */
 function twinGroup(row: MirrorTransaction): string {
@@ -47,12 +51,11 @@ function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string,
   return groups;
 }
 
-/** Whether `posted` may be the posted twin of `hold` (both already in one twin group). */
-function fits(hold: MirrorTransaction, posted: MirrorTransaction, sameDay: boolean): boolean {
+/** Whether `posted` may be the posted twin of `hold` by their dates (both already in one twin group). */
+function fitsDates(hold: MirrorTransaction, posted: MirrorTransaction, sameDay: boolean): boolean {
   return (
     (sameDay ? posted.date >= hold.date : posted.date > hold.date) &&
-    posted.date <= addDays(hold.date, PENDING_MATCH_DAYS) &&
-    sameCurrency(hold, posted)
+    posted.date <= addDays(hold.date, PENDING_MATCH_DAYS)
   );
 }
 
@@ -74,8 +77,35 @@ function fits(hold: MirrorTransaction, posted: MirrorTransaction, sameDay: boole
 export function pairTwins(
   pending: readonly MirrorTransaction[],
   tiers: ReadonlyArray<readonly MirrorTransaction[]>,
-  { sameDay }: { sameDay: boolean },
+  options: { sameDay: boolean },
 ): Map<string, MirrorTransaction> {
+  const pairs = pairTwinsWhere(pending, tiers, options, EXACT);
+  // Holds recorded without a currency, then, over the posted rows left that no hold of a currency
+  // left unpaired could also be the twin of: where those compete, nobody can tell.
+  const unknown = pending.filter((hold) => hold.currency === null && !pairs.has(hold.key));
+  if (unknown.length === 0) return pairs;
+  const rivals = pending.filter((hold) => hold.currency !== null && !pairs.has(hold.key));
+  const taken = new Set([...pairs.values()].map((row) => row.key));
+  const contested = (row: MirrorTransaction) =>
+    rivals.some(
+      (hold) =>
+        hold.currency === row.currency &&
+        twinGroup(hold) === twinGroup(row) &&
+        fitsDates(hold, row, options.sameDay),
+    );
+  const open = tiers.map((tier) => tier.filter((row) => !taken.has(row.key) && !contested(row)));
+  for (const [key, row] of pairTwinsWhere(unknown, open, options, sameCurrency)) pairs.set(key, row);
+  return pairs;
+}
+
+function pairTwinsWhere(
+  pending: readonly MirrorTransaction[],
+  tiers: ReadonlyArray<readonly MirrorTransaction[]>,
+  { sameDay }: { sameDay: boolean },
+  currencies: CurrencyRule,
+): Map<string, MirrorTransaction> {
+  const fits = (hold: MirrorTransaction, posted: MirrorTransaction, day: boolean) =>
+    fitsDates(hold, posted, day) && currencies(hold, posted);
   const pairs = new Map<string, MirrorTransaction>();
   if (pending.length === 0) return pairs;
   // A posted row can only share a group with a hold of its amount: checking that first spares the
@@ -89,7 +119,7 @@ export function pairTwins(
   );
   for (const [group, groupHolds] of groupBy(pending, twinGroup)) {
     const byTier = postedGroups.map((tierGroups) => [...(tierGroups.get(group) ?? [])].sort(byDateThenKey));
-    for (const component of components(groupHolds, byTier.flat(), sameDay)) {
+    for (const component of components(groupHolds, byTier.flat(), (hold, row) => fits(hold, row, sameDay))) {
       if (component.holds.length > component.posted.size) continue;
       const holds = [...component.holds].sort(byDateThenKey);
       for (const tier of byTier) {
@@ -110,13 +140,13 @@ export function pairTwins(
 function components(
   holds: readonly MirrorTransaction[],
   posted: readonly MirrorTransaction[],
-  sameDay: boolean,
+  fits: (hold: MirrorTransaction, posted: MirrorTransaction) => boolean,
 ): Array<{ holds: MirrorTransaction[]; posted: Set<string> }> {
   const parent = holds.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
   const postedOf = new Map<number, Set<string>>();
   for (const row of posted) {
-    const linked = holds.flatMap((hold, i) => (fits(hold, row, sameDay) ? [i] : []));
+    const linked = holds.flatMap((hold, i) => (fits(hold, row) ? [i] : []));
     if (linked.length === 0) continue;
     const root = find(linked[0]!);
     for (const i of linked) parent[find(i)] = root;
@@ -158,11 +188,22 @@ export function pairByContent(
     const successors = candidates.get(content);
     if (!successors) continue;
     const young = [...successors].sort(byDateThenKey);
-    for (const row of [...rows].sort(byDateThenKey)) {
-      const at = young.findIndex((candidate) => sameCurrency(row, candidate));
-      if (at === -1) continue;
+    const old = [...rows].sort(byDateThenKey);
+    // Same currency first; then a row without one, with what no row of a currency left unpaired
+    // could also be (where those compete, nobody can tell).
+    const take = (row: MirrorTransaction, at: number) => {
       pairs.set(row.key, young[at]!);
       young.splice(at, 1);
+    };
+    for (const row of old) {
+      const at = young.findIndex((candidate) => EXACT(row, candidate));
+      if (at !== -1) take(row, at);
+    }
+    const rivals = old.filter((row) => !pairs.has(row.key) && row.currency !== null);
+    for (const row of old) {
+      if (pairs.has(row.key) || row.currency !== null) continue;
+      const at = young.findIndex((candidate) => !rivals.some((rival) => EXACT(rival, candidate)));
+      if (at !== -1) take(row, at);
     }
   }
   return pairs;

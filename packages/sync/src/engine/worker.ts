@@ -55,7 +55,7 @@ export interface WorkerRunEvent {
  * engine of its own, and hands them back with their next run time. Call `start()` to begin.
  */
 export class SyncWorker {
-  /** This worker's id, as written in the leases it holds. */
+  /** This worker's id. Its leases are written as `{workerId}#{claim}`, one owner a claim (see `#poll`). */
   readonly workerId: string;
   /** The engine the worker runs connections with: for its events, or to read the storage. */
   readonly engine: SyncEngine;
@@ -63,6 +63,8 @@ export class SyncWorker {
   readonly #options: SyncWorkerOptions;
   readonly #logger: ReturnType<typeof guardedLogger>;
   readonly #active = new Map<string, Promise<void>>();
+  /** Claims made so far: each claim's leases have an owner of their own. */
+  #claims = 0;
   readonly #listeners = new Set<(event: WorkerRunEvent) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The poll in flight (a claim may be waiting on the storage). */
@@ -137,9 +139,12 @@ export class SyncWorker {
     if (!this.#running) return;
     const room = (this.#options.concurrency ?? 2) - this.#active.size;
     let claimed: string[] = [];
+    // One owner a claim, not one a worker: a lease revoked for new credentials (`revokeLease`) and
+    // claimed again by this same worker must fence out the run still going with the old key.
+    const owner = `${this.workerId}#${(this.#claims += 1)}`;
     if (room > 0) {
       try {
-        claimed = await this.#storage.claimDue(this.workerId, {
+        claimed = await this.#storage.claimDue(owner, {
           limit: room,
           leaseMs: this.#leaseMs,
           now: this.#now(),
@@ -156,15 +161,20 @@ export class SyncWorker {
     if (!this.#running) {
       const now = this.#now();
       await Promise.all(
-        claimed.map((id) => this.#storage.releaseLease(id, this.workerId, now).catch(() => undefined)),
+        claimed.map((id) => this.#storage.releaseLease(id, owner, now).catch(() => undefined)),
       );
       return;
     }
     for (const connectionId of claimed) {
-      const run = this.#runOne(connectionId).finally(() => {
-        this.#active.delete(connectionId);
-        this.#schedule(0);
-      });
+      // Claimed again while its run from an earlier claim still goes (its lease was revoked): that
+      // run can commit nothing more, and the engine would join it, so this run waits for it to end.
+      const earlier = this.#active.get(connectionId);
+      const run = (earlier ?? Promise.resolve())
+        .then(() => this.#runOne(connectionId, owner))
+        .finally(() => {
+          if (this.#active.get(connectionId) === run) this.#active.delete(connectionId);
+          this.#schedule(0);
+        });
       this.#active.set(connectionId, run);
     }
     this.#schedule(
@@ -174,15 +184,15 @@ export class SyncWorker {
     );
   }
 
-  async #runOne(connectionId: string): Promise<void> {
+  async #runOne(connectionId: string, owner: string): Promise<void> {
     const controller = new AbortController();
     const stop = () => controller.abort(this.#stopController.signal.reason);
     this.#stopController.signal.addEventListener('abort', stop, { once: true });
     const renew = setInterval(() => {
       void this.#storage
-        .renewLease(connectionId, this.workerId, { leaseMs: this.#leaseMs, now: this.#now() })
+        .renewLease(connectionId, owner, { leaseMs: this.#leaseMs, now: this.#now() })
         .then((held) => {
-          if (!held) controller.abort(new LeaseLostError(connectionId, this.workerId));
+          if (!held) controller.abort(new LeaseLostError(connectionId, owner));
         })
         .catch(() => undefined);
     }, this.#leaseMs / 3);
@@ -199,10 +209,7 @@ export class SyncWorker {
             ? { id: connectionId, client: resolved }
             : { id: connectionId, ...resolved },
         );
-      event.report = await this.engine.sync(connectionId, {
-        signal: controller.signal,
-        workerId: this.workerId,
-      });
+      event.report = await this.engine.sync(connectionId, { signal: controller.signal, workerId: owner });
     } catch (error) {
       event.error = error instanceof Error ? error : new Error(String(error));
       // A connection removed while this worker held it has nothing to run: not worth a warning.
@@ -222,7 +229,7 @@ export class SyncWorker {
     }
     // A run this worker's own stop cut short is due now, for the next worker (or this one restarted).
     const nextRunAt = this.#stopController.signal.aborted ? this.#now() : this.#nextRunAt(event.report);
-    await this.#storage.releaseLease(connectionId, this.workerId, nextRunAt).catch(() => undefined);
+    await this.#storage.releaseLease(connectionId, owner, nextRunAt).catch(() => undefined);
     for (const listener of this.#listeners) {
       try {
         listener(event);

@@ -177,7 +177,11 @@ export interface WorkQueue {
 export interface LeaseInfo {
   /** The connection. */
   connectionId: string;
-  /** The worker holding the lease; `null` when not leased. Kept after expiry until taken or released. */
+  /**
+   * The lease's owner; `null` when not leased. Kept after expiry until taken or released. `SyncWorker`
+   * claims as `{workerId}#{claim}`: one owner a claim, so a lease claimed again fences out the run
+   * of the claim before.
+   */
   workerId: string | null;
   /** When that lease runs out; `null` when not leased. A past time means the lease is free to claim. */
   leaseExpiresAt: string | null;
