@@ -203,7 +203,7 @@ export class SyncEngine {
       throw new TypeError(
         `a connection id must be at most ${MAX_CONNECTION_ID_LENGTH} characters, got ${id.length}`,
       );
-    this.#clients.set(id, this.#clientFor(options));
+    this.useClient(options);
     if (existing) return existing;
     const state = newConnectionState(id, this.#clock.now());
     await this.storage.apply({ changes: [], connections: [state] });

@@ -86,13 +86,11 @@ export function pairTwins(
   if (unknown.length === 0) return pairs;
   const rivals = pending.filter((hold) => hold.currency !== null && !pairs.has(hold.key));
   const taken = new Set([...pairs.values()].map((row) => row.key));
+  const rivalGroups = groupBy(rivals, twinGroup);
   const contested = (row: MirrorTransaction) =>
-    rivals.some(
-      (hold) =>
-        hold.currency === row.currency &&
-        twinGroup(hold) === twinGroup(row) &&
-        fitsDates(hold, row, options.sameDay),
-    );
+    rivalGroups
+      .get(twinGroup(row))
+      ?.some((hold) => hold.currency === row.currency && fitsDates(hold, row, options.sameDay)) ?? false;
   const open = tiers.map((tier) => tier.filter((row) => !taken.has(row.key) && !contested(row)));
   for (const [key, row] of pairTwinsWhere(unknown, open, options, sameCurrency)) pairs.set(key, row);
   return pairs;
