@@ -225,6 +225,54 @@ describe('retries', () => {
   });
 });
 
+describe('a body cut off after its headers', () => {
+  const encoder = new TextEncoder();
+  /** A 200 whose body starts and then stops arriving. */
+  const stalled = () =>
+    new HttpResponse(
+      new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode('{"accounts":[')) }),
+      { status: 200, headers: { 'content-type': 'application/json' } },
+    );
+  /** A 200 whose connection breaks after the first bytes. */
+  const broken = () =>
+    new HttpResponse(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(encoder.encode('{"accounts":['));
+          setTimeout(() => c.error(new TypeError('terminated')), 20);
+        },
+      }),
+      { status: 200, headers: { 'content-type': 'application/json' } },
+    );
+
+  it('is asked for again, and the call answers', async () => {
+    const calls = sequence('/accounts', [stalled, broken, ok]);
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => warnings.push(m) };
+    await expect(client({ timeoutMs: 100, maxRetries: 2, logger }).listAccounts()).resolves.toEqual([]);
+    expect(calls.calls).toBe(3);
+    expect(warnings.filter((m) => m.includes('cut off'))).toHaveLength(2);
+  });
+
+  it('shares maxRetries with the retries before it: a 503 and a cut-off body use up one retry each', async () => {
+    const calls = sequence('/accounts', [status(503), stalled]);
+    const error = (await client({ timeoutMs: 100, maxRetries: 2 })
+      .listAccounts()
+      .catch((e: unknown) => e)) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(calls.calls).toBe(3);
+  });
+
+  it('is not asked for again with maxRetries 0', async () => {
+    const calls = sequence('/accounts', [broken, ok]);
+    const error = await client({ timeoutMs: 100, maxRetries: 0 })
+      .listAccounts()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(calls.calls).toBe(1);
+  });
+});
+
 describe('cancellation', () => {
   it('aborts an in-flight call with RequestAbortedError and does not retry it', async () => {
     let calls = 0;

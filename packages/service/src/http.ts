@@ -141,7 +141,9 @@ export class HttpClient {
       });
     }
     const retryClass = spec.retryClass ?? retryClassOf(method);
-    const state = { retries: 0 };
+    // `retries` counts every repeat of this call; `base` those made before the current ky call (a body
+    // cut off after its headers is sent again by a new ky call, which counts from zero).
+    const state = { retries: 0, base: 0 };
     const answer = await exchangeJson({
       peer: 'service',
       method,
@@ -155,6 +157,13 @@ export class HttpClient {
       maxBodyBytes: LIMITS.responseBytes,
       send: () => ky(spec.path, this.#kyOptions(spec, method, retryClass, state)),
       retries: () => state.retries,
+      retryBody: () => {
+        if (!retriesWithoutResponse(retryClass) || state.retries >= this.#settings.maxRetries)
+          return undefined;
+        state.retries += 1;
+        state.base = state.retries;
+        return backoffDelay(state.retries);
+      },
     });
     const requestId =
       answer.requestId === undefined ? undefined : redact(answer.requestId, this.#settings.apiKey);
@@ -165,7 +174,7 @@ export class HttpClient {
     spec: RequestSpec,
     method: string,
     retryClass: RetryClass,
-    state: { retries: number },
+    state: { retries: number; base: number },
   ): KyOptions {
     return {
       prefixUrl: this.#prefixUrl,
@@ -181,12 +190,12 @@ export class HttpClient {
       redirect: 'manual',
       fetch: (input, init) => this.#fetchAttempt(input as Request, init, method, retryClass, state.retries),
       retry: {
-        limit: this.#settings.maxRetries,
+        limit: this.#settings.maxRetries - state.base,
         // Retries without a response (network errors, timeouts); statuses are judged by #fetchAttempt.
         methods: retriesWithoutResponse(retryClass) ? [method.toLowerCase()] : [],
         statusCodes: [],
         retryOnTimeout: true,
-        delay: (attempt) => backoffDelay(attempt),
+        delay: (attempt) => backoffDelay(state.base + attempt),
         shouldRetry: ({ error }) =>
           spec.signal?.aborted || error instanceof ServiceError || error.name === 'AbortError'
             ? false
@@ -196,7 +205,7 @@ export class HttpClient {
         beforeRequest: [(request) => request.headers.set('x-api-key', this.#settings.apiKey)],
         beforeRetry: [
           ({ error, retryCount }) => {
-            state.retries = retryCount;
+            state.retries = state.base + retryCount;
             if (isForceRetryError(error)) return;
             logTo(this.#settings.logger, 'warn', 'service request failed without a response; retrying', {
               method,

@@ -1,11 +1,18 @@
 /**
  * Reading an answer's body after its headers: the caller's signal is heard while it arrives, the
- * timeout is between chunks (a body that keeps arriving is read however long it takes), and a body
- * past its bound is refused (2xx) or read only as far as its message (errors).
+ * timeout is between chunks (a body that keeps arriving is read however long it takes), a body cut
+ * off is asked for again when the call may be repeated, and a body past its bound is refused (2xx)
+ * or read only as far as its message (errors).
  */
 import { http, HttpResponse } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InvalidResponseError, RequestAbortedError, ServiceAPIError } from '../src/index.js';
+import {
+  ConnectionError,
+  InvalidResponseError,
+  RequestAbortedError,
+  ServiceAPIError,
+  TimeoutError,
+} from '../src/index.js';
 import { LIMITS } from '../src/limits.js';
 import { clientFor, seedStore, useFakeService } from './fake-fixture.js';
 import { API, settle, TX_ID, wireTransaction } from './helpers.js';
@@ -103,5 +110,82 @@ describe('reading a body', () => {
     const error = await settle(clientFor({ timeoutMs: 5_000 }).transactions.get(TX_ID));
     expect(error).toBeInstanceOf(ServiceAPIError);
     expect((error as ServiceAPIError).status).toBe(500);
+  });
+});
+
+/** Headers and the first bytes of a transaction, then nothing more. */
+const stalledAnswer = () =>
+  new HttpResponse(
+    new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(encoder.encode('{"id":')) }),
+    { status: 200, headers: json },
+  );
+
+/** Headers and the first bytes, then the connection breaks. */
+const brokenAnswer = () =>
+  new HttpResponse(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('{"id":'));
+        setTimeout(() => controller.error(new TypeError('terminated')), 20);
+      },
+    }),
+    { status: 200, headers: json },
+  );
+
+/** Serves `answers` in turn for `method` on `path` (the last repeats) and counts the requests. */
+function inTurn(method: 'get' | 'post', path: string, answers: Array<() => Response>) {
+  const state = { calls: 0 };
+  fake.server.use(http[method](path, () => answers[Math.min(state.calls++, answers.length - 1)]!()));
+  return state;
+}
+
+describe('a body cut off after its headers', () => {
+  const whole = () => HttpResponse.json(wireTransaction(), { headers: json });
+
+  it('is asked for again by a GET, which then answers; the retry is logged', async () => {
+    const served = inTurn('get', `${API}/transactions/:id`, [stalledAnswer, brokenAnswer, whole]);
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => warnings.push(m) };
+    const transaction = await clientFor({ timeoutMs: 150, maxRetries: 2, logger }).transactions.get(TX_ID);
+    expect(transaction.id).toBe(wireTransaction().id);
+    expect(served.calls).toBe(3);
+    expect(warnings.filter((m) => m.includes('cut off'))).toHaveLength(2);
+  });
+
+  it('gives up after maxRetries in all, counting retries made before the body came', async () => {
+    const failing = () => HttpResponse.json({ error: 'x' }, { status: 503 });
+    const served = inTurn('get', `${API}/transactions/:id`, [failing, stalledAnswer]);
+    const error = await settle(clientFor({ timeoutMs: 150, maxRetries: 2 }).transactions.get(TX_ID));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(served.calls).toBe(3);
+    expect((error as TimeoutError).retries).toBe(2);
+  });
+
+  it('is not asked for again by a create without an external_id: the row may exist already', async () => {
+    const served = inTurn('post', `${API}/transactions`, [brokenAnswer]);
+    const error = await settle(
+      clientFor({ timeoutMs: 150, maxRetries: 2 }).transactions.create({
+        account_id: TX_ID,
+        name: 'Coffee',
+        date: '2026-05-02',
+        amount: 4.5,
+      }),
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(served.calls).toBe(1);
+  });
+
+  it('hears an abort while it waits to ask again', async () => {
+    const served = inTurn('get', `${API}/transactions/:id`, [stalledAnswer]);
+    const controller = new AbortController();
+    // The first read fails at 100 ms; the retry waits at least 375 ms, and the abort comes in that wait.
+    setTimeout(() => controller.abort(), 250);
+    const started = Date.now();
+    const error = await settle(
+      clientFor({ timeoutMs: 100, maxRetries: 2 }).transactions.get(TX_ID, { signal: controller.signal }),
+    );
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(Date.now() - started).toBeLessThan(350);
+    expect(served.calls).toBe(1);
   });
 });

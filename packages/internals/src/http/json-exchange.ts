@@ -40,6 +40,12 @@ export interface JsonExchange<E extends Error> {
   retries?: (() => number) | undefined;
   /** The most bytes a body read whole may have; past it the read stops with `invalidResponse`. */
   maxBodyBytes: number;
+  /**
+   * For a body read whole (`receiveJson`, `exchangeJson`): a 2xx answer whose body stopped arriving
+   * or was cut off is asked for again when this gives the delay before sending it again; `undefined`
+   * throws the failure. Only for requests that may be repeated; the client counts the retries.
+   */
+  retryBody?: (() => number | undefined) | undefined;
 }
 
 export interface JsonAnswer {
@@ -67,8 +73,26 @@ export interface ReceivedJson {
 export async function receiveJson<E extends Error>(exchange: JsonExchange<E>): Promise<ReceivedJson> {
   const { method, path, peer } = exchange;
   const context = { method, path };
-  const answer = await exchangeStream(exchange);
-  let held: string | undefined = await wholeBody(answer, exchange);
+  let answer: StreamAnswer;
+  let held: string | undefined;
+  for (;;) {
+    answer = await exchangeStream(exchange);
+    try {
+      held = await wholeBody(answer, exchange);
+      break;
+    } catch (error) {
+      // ky's retries end with the headers; a body cut off after them is the client's to repeat.
+      const delay = cutOff(error, exchange) ? exchange.retryBody?.() : undefined;
+      if (delay === undefined) throw error;
+      logTo(exchange.logger, 'warn', `${peer} answer's body was cut off; retrying`, {
+        ...context,
+        error: (error as Error).name,
+        ...retriesOf(exchange),
+        delayMs: delay,
+      });
+      await pause(delay, exchange);
+    }
+  }
   const { status, requestId } = answer;
   return {
     status,
@@ -183,6 +207,36 @@ async function wholeBody<E extends Error>(answer: StreamAnswer, exchange: JsonEx
     parts.push(chunk);
   }
   return chunksText(parts, bytes);
+}
+
+/** A body that stopped arriving or whose connection broke, not one the caller aborted. */
+function cutOff<E extends Error>(error: unknown, exchange: JsonExchange<E>): boolean {
+  if (exchange.signal?.aborted) return false;
+  return error instanceof exchange.errors.timeout || error instanceof exchange.errors.connection;
+}
+
+/** Waits `ms` before a repeat; the caller's abort ends the wait with the client's abort error. */
+async function pause<E extends Error>(ms: number, exchange: JsonExchange<E>): Promise<void> {
+  const { signal, method, path } = exchange;
+  await new Promise<void>((resolve, reject) => {
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(
+        new exchange.errors.aborted(`${method} ${path} aborted`, {
+          method,
+          path,
+          ...retriesOf(exchange),
+          cause: signal!.reason,
+        }),
+      );
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    if (signal?.aborted) return aborted();
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }
 
 /**

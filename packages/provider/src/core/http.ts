@@ -194,6 +194,9 @@ export class HttpClient {
         path: requestPath,
       });
     }
+    // Attempts of this call so far, across the ky calls a body cut off after its headers makes.
+    const state = { attempts: 0 };
+    const maxRetries = this.#settings.maxRetries;
     const exchange = {
       peer: 'provider',
       method: 'GET',
@@ -206,13 +209,18 @@ export class HttpClient {
       requestIdHeaders: REQUEST_ID_HEADERS,
       maxBodyBytes: MAX_READ_BODY_BYTES,
       send: () => {
-        let attempts = 0;
+        const base = state.attempts;
         // The query goes in the path: given `searchParams`, ky builds the request twice.
         return this.#ky.get(requestPath.slice(1), {
           signal: options.signal,
-          fetch: (input, init) => this.#fetchAttempt(input as Request, init, attempts++),
+          fetch: (input, init) => this.#fetchAttempt(input as Request, init, state.attempts++),
+          retry: { limit: maxRetries - base, delay: (attempt) => backoffDelay(base + attempt) },
         });
       },
+      retries: () => Math.max(0, state.attempts - 1),
+      // Only a body read whole is asked for again (getJson, receiveJson): a stream's rows may be in
+      // its reader's hands already.
+      retryBody: () => (state.attempts <= maxRetries ? backoffDelay(state.attempts) : undefined),
     };
     return { exchange, requestPath };
   }
