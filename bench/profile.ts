@@ -2,7 +2,7 @@
  * Where the time goes: runs one measurement child under `node --cpu-prof` and prints the functions
  * with the most self time, and self time per package. Used to explain the targets a run misses.
  *
- *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http|pull|patch] [--mode whole|windowed]
+ *   node --conditions=@finsync/source --import tsx bench/profile.ts [--target sync|http|pull|patch|patch-bare] [--mode whole|windowed]
  *        [--rows 100000] [--top 25] [--connections 1] [--seconds 10]
  *
  * `sync` profiles one full sync into SQLite (the engine's process; the sandbox server is another
@@ -10,7 +10,8 @@
  * fetch passes and client passes alternate: what the client adds shows up as zod, ky and provider code.
  * `pull` profiles the client's side of the peers measurement alone: two whole pulls (one warms up).
  * `patch` profiles the reference server (bundled, as the PATCH measurement runs it) while autocannon
- * sends it PATCHes on `--connections` connections for `--seconds`, from its first PATCH on.
+ * sends it PATCHes on `--connections` connections for `--seconds`, from its first PATCH on;
+ * `patch-bare` the same for the bare handler it is measured against.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,28 +150,33 @@ try {
     } finally {
       await sandbox.stop();
     }
-  } else if (target === 'patch') {
-    const server = await startTarget('reference', join(tmp.dir, 'data'), [
-      '--cpu-prof',
-      '--cpu-prof-dir',
-      tmp.dir,
-    ]);
+  } else if (target === 'patch' || target === 'patch-bare') {
+    const which = target === 'patch' ? 'reference' : 'bare';
+    const server = await startTarget(which, join(tmp.dir, 'data'), ['--cpu-prof', '--cpu-prof-dir', tmp.dir]);
     try {
-      await load(server, flag('connections', 1), flag('seconds', 10));
+      const figures = await load(server, flag('connections', 1), flag('seconds', 10));
+      console.log(`${figures.requests} requests in ${figures.seconds} s (${figures.rps} a second)`);
     } finally {
       await server.stop();
     }
-  } else throw new Error(`--target must be sync, http, pull or patch, got ${target}`);
+  } else throw new Error(`--target must be sync, http, pull, patch or patch-bare, got ${target}`);
   const file = readdirSync(tmp.dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile written');
   const profile = JSON.parse(readFileSync(join(tmp.dir, file), 'utf8')) as CpuProfile;
   console.log(
-    target === 'patch'
-      ? `profile of the reference server's PATCH, ${flag('connections', 1)} connection(s)`
+    target === 'patch' || target === 'patch-bare'
+      ? `profile of the ${target === 'patch' ? "reference server's" : "bare handler's"} PATCH, ${flag('connections', 1)} connection(s)`
       : `profile of ${target} (${mode}), ${rows.toLocaleString('en-US')} rows`,
   );
   // The PATCH's entry is the server's own listener (http/direct-update.ts), in the bundle.
-  const entry = target === 'sync' ? 'sqliteSync' : target === 'patch' ? 'directOrApp' : target;
+  const entry =
+    target === 'sync'
+      ? 'sqliteSync'
+      : target === 'patch'
+        ? 'directOrApp'
+        : target === 'patch-bare'
+          ? 'bareHandler'
+          : target;
   console.log(summarizeProfile(profile, entry, flag('top', 25)));
 } finally {
   tmp.remove();
