@@ -44,7 +44,8 @@ describe('npm run admin', () => {
     }
     expect(run(dataDir, []).status).toBe(2);
     expect(run(dataDir, ['create-user', 'x', '--scope', 'admin']).status).toBe(2);
-  });
+    // Seven processes, each compiling the CLI through tsx: about 20 s on a quiet 2-core machine.
+  }, 90_000);
 
   it('refuses a data directory without the server’s database, and creates nothing there', () => {
     const elsewhere = join(tmpdir(), `finsync-admin-missing-${process.pid}`);

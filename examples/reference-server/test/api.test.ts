@@ -95,7 +95,35 @@ describe.skipIf(BACKENDS[0]!.skip)('the API described', () => {
     expect(sources.length).toBeGreaterThan(2);
     for (const source of sources) {
       expect(source.startsWith('/'), source).toBe(true);
-      expect((await fetch(`${t.server.url}${source}`)).status, source).toBe(200);
+      const asset = await fetch(`${t.server.url}${source}`);
+      expect(asset.status, source).toBe(200);
+      expect(asset.headers.get('x-content-type-options'), source).toBe('nosniff');
+    }
+    expect(page.headers.get('content-security-policy')).toContain("object-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it("marks every /api answer, a user's data, as not to be cached or sniffed: read, written and refused", async () => {
+    const headers = { 'x-api-key': t.keys.alice, 'content-type': 'application/json' };
+    const listed = await fetch(`${t.server.url}/api/v1/transactions?per_page=1`, { headers });
+    const id = ((await listed.json()) as { transactions: Array<{ id: string }> }).transactions[0]!.id;
+    const answers = [
+      listed,
+      // The ordinary PATCH, answered on node:http, and one the app answers (a body it refuses).
+      await fetch(`${t.server.url}/api/v1/transactions/${id}`, {
+        method: 'PATCH',
+        headers,
+        body: JSON.stringify({ transaction: { notes: 'cache check' } }),
+      }),
+      await fetch(`${t.server.url}/api/v1/transactions/${id}`, { method: 'PATCH', headers, body: '{' }),
+      await fetch(`${t.server.url}/api/v1/accounts`, { headers: { 'x-api-key': 'wrong' } }),
+      await fetch(`${t.server.url}/api/v1/no-such-route`, { headers }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 401, 404]);
+    for (const answer of answers) {
+      expect(answer.headers.get('cache-control'), answer.url).toBe('no-store');
+      expect(answer.headers.get('x-content-type-options'), answer.url).toBe('nosniff');
     }
   });
 

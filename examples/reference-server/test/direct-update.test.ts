@@ -180,6 +180,7 @@ for (const backend of BACKENDS) {
         },
       ],
       ["another user's transaction", { path: '', body: { transaction: { notes: 'x' } } }],
+      ['the .json suffix (logged without it)', { path: '.json', body: { transaction: { notes: 'j' } } }],
       [
         'an unknown category',
         { body: { transaction: { category_id: '00000000-0000-4000-8000-000000000001' } } },
@@ -191,7 +192,12 @@ for (const backend of BACKENDS) {
     ];
 
     it.each(answeredDirectly)('%s: answered directly, as the app answers it', async (_, sent) => {
-      const request = sent.path === '' ? { ...sent, path: `/api/v1/transactions/${bobTxId}` } : sent;
+      const request =
+        sent.path === ''
+          ? { ...sent, path: `/api/v1/transactions/${bobTxId}` }
+          : sent.path === '.json'
+            ? { ...sent, path: `/api/v1/transactions/${txId}.json` }
+            : sent;
       const { handed } = await both(request);
       expect(handed).toBe(false);
     });

@@ -152,6 +152,57 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('refuses a body that is not UTF-8 with a 400 on every write route, and stores nothing', async () => {
+      const before = await get();
+      const tagsBefore = (await t.request(t.keys.alice, 'GET', '/api/v1/tags')).body;
+      const rowsBefore = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body
+        .pagination.total_count;
+      // `"bad \xff\xfe bytes"`: JSON in every other way, but those two bytes are no UTF-8.
+      const withBadBytes = (json: string) =>
+        Buffer.concat(
+          json
+            .split('BAD')
+            .flatMap((part, i) =>
+              i === 0 ? [Buffer.from(part)] : [Buffer.from([0xff, 0xfe]), Buffer.from(part)],
+            ),
+        );
+      for (const [method, path, json] of [
+        ['PATCH', `/api/v1/transactions/${txId}`, '{"transaction":{"notes":"bad BAD bytes"}}'],
+        ['PUT', `/api/v1/transactions/${txId}`, '{"transaction":{"name":"bad BAD bytes"}}'],
+        [
+          'POST',
+          '/api/v1/transactions',
+          `{"transaction":{"account_id":"${before.account.id}","date":"2026-01-02","amount":"1","name":"bad BAD bytes"}}`,
+        ],
+        ['POST', '/api/v1/tags', '{"tag":{"name":"bad BAD bytes"}}'],
+      ] as const) {
+        const response = await fetch(`${t.server.url}${path}`, {
+          method,
+          headers: { 'x-api-key': t.keys.alice, 'content-type': 'application/json' },
+          body: withBadBytes(json),
+        });
+        expect(response.status, `${method} ${path}`).toBe(400);
+        expect(((await response.json()) as { message: string }).message).toBe(
+          'Request body is not valid UTF-8',
+        );
+      }
+      expect(await get()).toEqual(before);
+      expect((await t.request(t.keys.alice, 'GET', '/api/v1/tags')).body).toEqual(tagsBefore);
+      expect(
+        (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body.pagination.total_count,
+      ).toBe(rowsBefore);
+      // A byte order mark is still taken, as before.
+      const withBom = await fetch(`${t.server.url}/api/v1/transactions/${txId}`, {
+        method: 'PATCH',
+        headers: { 'x-api-key': t.keys.alice, 'content-type': 'application/json' },
+        body: Buffer.concat([
+          Buffer.from([0xef, 0xbb, 0xbf]),
+          Buffer.from(`{"transaction":{"notes":${JSON.stringify(before.notes)}}}`),
+        ]),
+      });
+      expect(withBom.status).toBe(200);
+    });
+
     it('serves only the docs assets it lists: a name every object has is not one of them', async () => {
       for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
         expect((await fetch(`${t.server.url}/docs/assets/${name}`)).status, name).toBe(404);

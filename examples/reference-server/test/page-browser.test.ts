@@ -226,6 +226,77 @@ const browserTitle = HAS_CHROMIUM
     await context.close();
   }, 60_000);
 
+  it('keeps sign-out at hand when the first load after sign-in fails, and clears a failed load once one succeeds', async () => {
+    const { context, page, errors } = await open();
+    // The first overview is refused as an exhausted rate limit would refuse it.
+    let refused = 0;
+    await page.route('**/ui/api/overview*', (route) =>
+      refused++ === 0
+        ? route.fulfill({
+            status: 429,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'rate_limit_exceeded', message: 'Rate limit exceeded.' }),
+          })
+        : route.continue(),
+    );
+    await signIn(page, t.keys.alice);
+    await expect.poll(() => page.isVisible('#page-message')).toBe(true);
+    expect(await page.textContent('#page-message-text')).toBe('Rate limit exceeded.');
+    // Signed in: no form that looks as if the sign-in failed, and a way to sign out.
+    expect(await page.isVisible('#signin')).toBe(false);
+    expect(await page.isVisible('#sign-out')).toBe(true);
+    await page.click('#retry');
+    await page.locator('#dashboard').waitFor();
+    await page.unroute('**/ui/api/overview*');
+
+    // A load that fails leaves the account shown before as the chosen one; the next that succeeds
+    // takes its error away.
+    const accounts = page.locator('#accounts .account');
+    const chosen = await page
+      .locator('#accounts .account[aria-pressed=true]')
+      .getAttribute('data-account-id');
+    const other = (await accounts.nth(0).getAttribute('data-account-id')) === chosen ? 1 : 0;
+    await page.route('**/ui/api/overview*', (route) => route.abort('connectionrefused'));
+    await accounts.nth(other).click();
+    await expect.poll(() => page.textContent('#sync-message')).toBe('Could not reach the server.');
+    await page.unroute('**/ui/api/overview*');
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await expect.poll(() => page.isVisible('#sync-message')).toBe(false);
+    expect(await page.locator('#accounts .account[aria-pressed=true]').getAttribute('data-account-id')).toBe(
+      chosen,
+    );
+    expect(errors.filter((e) => !/429|ERR_CONNECTION_REFUSED/.test(e))).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("fits a bank's long account name and a long user name, and says when the bank stopped an account", async () => {
+    const { context, page } = await open();
+    const longName = 'CURRENT-ACCOUNT-'.repeat(20);
+    await page.route('**/ui/api/overview*', async (route) => {
+      const answer = await route.fetch();
+      const data = await answer.json();
+      data.transactions[0].account = longName;
+      data.accounts[0].state = 'inactive';
+      data.user.name = `${'firstname.lastname'.repeat(3)}@example.org`;
+      await route.fulfill({ response: answer, json: data });
+    });
+    await signIn(page, t.keys.alice);
+    await page.locator('#dashboard').waitFor();
+    const widths = await page.evaluate(() => {
+      const table = document.getElementById('transactions-table')!;
+      return { table: table.scrollWidth, box: table.parentElement!.clientWidth };
+    });
+    expect(widths.table).toBeLessThanOrEqual(widths.box);
+    expect(await page.getAttribute('#transactions tr:first-child .account-column', 'title')).toBe(longName);
+    expect(await page.textContent('#accounts li:first-child .state')).toContain('inactive');
+    await page.screenshot({ path: join(ARTIFACTS, 'page-long-names.png'), fullPage: true });
+    // A phone: the long user name wraps in the header instead of widening the page.
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: join(ARTIFACTS, 'page-long-names-phone.png') });
+    await context.close();
+  }, 60_000);
+
   it('shows a read-only key the data with the sync button disabled', async () => {
     const { context, page, errors } = await open();
     await signIn(page, t.keys.aliceReadOnly);

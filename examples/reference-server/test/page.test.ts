@@ -201,9 +201,24 @@ for (const backend of BACKENDS) {
       expect((await signIn(t.keys.alice, { 'content-type': 'application/json' })).status).toBe(403);
       expect((await signIn(t.keys.alice, { ...UI, origin: 'https://evil.example' })).status).toBe(403);
       expect((await signIn(t.keys.alice, { ...UI, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await signIn(t.keys.alice, { ...UI, origin: 'null' })).status).toBe(403);
+      const evilForwarded = { ...UI, origin: 'https://evil.example', 'x-forwarded-host': 'bank.example' };
+      expect((await signIn(t.keys.alice, evilForwarded)).status).toBe(403);
       expect((await fetch(`${ui.url}/ui/api/overview`)).status).toBe(401);
       const forged = { cookie: `finsync_ui=${'A'.repeat(43)}` };
       expect((await fetch(`${ui.url}/ui/api/overview`, { headers: forged })).status).toBe(401);
+    });
+
+    it('signs in through a reverse proxy: TLS in front, and a Host rewritten to the upstream', async () => {
+      // What a browser sends to https://money.example through a proxy that forwards to this server.
+      const viaTls = { ...UI, origin: 'https://money.example', 'x-forwarded-proto': 'https' };
+      expect((await signIn(t.keys.alice, { ...viaTls, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+      // A browser without Sec-Fetch-Site: its Origin is compared with the host it asked the proxy for.
+      expect((await signIn(t.keys.alice, { ...viaTls, 'x-forwarded-host': 'money.example' })).status).toBe(
+        200,
+      );
+      const ownHost = new URL(ui.url).host;
+      expect((await signIn(t.keys.alice, { ...UI, origin: `https://${ownHost}` })).status).toBe(200);
     });
 
     it('syncs only with the page header and a read-write key', async () => {

@@ -1,6 +1,7 @@
 import { createApp } from '../src/app.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionCollectionSchema } from '../src/contract.js';
+import { SyncStatusSchema } from '../src/http/routes/sync.js';
 import { SANDBOX } from '../src/server.js';
 import { BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
@@ -126,6 +127,26 @@ for (const backend of BACKENDS) {
         expect(status.body.accounts.length).toBeGreaterThan(3);
         expect(status.body.accounts.some((a: { state: string }) => a.state === 'inactive')).toBe(true);
         expect(status.body.last_sync.ok).toBe(true);
+        // Every member it answers is in the OpenAPI document, down to each account's balance check.
+        expect(SyncStatusSchema.parse(status.body)).toEqual(status.body);
+        const doc = (await (await fetch(`${t.server.url}/api/v1/openapi.json`)).json()) as any;
+        const documented = (schema: any): string[] => {
+          const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+          return Object.keys(
+            (resolved.anyOf?.find((s: any) => s.type !== 'null') ?? resolved).properties ?? {},
+          ).sort();
+        };
+        const shape = doc.components.schemas.SyncStatus.properties;
+        const summary = doc.components.schemas.SyncSummary.properties;
+        expect(documented(shape.connection)).toEqual(Object.keys(status.body.connection).sort());
+        expect(documented(shape.accounts.items)).toEqual(Object.keys(status.body.accounts[0]).sort());
+        expect(documented(summary.accounts.items)).toEqual(
+          Object.keys(status.body.last_sync.accounts[0]).sort(),
+        );
+        expect(documented(shape.accounts.items.properties.balance_check)).toContain('difference');
+        expect(status.body.last_sync.accounts.some((a: { balance_check: unknown }) => a.balance_check)).toBe(
+          true,
+        );
       });
 
       it("keeps the user's edits on every later sync, and a pending row posts under the same id", async () => {
@@ -263,6 +284,49 @@ for (const backend of BACKENDS) {
         const update = doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties;
         expect(update).toHaveProperty('tag_ids');
         expect(update.description).toMatchObject({ type: ['string', 'null'], maxLength: 500 });
+      });
+
+      it('documents patterns a client can use: plain regular expressions that take what the server takes', async () => {
+        const doc = (await (await fetch(`${t.server.url}/api/v1/openapi.json`)).json()) as any;
+        const patterns: string[] = [];
+        const walk = (node: unknown): void => {
+          if (Array.isArray(node)) return node.forEach(walk);
+          if (node === null || typeof node !== 'object') return;
+          for (const [key, value] of Object.entries(node)) {
+            if (key === 'pattern' && typeof value === 'string') patterns.push(value);
+            else walk(value);
+          }
+        };
+        walk(doc);
+        expect(patterns.length).toBeGreaterThan(0);
+        for (const pattern of patterns) {
+          expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow();
+          // A JavaScript literal's flags (`/i`) do not survive into a document's pattern.
+          expect(pattern, 'no stray flags').not.toMatch(/\/[dgimsuvy]+$/);
+        }
+        const type = doc.paths['/api/v1/transactions'].get.parameters.find((p: any) => p.name === 'type');
+        for (const value of ['income', 'expense', 'INCOME', 'Expense']) {
+          expect(new RegExp(type.schema.pattern, 'u').test(value), value).toBe(true);
+          const listed = await t.request(
+            t.keys.alice,
+            'GET',
+            `/api/v1/transactions?type=${value}&per_page=1`,
+          );
+          expect(listed.status, value).toBe(200);
+        }
+      });
+
+      it('shows each error status with an example of its own answer, not one example for all', async () => {
+        const doc = (await (await fetch(`${t.server.url}/api/v1/openapi.json`)).json()) as any;
+        const example = (path: string, method: string, status: number) =>
+          doc.paths[path][method].responses[status].content['application/json'].example;
+        expect(example('/api/v1/accounts', 'get', 401).error).toBe('unauthorized');
+        expect(example('/api/v1/transactions/{id}', 'patch', 422).error).toBe('validation_failed');
+        expect(example('/api/v1/transactions/{id}', 'patch', 404).error).toBe('not_found');
+        expect(example('/api/v1/transactions', 'post', 429).error).toBe('rate_limit_exceeded');
+        // And each is what the server answers: a wrong key, word for word.
+        const refused = await fetch(`${t.server.url}/api/v1/accounts`, { headers: { 'x-api-key': 'wrong' } });
+        expect(await refused.json()).toMatchObject(example('/api/v1/accounts', 'get', 401));
       });
 
       it('documents the answers a user meets: a bad `wait` on a sync, and the 429 details', async () => {

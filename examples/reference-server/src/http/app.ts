@@ -11,7 +11,7 @@ import type { ServerRuntime } from '../runtime.js';
 import type { AppEnv } from './env.js';
 import { LIMITS } from './limits.js';
 import { createAuth, type RateLimitOptions } from './middleware/auth.js';
-import { accessLog, bodySizeLimit, requestIds, requestTimeout } from './middleware/edge.js';
+import { accessLog, apiHeaders, bodySizeLimit, requestIds, requestTimeout } from './middleware/edge.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { problem } from './problem-response.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -38,6 +38,7 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
 
   app.use('*', requestIds());
   app.use('*', accessLog(runtime.logger));
+  app.use('/api/*', apiHeaders);
   app.use('/api/*', bodySizeLimit(options.maxBodyBytes ?? LIMITS.bodyBytes));
   app.use(
     '/api/*',

@@ -17,6 +17,7 @@
  * body, the same headers, the same access-log line. PATCHes that keep arriving on one connection alone
  * skip the group commit's wait for the turn's end (connection-streak.ts).
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkBodyText } from '../input.js';
 import type { ServerRuntime } from '../runtime.js';
@@ -26,7 +27,7 @@ import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from
 import { ConnectionStreak } from './connection-streak.js';
 import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
-import { logAccess, requestIdFor } from './middleware/edge.js';
+import { API_HEADERS, logAccess, requestIdFor } from './middleware/edge.js';
 import { problemBody } from './problem-response.js';
 import { TransactionUpdateBody } from './schemas.js';
 
@@ -115,6 +116,8 @@ export function directTransactionUpdate(
   function exchange(request: IncomingMessage, response: ServerResponse) {
     const started = performance.now();
     const requestId = requestIdFor(request.headers['x-request-id'] as string | undefined);
+    // As the app logs it: the path it routed, without the `.json` suffix (an ordinary request has no query).
+    const path = request.url!.endsWith('.json') ? request.url!.slice(0, -'.json'.length) : request.url!;
     let userId: string | undefined;
     let settled = false;
     const settle = () => {
@@ -128,7 +131,7 @@ export function directTransactionUpdate(
       // As the app: the rate-limit headers once the key has been accepted.
       const headers = userId === undefined ? { ...extra } : { ...extra, ...UNLIMITED };
       send(response, status, { ...headers, 'x-request-id': requestId }, body);
-      logAccess(logger, { requestId, method: request.method!, path: request.url!, status, started, userId });
+      logAccess(logger, { requestId, method: request.method!, path, status, started, userId });
     };
     const replyError = (known: ErrorAnswer) =>
       reply(
@@ -158,7 +161,7 @@ export function directTransactionUpdate(
         if (!known)
           logger.error?.('request failed', {
             request_id: requestId,
-            path: request.url,
+            path,
             error: error instanceof Error ? error.message : String(error),
           });
         replyError(known ?? INTERNAL_ERROR);
@@ -188,6 +191,8 @@ export function directTransactionUpdate(
   ): void {
     // Answered 503 while the body was arriving: the client was told to try again, so nothing is written.
     if (exchanged.deadline.expired) return;
+    // Bytes that are not UTF-8 or not JSON: the app words the 400.
+    if (!isUtf8(raw)) return exchanged.handOver(raw);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -279,6 +284,7 @@ function send(
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',
+    ...API_HEADERS,
     ...headers,
     'content-length': Buffer.byteLength(text),
   });

@@ -48,6 +48,37 @@ const json = (schema: z.ZodType, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
+/**
+ * What each error status answers, as the document's example for it: without one, every error of
+ * every route showed the schema's own example, a 404.
+ */
+const ERROR_EXAMPLES: Record<number, { error: string; message: string }> = {
+  400: { error: 'bad_request', message: 'Malformed JSON in request body' },
+  401: { error: 'unauthorized', message: 'Access token or API key is invalid, expired, or missing' },
+  403: { error: 'insufficient_scope', message: "This action requires the 'write' scope" },
+  404: { error: 'not_found', message: 'Transaction not found' },
+  413: { error: 'payload_too_large', message: 'Payload Too Large' },
+  415: { error: 'unsupported_media_type', message: 'Unsupported Media Type' },
+  422: { error: 'validation_failed', message: 'Transaction could not be updated' },
+  429: { error: 'rate_limit_exceeded', message: 'Rate limit exceeded. Try again in 1834 seconds.' },
+  503: { error: 'service_unavailable', message: 'The database is busy; try again in a moment' },
+};
+
+/** `route` with an example on each error answer that has none, for its status. */
+export function withErrorExamples<R extends { responses: Record<string | number, unknown> }>(route: R): R {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const example = ERROR_EXAMPLES[Number(status)];
+    const media = (response as { content?: Record<string, { schema: unknown; example?: unknown }> })
+      .content?.['application/json'];
+    responses[status] =
+      example && media && media.schema === ErrorSchema && media.example === undefined
+        ? { ...(response as object), content: { 'application/json': { ...media, example } } }
+        : response;
+  }
+  return { ...route, responses };
+}
+
 export const ok = (schema: z.ZodType, description: string) => json(schema, description);
 export const err = (description: string) => json(ErrorSchema, description);
 

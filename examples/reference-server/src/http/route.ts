@@ -12,6 +12,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodType } from 'zod';
 import type { AppEnv } from './env.js';
+import { readJsonBody } from './json-body.js';
+import { withErrorExamples } from './responses.js';
 import { validationHook } from './validation.js';
 
 /** What `app.openapi` accepts as a JSON request (a `+json` suffix and parameters included). */
@@ -27,7 +29,7 @@ export function mountRoute<R extends RouteConfig>(
   handler: RouteHandler<R, AppEnv>,
 ): void {
   const { middleware, hide, ...definition } = route;
-  if (!hide) app.openAPIRegistry.registerPath(definition);
+  if (!hide) app.openAPIRegistry.registerPath(withErrorExamples(definition));
   const before = middleware === undefined ? [] : [middleware].flat();
   app.on(
     [route.method],
@@ -71,11 +73,12 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
   if (!JSON_REQUEST.test(contentType)) throw new HTTPException(415, { message: 'Unsupported Media Type' });
   if (!JSON_MEDIA.test(contentType.split(';')[0]!.trim())) return {};
-  try {
-    return await c.req.json();
-  } catch {
-    throw new HTTPException(400, { message: 'Malformed JSON in request body' });
-  }
+  const body = await readJsonBody(c);
+  if (body.ok) return body.value;
+  throw new HTTPException(400, {
+    message:
+      body.reason === 'not-utf8' ? 'Request body is not valid UTF-8' : 'Malformed JSON in request body',
+  });
 }
 
 /** Hono's query object: one value as a string, a repeated one as a list. */

@@ -230,7 +230,8 @@ export const TransactionListQuery = PageQuery.extend({
   max_amount: amountParam('max_amount').optional(),
   type: z
     .string()
-    .regex(/^(income|expense)$/i, 'type must be income or expense')
+    // Any case, spelt out: the OpenAPI document's `pattern` has no flags, and an `i` would be lost.
+    .regex(/^(?:[Ii][Nn][Cc][Oo][Mm][Ee]|[Ee][Xx][Pp][Ee][Nn][Ss][Ee])$/, 'type must be income or expense')
     .optional()
     .openapi({ description: '`income` (amount < 0) or `expense` (amount > 0)' }),
   search: text('search', LIMITS.search)

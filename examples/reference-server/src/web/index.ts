@@ -74,13 +74,27 @@ const fail = (c: Context, status: number, error: string, message: string) =>
  * A request that changes something must come from the page itself: with the custom header (a
  * cross-site form cannot set one, and a cross-site script cannot without a preflight this server
  * never answers), and not from another site when the browser says where it comes from.
+ *
+ * `Sec-Fetch-Site` is the browser's own word, which no page can set, and it holds behind a reverse
+ * proxy: the URL this server sees there is `http://` and may name the upstream's host, so an `Origin`
+ * compared with it would refuse every sign-in through a TLS proxy. Only a browser that sends no
+ * `Sec-Fetch-Site` has its `Origin`'s host compared, with the host the browser asked for
+ * (`X-Forwarded-Host` from a proxy, else `Host`); its scheme is left out for the same reason.
  */
 function fromPage(c: Context): boolean {
   if (c.req.header(CSRF_HEADER) !== '1') return false;
   const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') return false;
+  if (site !== undefined) return site === 'same-origin';
   const origin = c.req.header('origin');
-  return origin === undefined || origin === new URL(c.req.url).origin;
+  if (origin === undefined) return true;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return false; // `null` (a sandboxed frame, a file) or not a URL
+  }
+  const asked = c.req.header('x-forwarded-host')?.split(',')[0]?.trim() || c.req.header('host');
+  return asked !== undefined && originHost === asked.toLowerCase();
 }
 
 function isHttps(c: Context): boolean {
@@ -129,7 +143,8 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
   app.get('/ui/icon.svg', file(files.icon, 'image/svg+xml'));
 
   app.post('/ui/session', async (c) => {
-    if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign in from the page');
+    if (!fromPage(c))
+      return fail(c, 403, 'forbidden', "Sign in from this server's page: the request did not come from it");
     const text = await c.req.text();
     let key: unknown;
     try {

@@ -28,6 +28,18 @@ export function requestIds(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * On every `/api` answer: it holds one user's data, so no cache keeps it (a proxy set to cache
+ * everything would otherwise hand it to the next caller, whatever their key), and no browser guesses
+ * its type. The PATCH answered on `node:http` sends the same (direct-update.ts).
+ */
+export const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
+export const apiHeaders: MiddlewareHandler<AppEnv> = async function apiHeaders(c, next) {
+  await next();
+  for (const [name, value] of Object.entries(API_HEADERS)) c.header(name, value);
+};
+
 /** What the access-log line of a request says (and nothing else: no key, body or query string). */
 export interface AccessLogEntry {
   requestId: string | undefined;

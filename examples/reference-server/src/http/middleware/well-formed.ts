@@ -2,16 +2,14 @@
 import type { MiddlewareHandler } from 'hono';
 import { assertWellFormedText } from '../../input.js';
 import type { AppEnv } from '../env.js';
+import { readJsonBody } from '../json-body.js';
 
 export function wellFormedJson(): MiddlewareHandler<AppEnv> {
   return async function refuseMalformedText(c, next) {
     if (/^application\/([\w.+-]*\+)?json\b/i.test(c.req.header('content-type') ?? '')) {
-      // Parsed once and cached by Hono; malformed JSON is the validator's to answer (400).
-      const body: unknown = await c.req.json().catch((error: unknown) => {
-        if (error instanceof SyntaxError) return undefined;
-        throw error; // a body over the limit: the body-limit middleware answers 413
-      });
-      assertWellFormedText(body);
+      // Parsed once for every check; a body that is not JSON (or not UTF-8) is the validator's to answer (400).
+      const body = await readJsonBody(c);
+      if (body.ok) assertWellFormedText(body.value);
     }
     await next();
   };

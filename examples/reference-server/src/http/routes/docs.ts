@@ -35,7 +35,14 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id:
 
 /** The page allows only this server's own scripts and styles (Swagger UI needs inline styles). */
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/** As the page's (web/index.ts): no sniffing, no framing, no address sent on from "Try it out" links. */
+const DOCS_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+} as const;
 
 export function docsRoutes(app: OpenAPIHono<AppEnv>, info: { version: string }) {
   const config = {
@@ -56,6 +63,11 @@ export function docsRoutes(app: OpenAPIHono<AppEnv>, info: { version: string }) 
 
   const root = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
+  for (const path of ['/docs', '/docs/*'])
+    app.use(path, async (c, next) => {
+      await next();
+      for (const [name, value] of Object.entries(DOCS_HEADERS)) c.header(name, value);
+    });
   app.get('/docs', (c) => {
     c.header('Content-Security-Policy', CSP);
     return c.html(PAGE);

@@ -25,6 +25,45 @@ const RunSchema = z
   })
   .openapi('SyncRun');
 
+const BalanceCheckSchema = z
+  .object({
+    status: z.enum(['unchecked', 'balanced', 'mismatch']),
+    basis: z.enum(['posted', 'posted-and-pending']).openapi({
+      description: '`posted-and-pending`: this bank counts holds in its balance',
+    }),
+    opening_balance: z.string().openapi({
+      description: 'The balance less the synced rows: what the account held before `history_from`',
+    }),
+    history_from: z.string().nullable().openapi({ description: 'The earliest date of a synced posted row' }),
+    since: z.string().nullable().openapi({
+      description: 'While `mismatch`: the first day whose running balance the rows do not explain',
+    }),
+    difference: z.string().nullable().openapi({
+      description: "While `mismatch`: the provider's balance less what the rows add up to",
+    }),
+  })
+  .nullable()
+  .openapi('BalanceCheck', {
+    description: "Whether the provider's balance and the synced rows add up; `null` before the first balance",
+  });
+
+const SummaryAccountSchema = z.object({
+  account_id: z.string(),
+  name: z.string(),
+  state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
+  fetched: z.number().int(),
+  added: z.number().int(),
+  modified: z.number().int(),
+  removed: z.number().int(),
+  hidden: z.number().int().openapi({
+    description: 'Rows the provider listed that stand for another row (a hold beside its posting, an old id)',
+  }),
+  replaced: z.record(z.string(), z.number().int()).openapi({
+    description: "Rows that took another's place, by reason (`posted`, `id-changed`, `reverted`)",
+  }),
+  balance_check: BalanceCheckSchema,
+});
+
 const SummarySchema = z
   .object({
     run_id: z.string(),
@@ -33,7 +72,7 @@ const SummarySchema = z
     status: z.string(),
     started_at: z.string(),
     finished_at: z.string(),
-    accounts: z.array(z.object({}).loose()),
+    accounts: z.array(SummaryAccountSchema),
     issues: z.array(
       z.object({
         stage: z.string(),
@@ -50,12 +89,38 @@ const SummarySchema = z
 export const SyncStatusSchema = z
   .object({
     provider_configured: z.boolean(),
-    connection: z.object({}).loose().nullable(),
+    connection: z
+      .object({
+        status: z.enum(['active', 'reauth_required', 'paused']),
+        status_reason: z.string().nullable(),
+        paused_until: z.string().nullable(),
+        last_run_at: z.string().nullable(),
+        last_success_at: z.string().nullable(),
+        syncing: z.boolean(),
+      })
+      .nullable()
+      .openapi({ description: '`null` until a provider key is set' }),
     running: RunSchema.nullable(),
     last_sync: SummarySchema.nullable().openapi({
       description: 'The last run that ended; kept across restarts',
     }),
-    accounts: z.array(z.object({}).loose()),
+    accounts: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        account_type: z.string(),
+        currency: z.string().nullable(),
+        balance: z.string().nullable(),
+        state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
+        last_synced_at: z.string().nullable(),
+        synced_through: z.string().nullable().openapi({ description: 'The last day whose rows are synced' }),
+        last_error: z.string().nullable(),
+        balance_check: BalanceCheckSchema,
+        balanced_on: z.string().nullable().openapi({
+          description: 'The day of the balance the check is anchored to, once it was checked',
+        }),
+      }),
+    ),
   })
   .loose()
   .openapi('SyncStatus');

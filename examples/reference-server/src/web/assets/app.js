@@ -98,6 +98,7 @@ function showSignIn(message) {
 }
 
 function showMessage(text, kind) {
+  loadFailureShown = false;
   const node = $('sync-message');
   node.textContent = text;
   node.className = `notice ${kind}`;
@@ -166,6 +167,7 @@ function renderAccounts(data) {
         el(
           'span',
           'meta',
+          account.state === 'active' ? null : el('span', 'state', STATE_TEXT[account.state] ?? account.state),
           account.last_synced_at
             ? setAgo(el('span', `fresh fresh-${fresh}`), 'synced ', account.last_synced_at)
             : el('span', `fresh fresh-${fresh}`, 'never synced'),
@@ -180,15 +182,25 @@ function renderAccounts(data) {
       button.setAttribute('aria-pressed', String(account.id === chosen));
       if (account.last_synced_at) button.title = `Last synced ${account.last_synced_at}`;
       button.addEventListener('click', () => {
+        const before = selected;
         selected = account.id;
-        // Redrawn, the list is new buttons: the keyboard's place goes back to this one.
-        void load({ focusAccount: account.id });
+        // Redrawn, the list is new buttons: the keyboard's place goes back to this one. Not loaded,
+        // the page still shows the account before, and so does `selected`.
+        void load({ focusAccount: account.id }).then((shown) => {
+          if (!shown) selected = before;
+        });
       });
       return el('li', null, button);
     }),
   );
   if (data.accounts.length === 0) $('accounts').append(el('li', 'muted', 'No accounts yet.'));
 }
+
+/** Why an account is not kept current: the bank's word for it (inactive), or gone from its list. */
+const STATE_TEXT = {
+  inactive: 'not synced: the bank reports it inactive',
+  gone: 'no longer listed by the bank',
+};
 
 function checkText(check) {
   if (check.status === 'balanced') return 'balance adds up';
@@ -242,7 +254,7 @@ function renderTransactions(data) {
           ? titled(el('span', 'pending-tag', 'pending'), 'A hold: the bank may still change or drop it')
           : null,
       ),
-      el('td', 'muted account-column', t.account),
+      titled(el('td', 'muted account-column', t.account), t.account),
       el('td', 'muted category', t.category ?? '—'),
       el('td', `num ${t.income ? 'income' : 'expense'}`, t.amount),
     ),
@@ -276,22 +288,41 @@ function render(data) {
   renderTransactions(data);
 }
 
+/** Whether the message under "Last sync" is a failed load's, to be cleared once a load succeeds. */
+let loadFailureShown = false;
+
+/** Fetches and draws the overview; resolves with whether it was drawn. */
 async function load(options = {}) {
   const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
   const response = await call('GET', `/ui/api/overview${query}`);
   // Signed out elsewhere, or the session ran out: the data leaves the screen.
-  if (response.status === 401) return showSignIn(current ? 'Your session ended: sign in again.' : undefined);
+  if (response.status === 401) {
+    showSignIn(current ? 'Your session ended: sign in again.' : undefined);
+    return false;
+  }
   if (!response.ok) {
     const text =
       response.status === 0 ? UNREACHABLE : (response.body?.message ?? `Could not load (${response.status})`);
-    // Nothing on screen yet: the dashboard's own message area is hidden with it.
-    return $('dashboard').hidden ? showPageMessage(text) : showMessage(text, 'bad');
+    if ($('dashboard').hidden) {
+      // Nothing on screen yet: the dashboard's own message area is hidden with it. The session may
+      // well hold (a rate limit, a server error), so signing out stays at hand and the form goes.
+      $('signin').hidden = true;
+      $('who').hidden = false;
+      $('sync-now').disabled = true;
+      showPageMessage(text);
+    } else {
+      showMessage(text, 'bad');
+      loadFailureShown = true;
+    }
+    return false;
   }
   $('page-message').hidden = true;
+  if (loadFailureShown) showMessage('', 'ok');
   render(response.body);
   if (options.focusAccount)
     document.querySelector(`[data-account-id="${CSS.escape(options.focusAccount)}"]`)?.focus();
   if (options.focusDashboard) $('dashboard-title').focus();
+  return true;
 }
 
 $('signin-form').addEventListener('submit', async (event) => {
@@ -304,6 +335,9 @@ $('signin-form').addEventListener('submit', async (event) => {
   if (response.status === 0) return showSignIn(`${UNREACHABLE} Try again.`);
   if (!response.ok) return showSignIn(response.body?.message ?? `Sign-in failed (${response.status})`);
   showMessage('', 'ok');
+  // Signed in: the form goes now, whether or not the first load then succeeds.
+  $('signin').hidden = true;
+  $('signin-error').hidden = true;
   await load({ focusDashboard: true });
 });
 
