@@ -799,6 +799,13 @@ async function main() {
   } finally {
     await http.close();
   }
+  // One class whichever entry it came from: the errors' documented instanceof holds in CommonJS too.
+  const { SyncError } = require('@finsync/sync');
+  const { SealedSecretError, MasterKeyError } = require('@finsync/sync/credentials');
+  assert.ok(SealedSecretError.prototype instanceof SyncError, 'SealedSecretError is a SyncError');
+  assert.ok(MasterKeyError.prototype instanceof SyncError, 'MasterKeyError is a SyncError');
+  assert.equal(require('@finsync/provider/msw').SandboxProvider, SandboxProvider);
+  ok('classes two entries share are one class (SyncError, SandboxProvider)');
   assert.equal(typeof PostgresStorage, 'function');
   assert.equal(typeof new FakeServiceStore().addAccount, 'function');
   assert.ok(new ServiceClient({ baseUrl: 'http://localhost:3000', apiKey: 'k'.repeat(64) }).transactions);

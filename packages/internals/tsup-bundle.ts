@@ -36,6 +36,13 @@ export function publishedBuilds({ entry, external = [], cjsBundles = [] }: Publi
   const common = { entry, dts: bundleInternals.dts, sourcemap: true, target: 'node20', external };
   return [
     { ...common, format: ['esm' as const], clean: true, noExternal: bundleInternals.noExternal },
-    { ...common, format: ['cjs' as const], noExternal: [...bundleInternals.noExternal, ...cjsBundles] },
+    // Split, as the ESM build is: code two entries share (SyncError, SandboxProvider) is one module
+    // both require, so a class is the same whichever entry it came from and `instanceof` holds.
+    {
+      ...common,
+      format: ['cjs' as const],
+      splitting: true,
+      noExternal: [...bundleInternals.noExternal, ...cjsBundles],
+    },
   ];
 }

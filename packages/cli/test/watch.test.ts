@@ -1,6 +1,7 @@
 /** The two long-running commands: `watch` and `feed --follow`, each stopped with SIGINT. */
 import { join } from 'node:path';
 import type { FeedEntry } from '@finsync/sync';
+import Database from 'better-sqlite3';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, waitForOutput } from './helpers.js';
@@ -23,6 +24,21 @@ describe('watch and feed --follow', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(result.stdout).toMatch(/^\S+Z sandbox: success \(.+\), 7 accounts, \d+ fetched, \+\d+ ~0 -0$/m);
+  });
+
+  it('watch on a database whose last run is older than the interval says the next run is now, not a time past', async () => {
+    const database = join(dir, 'finsync.db');
+    // The first test's run, made two hours old.
+    const db = new Database(database);
+    db.prepare('UPDATE connections SET last_run_at = ?').run(new Date(Date.now() - 7_200_000).toISOString());
+    db.close();
+    const watch = startCli(['watch', '--sandbox', '--sandbox-days', '30', '--interval', '60'], { cwd: dir });
+    await waitForOutput(watch, /sandbox: success/);
+    watch.kill('SIGINT');
+    const result = await watch.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('the last run is older than that: next run now');
+    expect(result.stderr).not.toContain('next run around');
   });
 
   it('feed without --follow stopped by SIGINT mid-way: whole lines, and exit 130, not 0', async () => {

@@ -85,12 +85,15 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
       process.on('SIGTERM', onSignal);
 
       const state = await engine.getConnection(connectionId);
+      const due = state?.lastRunAt ? Date.parse(state.lastRunAt) + intervalMs : undefined;
       const next =
         state?.status === 'paused' && state.pausedUntil
           ? `paused until ${formatTime(state.pausedUntil)}`
-          : state?.lastRunAt
-            ? `next run around ${formatTime(new Date(Date.parse(state.lastRunAt) + intervalMs).toISOString())}`
-            : 'first run now';
+          : due === undefined
+            ? 'first run now'
+            : due <= Date.now()
+              ? 'the last run is older than that: next run now'
+              : `next run around ${formatTime(new Date(due).toISOString())}`;
       note(
         `watching connection ${connectionId} from ${provider.description}\n` +
           `into ${describeDatabase(target)}, every ${flags.interval} min (± 10 %); ${next}. Ctrl-C stops.`,
