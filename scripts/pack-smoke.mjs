@@ -611,6 +611,8 @@ const TYPE_CHECK_OPTIONS = {
   types: ['node'],
   strict: true,
   noUncheckedIndexedAccess: true,
+  // The strictest setting a user may have: an option given as `undefined` must be accepted as absent.
+  exactOptionalPropertyTypes: true,
   skipDefaultLibCheck: true,
   noEmit: true,
 };
@@ -653,6 +655,16 @@ export async function embed(masterKey: Buffer, databaseUrl?: string): Promise<nu
   const batch: FeedEntry[] = await engine.readChanges({ after: 0, limit: 10 });
   await engine.stop();
   return one.ok && all.ok ? cents + batch.length : -1;
+}
+
+/** Options read from the environment, each possibly undefined: accepted as absent. */
+export function fromEnvironment(env: Record<string, string | undefined>) {
+  const client = new ProviderClient({ apiKey: 'k', baseUrl: env.PROVIDER_URL, timeoutMs: undefined });
+  const postgres = new PostgresStorage({ connectionString: env.DATABASE_URL });
+  const sqlite = new SqliteStorage({ filename: ':memory:', readonly: undefined });
+  const engine = new SyncEngine({ storage: sqlite, startDate: env.START_DATE, clientOptions: { maxRetries: undefined } });
+  const service = new ServiceClient({ baseUrl: 'http://localhost:3000', apiKey: 'k'.repeat(64), timeoutMs: undefined });
+  return [client, postgres, engine, service] as const;
 }
 
 export async function provider(): Promise<ProviderTransaction[]> {

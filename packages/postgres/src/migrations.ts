@@ -18,9 +18,9 @@ export interface Migration extends MigrationStep {
 /** Options of `migrate()`. */
 export interface MigrateOptions {
   /** The schema to migrate (a plain identifier of at most 63 characters). Default `'finsync'`. */
-  schema?: string;
+  schema?: string | undefined;
   /** Default `MIGRATIONS`; for tests and tooling. */
-  migrations?: readonly Migration[];
+  migrations?: readonly Migration[] | undefined;
 }
 
 // Money and the model's timestamps are text: the model's exact decimal and ISO strings come back

@@ -34,21 +34,21 @@ export interface PostgresStorageOptions {
    * A pool you own: the storage uses it and leaves it open on `close()`. Give it room for your
    * concurrency: each in-flight `apply` holds one connection for its transaction.
    */
-  pool?: Pool;
+  pool?: Pool | undefined;
   /**
    * For a pool the storage creates (and ends on `close()`), e.g. `process.env.DATABASE_URL`. With
    * neither `pool` nor `connectionString`, pg's `PG*` environment variables apply.
    */
-  connectionString?: string;
+  connectionString?: string | undefined;
   /** Extra settings for a pool the storage creates (`max`, `ssl`, timeouts…). */
-  poolConfig?: Omit<PoolConfig, 'connectionString'>;
+  poolConfig?: Omit<PoolConfig, 'connectionString'> | undefined;
   /** Schema holding the tables; created by the first migration. Default `'finsync'`. */
-  schema?: string;
+  schema?: string | undefined;
   /**
    * `'auto'` (default): `init()` applies pending migrations. `'manual'`: `init()` only checks that
    * the schema is current (run `migrate()` from a deploy step instead).
    */
-  migrate?: 'auto' | 'manual';
+  migrate?: 'auto' | 'manual' | undefined;
 }
 
 /** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */

@@ -61,27 +61,27 @@ export interface ProviderClientOptions {
    * The API root, an absolute `http:` or `https:` URL (a trailing `/` is dropped). Default
    * `DEFAULT_BASE_URL`, `https://www.lunchflow.app/api/v1`; point it at a sandbox server in tests.
    */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * Milliseconds per attempt, for the response headers and then for any pause in the body; a retried
    * call can take longer in total. Above 0, up to 2 147 483 647. Default 60 000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after the first attempt, for network errors, timeouts, 408, 429 and 5xx: 0 to 10. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * The longest server-requested wait (`Retry-After`, or the wait in a rate-limit message) that a call
    * sleeps through before retrying. A longer one throws `RateLimitError` with `retryAfterMs`, so
    * the caller can reschedule instead of hanging. Default 60 000 ms.
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /**
    * Client-side throttle shared by every call of this client, retries included. Default 90 calls per
    * minute, under the provider's observed 100/minute. `false` turns it off.
    */
-  rateLimit?: RateLimitOptions | false;
+  rateLimit?: RateLimitOptions | false | undefined;
   /** Days per `/transactions` request when walking a date range: 1 to 36 525. Default 90. */
-  windowDays?: number;
+  windowDays?: number | undefined;
   /**
    * IANA time zone used to read timestamps as calendar dates and to decide what "today" is.
    * Default: none. A timestamp is then read on its own clock (`2026-06-14T23:30:00Z` is the 14th,
@@ -92,7 +92,7 @@ export interface ProviderClientOptions {
    * files it under. Every window is then asked with two more days on either side, and its rows are
    * kept by their day in the zone, so each row lands in exactly one window.
    */
-  timeZone?: string;
+  timeZone?: string | undefined;
   /**
    * A whole-history answer (`listTransactions` without `from`) is read as it arrives; past
    * `afterRows` rows it is kept in temporary files, not in memory. Held or spilled, it is handed
@@ -100,17 +100,17 @@ export interface ProviderClientOptions {
    * tile the history, oldest first; so is a window's answer of more than `pageRows` rows. `false`
    * holds every answer in memory and hands each out as one page.
    */
-  spill?: SpillSettings | false;
+  spill?: SpillSettings | false | undefined;
   /** A `fetch` implementation (a function); default `globalThis.fetch`, looked up per call. */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** An object with any of `debug`, `info`, `warn`, `error` (each a function), e.g. `console`. */
-  logger?: ProviderLogger;
+  logger?: ProviderLogger | undefined;
 }
 
 /** Options every `ProviderClient` method takes. */
 export interface CallOptions {
   /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -120,13 +120,13 @@ export interface CallOptions {
  */
 export interface ListTransactionsOptions extends CallOptions {
   /** First day, inclusive. Omitted: the whole history, in one request. */
-  from?: CalendarDate;
+  from?: CalendarDate | undefined;
   /** Last day, inclusive. Default: today (in `timeZone`). */
-  to?: CalendarDate;
+  to?: CalendarDate | undefined;
   /** Ask for pending rows too (`include_pending=true`). Default false. */
-  includePending?: boolean;
+  includePending?: boolean | undefined;
   /** Days per request for this call, 1 to 36 525, instead of the client's `windowDays`. */
-  windowDays?: number;
+  windowDays?: number | undefined;
 }
 
 /** The result of `getHoldings`: holdings, or the provider's answer that the account has none to give. */

@@ -63,15 +63,15 @@ export const LUNCH_FLOW_BARE_BASE_URL = 'https://lunchflow.app/api/v1';
 /** Options of `createProviderHandlers`. */
 export interface ProviderHandlersOptions {
   /** Default 'https://www.lunchflow.app/api/v1'. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
 }
 
 /** Options of `createBareHostRedirectHandlers`: which API root redirects, and to where. */
 export interface BareHostRedirectOptions {
   /** Default 'https://lunchflow.app/api/v1'. */
-  from?: string;
+  from?: string | undefined;
   /** Default 'https://www.lunchflow.app/api/v1'. */
-  to?: string;
+  to?: string | undefined;
 }
 
 function trimSlash(url: string): string {

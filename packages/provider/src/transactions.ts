@@ -73,17 +73,17 @@ export interface WalkOptions {
    * A complete window answer of more rows is handed out in pages of whole weeks of at most this many
    * rows (unless one week holds more), as a whole history is. Default: one page a window.
    */
-  pageRows?: number;
+  pageRows?: number | undefined;
   /**
    * When given, a walk over a date range asks for each window as the window before it is asked
    * for, so the provider makes the next answer while this one arrives, is parsed and its pages are
    * used: at most two requests in flight, and the next answer's text held beside the window in use.
    * A walk closed early aborts the request it sent ahead (which the provider may still count).
    */
-  receiveWindow?: ReceiveWindow;
+  receiveWindow?: ReceiveWindow | undefined;
   /** The caller's signal: it aborts every request `receiveWindow` sends. */
   signal?: AbortSignal | undefined;
-  onShortfall?: (page: TransactionPage) => void;
+  onShortfall?: ((page: TransactionPage) => void) | undefined;
 }
 
 type PageOptions = Pick<WalkOptions, 'includePending' | 'pageRows'>;

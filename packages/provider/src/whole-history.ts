@@ -26,11 +26,11 @@ export interface SpillSettings {
    * 12 000: about 6 MiB (some 360 bytes a parsed row and 190 of text), so five years of a busy
    * current account (some 10 000 rows) stay in memory and are parsed once.
    */
-  afterRows?: number;
+  afterRows?: number | undefined;
   /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
-  pageRows?: number;
+  pageRows?: number | undefined;
   /** Where the temporary files go. Default: the OS temp directory. */
-  directory?: string;
+  directory?: string | undefined;
 }
 
 const DEFAULT_SPILL = { afterRows: 12_000, pageRows: 2_000 } as const;

@@ -58,28 +58,28 @@ export interface ServiceClientOptions {
    * Milliseconds per attempt, for the response headers and then for any pause in the body; a retried
    * call can take longer in total. 1 to 2^31 − 1. Default 30 000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after the first attempt (see the README's retry policy), 0 to 10. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * The longest server-requested wait (`Retry-After`, …) a call sleeps through before retrying. A
    * longer one throws `RateLimitError` with `retryAfterMs` at once, so the caller can reschedule.
    * 0 to 2^31 − 1 ms; default 60 000 ms.
    */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /**
    * A `fetch` implementation (a function); default `globalThis.fetch` (looked up per call, so MSW
    * sees it).
    */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** An object with any of `debug`, `info`, `warn`, `error` (each a function), e.g. `console`. */
-  logger?: ServiceLogger;
+  logger?: ServiceLogger | undefined;
 }
 
 /** Options every `ServiceClient` call takes. */
 export interface CallOptions {
   /** Aborts the call; anything but an `AbortSignal` (or `undefined`) is a `TypeError`, nothing sent. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -95,9 +95,9 @@ export interface RawRequestOptions extends CallOptions {
    */
   path: string;
   /** Arrays are sent Rails-style as `name[]=a&name[]=b`. */
-  query?: Record<string, QueryValue>;
+  query?: Record<string, QueryValue> | undefined;
   /** Sent as JSON, unchecked. */
-  body?: unknown;
+  body?: unknown | undefined;
 }
 
 const API_PREFIX = 'api/v1';

@@ -38,23 +38,23 @@ const API_PREFIX = 'api/v1';
 /** `client.accounts.list()` parameters. */
 export interface AccountListParams {
   /** First page to fetch, 1 or more (default 1); the list walks on from it. */
-  page?: number;
+  page?: number | undefined;
   /** 1–100 (default 25). */
-  per_page?: number;
+  per_page?: number | undefined;
   /** Also list `disabled` (and `pending_deletion`) accounts; by default only `draft`/`active` ones. */
-  include_disabled?: boolean;
+  include_disabled?: boolean | undefined;
 }
 
 /** `client.categories.list()` parameters. */
 export interface CategoryListParams {
   /** First page to fetch, 1 or more (default 1); the list walks on from it. */
-  page?: number;
+  page?: number | undefined;
   /** 1–100 (default 25). */
-  per_page?: number;
+  per_page?: number | undefined;
   /** Only top-level categories (no parent). */
-  roots_only?: boolean;
+  roots_only?: boolean | undefined;
   /** Only the subcategories of this category (a UUID). */
-  parent_id?: string;
+  parent_id?: string | undefined;
 }
 
 /**

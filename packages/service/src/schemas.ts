@@ -444,49 +444,49 @@ export const TransactionDeleteResultSchema = z
  */
 export interface TransactionListParams {
   /** First page to fetch, 1 or more (default 1); the list walks on from it. */
-  page?: number;
+  page?: number | undefined;
   /** 1–100 (default 25). */
-  per_page?: number;
+  per_page?: number | undefined;
   /** One account (a UUID). */
-  account_id?: string;
+  account_id?: string | undefined;
   /** Any of these accounts (`account_ids[]`). With `account_id` too, a row must match both. */
-  account_ids?: string[];
+  account_ids?: string[] | undefined;
   /** `YYYY-MM-DD`, inclusive. */
-  start_date?: string;
+  start_date?: string | undefined;
   /** `YYYY-MM-DD`, inclusive. */
-  end_date?: string;
+  end_date?: string | undefined;
   /**
    * Case-insensitive substring of the name, the notes or the merchant's name (SQL `ILIKE`, not
    * escaped by the service: `%` and `_` are wildcards, `\` escapes them).
    */
-  search?: string;
+  search?: string | undefined;
   /** One category (a UUID). */
-  category_id?: string;
+  category_id?: string | undefined;
   /** Any of these categories (`category_ids[]`). */
-  category_ids?: string[];
+  category_ids?: string[] | undefined;
   /** One merchant (a UUID). */
-  merchant_id?: string;
+  merchant_id?: string | undefined;
   /** Any of these merchants (`merchant_ids[]`). */
-  merchant_ids?: string[];
+  merchant_ids?: string[] | undefined;
   /** Transactions carrying any of these tags (sent as `tag_ids[]`). */
-  tag_ids?: string[];
+  tag_ids?: string[] | undefined;
   /**
    * Lowest stored amount, inclusive, in the **internal sign** (positive = expense, negative =
    * income) and the row's own currency: `min_amount: 100` means "expenses of 100 or more".
    */
-  min_amount?: number | string;
+  min_amount?: number | string | undefined;
   /** Highest stored amount, inclusive, internal sign: `max_amount: -100` means "income of 100 or more". */
-  max_amount?: number | string;
+  max_amount?: number | string | undefined;
   /** `income` (stored amount < 0) or `expense` (stored amount > 0; zero amounts match neither). */
-  type?: 'income' | 'expense';
+  type?: 'income' | 'expense' | undefined;
 }
 
 /** `listDeleted()` parameters: the deleted rows are paged like the index, without filters. */
 export interface TransactionDeletedListParams {
   /** First page to fetch, 1 or more (default 1). */
-  page?: number;
+  page?: number | undefined;
   /** Rows per page, 1 to 100 (default 25). */
-  per_page?: number;
+  per_page?: number | undefined;
 }
 
 /** What `create()` returns: `created` is true on 201 (a new row), false on 200 (an idempotent repeat). */

@@ -25,9 +25,9 @@ export interface SqliteFileOptions {
   /** Path of the database file, created if missing; `':memory:'` for a private in-memory database. */
   filename: string;
   /** Open read-only: reads work, `apply`/`removeConnection` throw, and `init` checks the schema instead of migrating. */
-  readonly?: boolean;
+  readonly?: boolean | undefined;
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. Default 5000. */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
 }
 
 /**

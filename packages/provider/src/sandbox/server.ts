@@ -13,11 +13,11 @@ export interface SandboxRequestHandler {
 /** Where `startSandboxServer` listens, and under which path it serves the API. */
 export interface SandboxServerOptions {
   /** Default '127.0.0.1'. */
-  host?: string;
+  host?: string | undefined;
   /** Default 0 (an ephemeral port). */
-  port?: number;
+  port?: number | undefined;
   /** Default '/api/v1'. Requests outside it get 404. */
-  basePath?: string;
+  basePath?: string | undefined;
 }
 
 /** A running sandbox server, as `startSandboxServer` resolves it. */

@@ -6,43 +6,43 @@ import type { SandboxAccountSpec } from './accounts.js';
  */
 export interface SandboxOptions {
   /** Default 1. Same seed + options + today ⇒ byte-identical responses. */
-  seed?: number;
+  seed?: number | undefined;
   /**
    * The key requests must send (`x-api-key`, or `Authorization: Bearer`): none is a 401, another a 403.
    * A non-empty string without control characters. Default 'sandbox-key'.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** YYYY-MM-DD, default '2026-06-30'. */
-  today?: string;
+  today?: string | undefined;
   /**
    * History starts at (initial today − historyDays) and stays there when time advances. 0 to 36 525
    * (a century). Default 730.
    */
-  historyDays?: number;
+  historyDays?: number | undefined;
   /** Mean rows per day for ordinary (current/credit-card) accounts. Default 3. */
-  transactionsPerDay?: number;
+  transactionsPerDay?: number | undefined;
   /** Default: the documented set (4711, 4712, 4713, 5001, 5002, 6001, 7001, 8001). */
-  accounts?: SandboxAccountSpec[];
+  accounts?: SandboxAccountSpec[] | undefined;
   /**
    * Serve only the first N rows of a window while `total` stays the true count, to imitate a provider
    * that caps its answers. Default: no cap.
    */
-  maxRowsPerResponse?: number;
+  maxRowsPerResponse?: number | undefined;
   /** Use the alternative spellings seen in real payloads (same meaning). Default false. */
-  wireVariants?: boolean;
+  wireVariants?: boolean | undefined;
   /**
    * Default true: some card holds stay listed (pending, id null) for 1–3 days beside their posted
    * row, as many banks do. False: a hold disappears the day its row posts; nothing else changes.
    */
-  lingeringHolds?: boolean;
+  lingeringHolds?: boolean | undefined;
   /**
    * Default false. True: about a fifth of the card holds that post (and do not linger) are listed
    * while pending at the amount before a tip of 10–25 %, and post at the full amount, as a restaurant
    * bill or a fuel pre-authorisation does. Nothing else changes, balances included.
    */
-  holdsSettleElsewise?: boolean;
+  holdsSettleElsewise?: boolean | undefined;
   /** Request records kept (oldest dropped). Default 10 000. */
-  logLimit?: number;
+  logLimit?: number | undefined;
 }
 
 /**

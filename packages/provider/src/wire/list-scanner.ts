@@ -39,9 +39,9 @@ export interface ListScannerOptions {
   /** The property whose array is handed out element by element. */
   listKey: string;
   /** The longest single element, in characters. Default 1 MiB. */
-  maxElementChars?: number;
+  maxElementChars?: number | undefined;
   /** The longest the rest of the object may be, in characters. Default 1 MiB. */
-  maxEnvelopeChars?: number;
+  maxEnvelopeChars?: number | undefined;
 }
 
 type Phase = 'before-list' | 'in-list' | 'after-list';

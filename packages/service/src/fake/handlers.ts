@@ -19,18 +19,18 @@ export interface FakeRateLimitOptions {
   /** Requests per window per key (the managed service allows 100 per clock hour). */
   limit: number;
   /** Window length; windows are aligned to the epoch like the service's hourly buckets. Default 3600. */
-  windowSeconds?: number;
+  windowSeconds?: number | undefined;
 }
 
 /** Options of `createServiceHandlers` and `handleServiceRequest`: where the fake answers, and its rate limit. */
 export interface FakeServiceOptions {
   /** The service root the handlers answer under. Default `http://localhost:3000`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * A per-key limit that answers 429 with `Retry-After` once exceeded. Default: none, as a
    * self-hosted service, whose headers read `Infinity` / `Infinity` / `0`.
    */
-  rateLimit?: FakeRateLimitOptions;
+  rateLimit?: FakeRateLimitOptions | undefined;
 }
 
 /** The service root the fake answers under when no `baseUrl` is given: a local service's usual address. */

@@ -213,12 +213,12 @@ export interface FakeServiceSeed {
 /** How a `FakeServiceStore` behaves: its clock and the family's currency. */
 export interface FakeServiceStoreOptions {
   /** The clock for timestamps, "today" and rate-limit windows. Default `() => new Date()`. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
   /**
    * The family's currency: what a POST without `currency` stores (the service uses the family's
    * currency there, not the account's). Default `USD`.
    */
-  familyCurrency?: string;
+  familyCurrency?: string | undefined;
 }
 
 /** One request the fake answered. `body` is the parsed JSON body, when there was one. */

@@ -39,9 +39,9 @@ export interface SealedCredentialsOptions {
    * The provider URLs a key may be sent to besides the default; a record naming another is refused
    * when read, whatever the database says (the records are not trusted to hold only checked URLs).
    */
-  allowedBaseUrls?: Iterable<string>;
+  allowedBaseUrls?: Iterable<string> | undefined;
   /** Called when a stored key cannot be used (never with the key). */
-  onUnusable?: (connectionId: string, error: SealedSecretError | Error) => void;
+  onUnusable?: ((connectionId: string, error: SealedSecretError | Error) => void) | undefined;
 }
 
 /**

@@ -16,28 +16,32 @@ import { SharedRun } from './shared-run.js';
  * What `new SyncEngine(...)` takes: a storage, plus optional tuning ({@link SyncTuning}) and schedule
  * ({@link ScheduleOptions}) fields at the top level, each defaulted when left out.
  */
-export interface SyncEngineOptions extends Partial<SyncTuning>, Partial<ScheduleOptions> {
+/** Every field optional, and `undefined` taken as left out (so under `exactOptionalPropertyTypes` too). */
+type LeftOutWhenUndefined<T> = { [K in keyof T]?: T[K] | undefined };
+
+export interface SyncEngineOptions
+  extends LeftOutWhenUndefined<SyncTuning>, LeftOutWhenUndefined<ScheduleOptions> {
   /** Where the mirror, the change feed and the engine's bookkeeping are kept. */
   storage: Storage;
   /** Receives the engine's log lines (runs started and finished, skipped runs, listener failures). Default: none. */
-  logger?: SyncLogger;
+  logger?: SyncLogger | undefined;
   /** Injectable time, for tests and for users whose "today" is not the machine's. */
-  clock?: Partial<EngineClock>;
+  clock?: Partial<EngineClock> | undefined;
   /** Client options used for connections added with a bare `apiKey`. */
-  clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
+  clientOptions?: Omit<ProviderClientOptions, 'apiKey'> | undefined;
   /**
    * Keys for stored connections the engine was not given one for since it started, so the
    * scheduler keeps every stored connection fresh after a restart (`SealedCredentials` from
    * `@finsync/sync/credentials` is one such source). A connection with no key anywhere is reported
    * (a skipped run with `MissingCredentialsError`), never skipped in silence.
    */
-  credentials?: CredentialSource;
+  credentials?: CredentialSource | undefined;
   /**
    * Called before each run the scheduler starts (not before your own `sync()` calls), with the
    * connection's id: a place to give the engine, with `updateCredentials`, a key another process
    * stored meanwhile. When it throws, that run is not started and the error is logged.
    */
-  beforeScheduledRun?: (connectionId: string) => Promise<void> | void;
+  beforeScheduledRun?: ((connectionId: string) => Promise<void> | void) | undefined;
 }
 
 /**
@@ -53,7 +57,7 @@ export type ConnectionCredentials =
       /** The connection's provider API key. */
       apiKey: string;
       /** Client options for this connection, over the engine's `clientOptions`. */
-      clientOptions?: Omit<ProviderClientOptions, 'apiKey'>;
+      clientOptions?: Omit<ProviderClientOptions, 'apiKey'> | undefined;
     };
 
 /**
@@ -99,12 +103,12 @@ export interface SyncCallOptions {
    * Aborts this call. The run itself stops (between commits, keeping what committed) once every
    * caller waiting on it has aborted.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Commit only while this worker holds the connection's lease (see `SyncWorker`): every write of
    * the run carries the fence, and a storage with leases refuses it once the lease is lost.
    */
-  workerId?: string;
+  workerId?: string | undefined;
 }
 
 /** Why a run whose signal fired before it began did not run. */

@@ -11,17 +11,17 @@
  */
 export interface ReadAheadOptions<T> {
   /** Whether to read ahead while this item is in use (default: always). */
-  aheadOf?: (item: T) => boolean;
+  aheadOf?: ((item: T) => boolean) | undefined;
   /**
    * Called when the consumer stops early with a read in flight, before waiting for it: the place to
    * abort that read (its requests, retries and pauses), which nobody will use.
    */
-  onAbandon?: () => void;
+  onAbandon?: (() => void) | undefined;
   /**
    * Called once the source has said it has no more items: while the last one is in use when it was
    * read ahead, else when the consumer asks past it.
    */
-  onExhausted?: () => void;
+  onExhausted?: (() => void) | undefined;
 }
 
 export async function* readAhead<T>(

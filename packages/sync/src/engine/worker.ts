@@ -28,13 +28,13 @@ export interface SyncWorkerOptions extends Omit<SyncEngineOptions, 'storage' | '
    */
   credentials: CredentialSource;
   /** Unique per process; default `<hostname>-<pid>-<random>`. */
-  workerId?: string;
+  workerId?: string | undefined;
   /** Connections this worker syncs at once. Default 2. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** How long a lease lasts without renewal. Default 60 000 ms (at most a day); renewed every third of it. */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How often an idle worker looks for due work. Default 5 000 ms. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
 }
 
 /** What `SyncWorker.onRun` listeners receive after each connection the worker finished or lost. */

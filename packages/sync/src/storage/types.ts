@@ -70,11 +70,11 @@ export const MAX_QUERY_KEYS = 10_000;
 /** Which change-feed entries `readChanges` returns, in `seq` order. */
 export interface ReadChangesOptions {
   /** Return entries with `seq` greater than this (0 or omitted: from the start). */
-  after?: number;
+  after?: number | undefined;
   /** At most this many entries. */
   limit: number;
   /** Only this connection's entries. */
-  connectionId?: string;
+  connectionId?: string | undefined;
 }
 
 /**
