@@ -79,21 +79,61 @@ export function pairTwins(
   tiers: ReadonlyArray<readonly MirrorTransaction[]>,
   options: { sameDay: boolean },
 ): Map<string, MirrorTransaction> {
-  const pairs = pairTwinsWhere(pending, tiers, options, EXACT);
-  // Holds recorded without a currency, then, over the posted rows left that no hold of a currency
-  // left unpaired could also be the twin of: where those compete, nobody can tell.
-  const unknown = pending.filter((hold) => hold.currency === null && !pairs.has(hold.key));
-  if (unknown.length === 0) return pairs;
-  const rivals = pending.filter((hold) => hold.currency !== null && !pairs.has(hold.key));
+  const pairs = pairTwinsWhere(pending, tiers, options, EXACT, twinGroup);
+  // Holds recorded without a currency, over the posted rows of any currency.
+  pairLeftovers(pairs, pending, tiers, options, {
+    takes: (hold) => hold.currency === null,
+    currencies: sameCurrency,
+    group: twinGroup,
+  });
+  // Holds without a merchant, over the posted rows without one, whatever their descriptions: the
+  // bank's text for a hold is often its own ("Pending authorisation"), and with no merchant the
+  // payee was read from it.
+  pairLeftovers(pairs, pending, tiers, options, {
+    takes: (hold) => !hasMerchant(hold),
+    postedMay: (row) => !hasMerchant(row),
+    currencies: EXACT,
+    group: (row) => row.amount,
+  });
+  return pairs;
+}
+
+function hasMerchant(row: MirrorTransaction): boolean {
+  return (row.merchant ?? '').trim() !== '';
+}
+
+/**
+ * A looser pass over the holds the passes before left unpaired (`takes`), under a looser rule
+ * (`currencies`, `group`), over the posted rows (`postedMay`) no pass took and no hold left to the
+ * earlier rules could also be the twin of: where those compete, nobody can tell. Adds to `pairs`.
+ */
+function pairLeftovers(
+  pairs: Map<string, MirrorTransaction>,
+  pending: readonly MirrorTransaction[],
+  tiers: ReadonlyArray<readonly MirrorTransaction[]>,
+  options: { sameDay: boolean },
+  rule: {
+    takes: (hold: MirrorTransaction) => boolean;
+    postedMay?: (row: MirrorTransaction) => boolean;
+    currencies: CurrencyRule;
+    group: (row: MirrorTransaction) => string;
+  },
+): void {
+  const left = pending.filter((hold) => !pairs.has(hold.key));
+  const loose = left.filter(rule.takes);
+  if (loose.length === 0) return;
+  const rivals = left.filter((hold) => !rule.takes(hold));
   const taken = new Set([...pairs.values()].map((row) => row.key));
   const rivalGroups = groupBy(rivals, twinGroup);
   const contested = (row: MirrorTransaction) =>
     rivalGroups
       .get(twinGroup(row))
       ?.some((hold) => hold.currency === row.currency && fitsDates(hold, row, options.sameDay)) ?? false;
-  const open = tiers.map((tier) => tier.filter((row) => !taken.has(row.key) && !contested(row)));
-  for (const [key, row] of pairTwinsWhere(unknown, open, options, sameCurrency)) pairs.set(key, row);
-  return pairs;
+  const open = tiers.map((tier) =>
+    tier.filter((row) => !taken.has(row.key) && (rule.postedMay?.(row) ?? true) && !contested(row)),
+  );
+  for (const [key, row] of pairTwinsWhere(loose, open, options, rule.currencies, rule.group))
+    pairs.set(key, row);
 }
 
 function pairTwinsWhere(
@@ -101,6 +141,7 @@ function pairTwinsWhere(
   tiers: ReadonlyArray<readonly MirrorTransaction[]>,
   { sameDay }: { sameDay: boolean },
   currencies: CurrencyRule,
+  groupOf: (row: MirrorTransaction) => string,
 ): Map<string, MirrorTransaction> {
   const fits = (hold: MirrorTransaction, posted: MirrorTransaction, day: boolean) =>
     fitsDates(hold, posted, day) && currencies(hold, posted);
@@ -112,10 +153,10 @@ function pairTwinsWhere(
   const postedGroups = tiers.map((tier) =>
     groupBy(
       tier.filter((row) => holdAmounts.has(row.amount)),
-      twinGroup,
+      groupOf,
     ),
   );
-  for (const [group, groupHolds] of groupBy(pending, twinGroup)) {
+  for (const [group, groupHolds] of groupBy(pending, groupOf)) {
     const byTier = postedGroups.map((tierGroups) => [...(tierGroups.get(group) ?? [])].sort(byDateThenKey));
     for (const component of components(groupHolds, byTier.flat(), (hold, row) => fits(hold, row, sameDay))) {
       if (component.holds.length > component.posted.size) continue;
