@@ -50,3 +50,19 @@ export async function engineOverCraftedProvider(
       .searchParams.get('from');
   return { engine, storage, today, asked, lastFrom };
 }
+
+/**
+ * The `transactions` answer of a provider that lists the GBP rows of `rows` dated between the asked
+ * `from` and `to`, as a real one does (read when asked: a test may change `rows` between syncs).
+ */
+export function listedBetweenAskedDates(rows: ReadonlyArray<{ date: string }>) {
+  return (url: URL) => {
+    const from = url.searchParams.get('from') ?? '0000-00-00';
+    const to = url.searchParams.get('to') ?? '9999-99-99';
+    const listed = rows.filter((r) => r.date >= from && r.date <= to);
+    return {
+      transactions: listed.map((r) => ({ accountId: 4711, currency: 'GBP', description: null, ...r })),
+      total: listed.length,
+    };
+  };
+}

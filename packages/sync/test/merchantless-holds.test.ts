@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { pairTwins } from '../src/engine/twins.js';
 import type { MirrorTransaction } from '../src/model.js';
-import { engineOverCraftedProvider } from './crafted-provider.js';
+import { engineOverCraftedProvider, listedBetweenAskedDates } from './crafted-provider.js';
 
 interface WireRow {
   id: string | null;
@@ -18,18 +18,7 @@ interface WireRow {
 }
 
 async function setUp(rows: WireRow[], today: string) {
-  const h = await engineOverCraftedProvider(
-    (url) => {
-      const from = url.searchParams.get('from') ?? '0000-00-00';
-      const to = url.searchParams.get('to') ?? '9999-99-99';
-      const listed = rows.filter((r) => r.date >= from && r.date <= to);
-      return {
-        transactions: listed.map((r) => ({ accountId: 4711, currency: 'GBP', ...r })),
-        total: listed.length,
-      };
-    },
-    { today, accountCurrency: 'GBP' },
-  );
+  const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), { today, accountCurrency: 'GBP' });
   const shown = async () =>
     (await h.storage.findTransactions('c1', '4711')).map(
       (r) => `${r.description}${r.isPending ? ' (hold)' : ''}`,

@@ -3,7 +3,7 @@
  * hotel deposit): the re-read reaches back to it, so that it goes when the bank drops it.
  */
 import { describe, expect, it } from 'vitest';
-import { engineOverCraftedProvider } from './crafted-provider.js';
+import { engineOverCraftedProvider, listedBetweenAskedDates } from './crafted-provider.js';
 
 interface WireRow {
   id: string | null;
@@ -15,18 +15,10 @@ interface WireRow {
 
 /** An engine over a provider that lists `rows` between the asked `from` and `to`, as a real one does. */
 async function setUp(rows: WireRow[]) {
-  const h = await engineOverCraftedProvider(
-    (url) => {
-      const from = url.searchParams.get('from') ?? '0000-00-00';
-      const to = url.searchParams.get('to') ?? '9999-99-99';
-      const listed = rows.filter((r) => r.date >= from && r.date <= to);
-      return {
-        transactions: listed.map((r) => ({ accountId: 4711, currency: 'GBP', description: null, ...r })),
-        total: listed.length,
-      };
-    },
-    { today: '2026-03-15', accountCurrency: 'GBP' },
-  );
+  const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+    today: '2026-03-15',
+    accountCurrency: 'GBP',
+  });
   const shown = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key).sort();
   return { ...h, shown };
 }
