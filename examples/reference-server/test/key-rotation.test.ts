@@ -12,8 +12,10 @@ import { createUser } from '../src/users.js';
 const tempDir = useTempDirs('key-rotation');
 const SANDBOX_DATA = { seed: 5, historyDays: 30, transactionsPerDay: 2 };
 
+/** Polls `condition` for up to 30 s: under a loaded CI machine a scheduled run can take seconds to come. */
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let tries = 0; tries < 400; tries += 1) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (await condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -47,7 +49,7 @@ describe('a provider key replaced while the server runs', () => {
     } finally {
       await runtime.close({ graceMs: 0 });
     }
-  });
+  }, 90_000);
 
   it('from the command line: the next scheduled sync uses it', async () => {
     const dataDir = tempDir();
@@ -77,5 +79,5 @@ describe('a provider key replaced while the server runs', () => {
     } finally {
       await server.close({ graceMs: 0 });
     }
-  });
+  }, 90_000);
 });

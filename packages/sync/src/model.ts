@@ -97,6 +97,15 @@ export interface BalanceReconciliation {
  */
 export type ReplacementReason = 'posted' | 'id-changed' | 'reverted';
 
+/**
+ * Why the engine remembers a row the mirror no longer shows: a {@link ReplacementReason} (another key
+ * stands for it), or `lapsed`: a hold that vanished before any posting of it was listed (a bank that
+ * drops the hold a read before the posting appears). A lapsed hold is remembered, standing for
+ * itself, until no routine re-read reaches it, so that its posting, arriving later, is still linked
+ * to it (`replaces`). Bookkeeping only: `lapsed` never appears in the feed.
+ */
+export type SupersededReason = ReplacementReason | 'lapsed';
+
 /** One transaction row of an account, pending or posted, as the mirror holds it. */
 export interface MirrorTransaction {
   /** The connection the row belongs to. */
@@ -317,10 +326,10 @@ export interface SupersededTransaction {
   key: string;
   /** The row as the provider last listed it. */
   record: MirrorTransaction;
-  /** The mirror key that stands for it. */
+  /** The mirror key that stands for it (its own key while it is `lapsed`). */
   replacedBy: string;
   /** Why that key stands for it. */
-  reason: ReplacementReason;
+  reason: SupersededReason;
 }
 /** A change to a holding. */
 export type HoldingChange = ChangeBase<'holding', MirrorHolding>;

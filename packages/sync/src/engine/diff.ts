@@ -7,6 +7,7 @@
 import type {
   MirrorTransaction,
   ReplacementReason,
+  SupersededReason,
   SupersededTransaction,
   TransactionChange,
 } from '../model.js';
@@ -67,8 +68,13 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   for (const row of input.storedPending) stored.set(row.key, row);
   for (const row of input.storedInWindow) stored.set(row.key, row);
   const supersededByKey = new Map(input.superseded.map((row) => [row.key, row]));
+  // Holds that lapsed before any posting of theirs was listed stand for nothing: when the bank lists
+  // one again, it is simply listed (and added back).
+  const lapsed = input.superseded.filter((row) => row.reason === 'lapsed');
+  const standing =
+    lapsed.length === 0 ? input.superseded : input.superseded.filter((row) => row.reason !== 'lapsed');
 
-  const { rows, listedSuperseded } = settleKeys(input.incoming, stored, input.superseded);
+  const { rows, listedSuperseded } = settleKeys(input.incoming, stored, standing);
   // A hold linked to a posting at another amount that the bank lists again beside it is shown, as
   // any hold listed beside a posting at another amount is: nothing says they are one purchase.
   const reshown = new Set<string>();
@@ -98,8 +104,9 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const revived: MirrorTransaction[] = [];
   const superseded = new Map<string, SupersededTransaction>();
   const released = new Set<string>(reshown);
+  for (const row of lapsed) if (incomingKeys.has(row.key)) released.add(row.key);
   const successorOf = (row: SupersededTransaction) => superseded.get(row.key)?.replacedBy ?? row.replacedBy;
-  const supersede = (row: MirrorTransaction, by: string, reason: ReplacementReason) =>
+  const supersede = (row: MirrorTransaction, by: string, reason: SupersededReason) =>
     superseded.set(row.key, { ...scope(row), key: row.key, record: row, replacedBy: by, reason });
   const repoint = (from: string, to: string) => {
     for (const row of input.superseded)
@@ -167,6 +174,18 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   };
   for (const [holdKey, posted] of twinsOf(vanishedHolds, { sameDay: true })) pairGone(holdKey, posted);
 
+  // 3a. A hold that lapsed in an earlier read (the bank dropped it before listing its posting), and
+  // its posted twin, listed only now: the posting takes the hold's place as if both were in one read.
+  const waiting = lapsed.filter((row) => !released.has(row.key));
+  if (waiting.length > 0) {
+    const holds = new Map(waiting.map((row) => [row.key, row.record]));
+    for (const [holdKey, posted] of pairTwins([...holds.values()], [freshPosted()], { sameDay: true })) {
+      link(holdKey, posted.key, 'posted');
+      claimed.add(posted.key);
+      supersede(holds.get(holdKey)!, posted.key, 'posted');
+    }
+  }
+
   // 3b. A hold that vanished, and a new posting of its payee at another amount (a tip, a fuel
   // pre-authorisation settled at what was pumped): linked only where nothing else can be meant.
   const goneHolds = unlinked().filter((row) => row.isPending);
@@ -209,6 +228,10 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     } else freshHolds.add(holdKey);
   }
 
+  // A hold that vanished with no posting to stand for it is remembered, standing for itself, so that
+  // a posting listed in a later read is still linked to it (3a).
+  for (const row of unlinked()) if (row.isPending) supersede(row, row.key, 'lapsed');
+
   // Superseded rows that can no longer matter.
   const vanishedSuccessors = new Set(vanished.keys());
   for (const row of input.superseded) {
@@ -216,7 +239,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     const inWindow =
       (input.window.from === undefined || row.record.date >= input.window.from) &&
       (input.window.to === undefined || row.record.date <= input.window.to);
-    const gone = input.complete && inWindow && row.reason !== 'posted';
+    // A lapsed hold is by its nature not listed: it goes with age, or when its posting takes it.
+    const gone = input.complete && inWindow && row.reason !== 'posted' && row.reason !== 'lapsed';
     const aged = input.forgetBefore !== undefined && row.record.date < input.forgetBefore;
     // A hold whose posted row vanished in this window without a trace is gone with it.
     const orphaned = vanishedSuccessors.has(successorOf(row)) && !replacedBy.has(successorOf(row));
@@ -263,7 +287,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
 }
 
 /** Which superseded row comes back first when several stood for one vanished row. */
-function rank(reason: ReplacementReason): number {
+function rank(reason: SupersededReason): number {
   return reason === 'id-changed' ? 0 : 1;
 }
 

@@ -3,7 +3,13 @@
  * field. Every SQL adapter uses the same table layout, so the shapes live here; only how a boolean
  * comes back differs (SQLite has no boolean type and stores 0/1), hence the `B` parameter.
  */
-import type { Change, ConnectionState, MirrorAccount, ReplacementReason } from '../model.js';
+import type {
+  Change,
+  ConnectionState,
+  MirrorAccount,
+  ReplacementReason,
+  SupersededReason,
+} from '../model.js';
 
 /**
  * How the database stores a boolean column: `'integer'` as 0/1 (SQLite), `'native'` as a real
@@ -184,7 +190,7 @@ export interface SupersededRow {
   /** Stores `SupersededTransaction.replacedBy`. */
   replaced_by: string;
   /** Stores `SupersededTransaction.reason`. */
-  reason: ReplacementReason;
+  reason: SupersededReason;
   /** The row's date, for pruning by age. */
   date: string;
   /** The row as the provider last listed it, as JSON text. */
