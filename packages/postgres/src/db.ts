@@ -17,6 +17,14 @@ export async function inTransaction<T>(db: Database, work: (client: ClientBase) 
   const pooled = isPool(db) ? await db.connect() : undefined;
   const client: ClientBase = pooled ?? (db as ClientBase);
   let broken: Error | undefined;
+  // A checked-out client has no 'error' listener of the pool's: a connection the server ends while the
+  // client waits between two statements (a restart, a failover, pg_terminate_backend) would be an
+  // unhandled 'error' event that kills the process. Heard here, it fails the transaction's next
+  // statement as usual, and the connection is destroyed instead of going back to the pool.
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  pooled?.on('error', onError);
   try {
     await client.query('BEGIN');
     try {
@@ -30,6 +38,7 @@ export async function inTransaction<T>(db: Database, work: (client: ClientBase) 
       throw error;
     }
   } finally {
+    pooled?.off('error', onError);
     pooled?.release(broken);
   }
 }

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { useTempDirs } from '@finsync/test-utils';
@@ -109,6 +109,18 @@ describe('loadMasterKey', () => {
     chmodSync(file, 0o644);
     expect(() => loadMasterKey({ file })).toThrow(/mode 0644: other local users can read or replace it/);
     expect(() => loadMasterKey({ file })).toThrow(MasterKeyError);
+  });
+
+  it('creates the key file whole, leaving nothing beside it, and says what to do with an empty one', () => {
+    const dir = tempDir();
+    const file = join(dir, 'master.key');
+    const key = loadMasterKey({ file });
+    expect(readdirSync(dir)).toEqual(['master.key']);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')).toEqual(key);
+    // What a creation killed halfway left before (the file written in place).
+    const empty = join(dir, 'empty.key');
+    writeFileSync(empty, '', { mode: 0o600 });
+    expect(() => loadMasterKey({ file: empty })).toThrow(/is empty: its creation was interrupted.*delete it/);
   });
 
   it('takes a 32-byte value as hex or base64 and refuses anything else', () => {

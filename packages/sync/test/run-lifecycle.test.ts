@@ -123,6 +123,31 @@ describe('a caller without a signal', () => {
   });
 });
 
+describe('a run stopped from our side', () => {
+  it('does not count as the last run: the scheduler runs a connection never synced at once', async () => {
+    const h = await createHarness();
+    h.sandbox.faults.add({ kind: 'latency', ms: 30 });
+    const controller = new AbortController();
+    const stopped = h.engine.sync('c1', { signal: controller.signal });
+    await underWay(h.engine);
+    controller.abort();
+    // The only caller: it gets the stopped run's report.
+    expect((await stopped).ok).toBe(false);
+    expect((await h.engine.getConnection('c1'))?.lastRunAt).toBeNull();
+    h.sandbox.faults.clear();
+    // A six-hour interval: only a connection due now runs.
+    const ran = new Promise<string>((resolve) =>
+      h.engine.on('run:done', ({ report }) => resolve(report.outcome)),
+    );
+    h.engine.start();
+    try {
+      expect(await ran).toBe('success');
+    } finally {
+      await h.engine.stop();
+    }
+  });
+});
+
 describe('stop({ abort: true })', () => {
   it('stops a run started in the same tick, and waits for it', async () => {
     const h = await createHarness();

@@ -6,7 +6,19 @@
  * `SealedCredentials`.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { SyncError } from '../errors.js';
 
@@ -126,7 +138,13 @@ export function loadMasterKey(options: { file: string; value?: string | undefine
           `Run chmod 600 ${file} (and treat the keys it protects as exposed if others could read it)`,
       );
     }
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    const text = readFileSync(file, 'utf8').trim();
+    if (text === '')
+      throw new MasterKeyError(
+        `master key file ${file} is empty: its creation was interrupted (an earlier version wrote it in place). ` +
+          `No key can have been sealed with it: delete it, and the next start makes a new one`,
+      );
+    const key = Buffer.from(text, 'base64');
     if (key.length !== 32)
       throw new MasterKeyError(`master key file ${file} does not hold a 32-byte base64 key`);
     return key;
@@ -134,7 +152,41 @@ export function loadMasterKey(options: { file: string; value?: string | undefine
   // Only directories created here get 0700; an existing one is the operator's to set.
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return key;
+  // Written whole and synced under a name of its own, then linked into place: a crash leaves either
+  // no key file or a whole one (never an empty one that every later start refuses), and of two
+  // processes creating it at once, the second finds the first's and uses it.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(draft, 'wx', 0o600);
+    try {
+      writeSync(fd, `${key.toString('base64')}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(draft, 0o600);
+    try {
+      linkSync(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return loadMasterKey({ file });
+      throw error;
+    }
+    syncDirectory(dirname(file));
+    return key;
+  } finally {
+    rmSync(draft, { force: true });
+  }
+}
+
+/** Makes a new name in `dir` last through a crash; where a directory cannot be opened (Windows), skipped. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not supported here; the link itself is already in place.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

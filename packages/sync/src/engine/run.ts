@@ -108,6 +108,10 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     state,
     stop ?? (ok ? { type: 'run-succeeded', at: finishedAt } : { type: 'run-failed' }),
   );
+  // A run we stopped ourselves (Ctrl-C, stop({ abort }), a shutdown) does not count as the last run:
+  // the schedule goes on from the one before, so a connection whose first sync was stopped is due at
+  // once instead of an interval later.
+  if (stop?.type === 'run-aborted') state = { ...state, lastRunAt: connection.lastRunAt };
   // A worker that lost the lease has no say over the connection's state any more.
   const leaseLost = issues.some((i) => i.error instanceof LeaseLostError);
   if (!leaseLost) {
