@@ -65,7 +65,7 @@ function schemaError(error: unknown, target: DatabaseTarget): CliError | undefin
   if (error.name === 'SchemaOutdatedError' && version === 0)
     return new CliError(
       target.kind === 'sqlite'
-        ? `${where} is not a finsync database`
+        ? `${where} holds no finsync data: not a finsync database, or its first \`finsync sync\` was stopped before it wrote anything (then run \`finsync sync\` again)`
         : `no finsync data at ${where}: run \`finsync sync\` first`,
     );
   if (error.name === 'SchemaOutdatedError')

@@ -55,6 +55,14 @@ describe('errors and exit codes', () => {
     expect(existsSync(join(dir, 'missing.db'))).toBe(false);
   });
 
+  it('status on the empty file a first sync killed before its first write leaves: says to sync again', async () => {
+    await writeFile(join(dir, 'interrupted.db'), '');
+    const result = await runCli(['status', '--database', 'interrupted.db'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('holds no finsync data');
+    expect(result.stderr).toContain('run `finsync sync` again');
+  });
+
   it('refuses the key as an argument without echoing it', async () => {
     const results = await Promise.all([
       runCli(['sync', `--key=${KEY}`], { cwd: dir, env }),
