@@ -13,7 +13,11 @@ function isPool(db: Database): db is Pool {
  * client passed in). Any throw rolls back and is rethrown. A connection whose ROLLBACK fails is in
  * an unknown state, so it is destroyed instead of going back to the pool.
  */
-export async function inTransaction<T>(db: Database, work: (client: ClientBase) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: Database,
+  work: (client: ClientBase) => Promise<T>,
+  options: { idleTimeoutMs?: number | undefined } = {},
+): Promise<T> {
   const pooled = isPool(db) ? await db.connect() : undefined;
   const client: ClientBase = pooled ?? (db as ClientBase);
   let broken: Error | undefined;
@@ -26,7 +30,13 @@ export async function inTransaction<T>(db: Database, work: (client: ClientBase) 
   };
   pooled?.on('error', onError);
   try {
-    await client.query('BEGIN');
+    // One round trip: with a bound, the server ends a transaction its client stopped driving (a
+    // frozen or partitioned process) instead of holding its locks, the feed's included, for good.
+    await client.query(
+      options.idleTimeoutMs === undefined
+        ? 'BEGIN'
+        : `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(options.idleTimeoutMs))}`,
+    );
     try {
       const result = await work(client);
       await client.query('COMMIT');

@@ -49,7 +49,18 @@ export interface PostgresStorageOptions {
    * the schema is current (run `migrate()` from a deploy step instead).
    */
   migrate?: 'auto' | 'manual' | undefined;
+  /**
+   * How long a write's transaction may wait on this process between two statements before
+   * PostgreSQL ends it (`idle_in_transaction_session_timeout`, set for the storage's own
+   * transactions only). A writer that freezes mid-transaction (a paused VM, a partition) would
+   * otherwise hold the feed's lock, and so stall every writer of the schema, until TCP gives up on
+   * it, hours later. Default 60 000 ms; the engine's writes never pause that long.
+   */
+  idleInTransactionTimeoutMs?: number | undefined;
 }
+
+/** `idleInTransactionTimeoutMs` when not given. */
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */
 const APPLY_ATTEMPTS = 3;
@@ -87,6 +98,7 @@ export class PostgresStorage implements Storage, WorkQueue {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #schema: string;
+  readonly #idleTimeoutMs: number;
   readonly #schemaKey: number;
   readonly #migrate: 'auto' | 'manual';
   readonly #sql: Statements;
@@ -101,6 +113,12 @@ export class PostgresStorage implements Storage, WorkQueue {
     // pg would fail later, on the first query, with "str.charAt is not a function".
     if (options.connectionString !== undefined && typeof options.connectionString !== 'string')
       throw new TypeError(`connectionString must be a string, got ${typeof options.connectionString}`);
+    const idle = options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS;
+    if (!(Number.isSafeInteger(idle) && idle >= 1 && idle <= 2_147_483_647))
+      throw new RangeError(
+        `idleInTransactionTimeoutMs must be a whole number of milliseconds from 1 to 2147483647, got ${String(idle)}`,
+      );
+    this.#idleTimeoutMs = idle;
     const mode = options.migrate ?? 'auto';
     if (mode !== 'auto' && mode !== 'manual') throw new TypeError(`migrate must be 'auto' or 'manual'`);
     this.#schema = options.schema ?? DEFAULT_SCHEMA;
@@ -155,8 +173,10 @@ export class PostgresStorage implements Storage, WorkQueue {
     let counted = true;
     for (let attempt = 1; ;) {
       try {
-        await inTransaction(this.#pool, (client) =>
-          writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
+        await inTransaction(
+          this.#pool,
+          (client) => writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
+          { idleTimeoutMs: this.#idleTimeoutMs },
         );
         return;
       } catch (error) {
@@ -184,10 +204,14 @@ export class PostgresStorage implements Storage, WorkQueue {
   async removeConnection(connectionId: string): Promise<void> {
     if (unstorable(connectionId)) return; // no such connection can be stored
     await this.#ready();
-    await inTransaction(this.#pool, async (client) => {
-      await client.query(this.#sql.removeConnectionRow, [connectionId]);
-      await client.query(this.#sql.removeConnectionData, [connectionId]);
-    });
+    await inTransaction(
+      this.#pool,
+      async (client) => {
+        await client.query(this.#sql.removeConnectionRow, [connectionId]);
+        await client.query(this.#sql.removeConnectionData, [connectionId]);
+      },
+      { idleTimeoutMs: this.#idleTimeoutMs },
+    );
   }
 
   async listAccounts(connectionId: string): Promise<MirrorAccount[]> {
