@@ -1,5 +1,7 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { useTempDirs } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +98,37 @@ describe('SealedCredentials', () => {
     await again.delete('c1');
     expect(await again.source('c1')).toBeUndefined();
   });
+});
+
+describe('fileCredentialRecords', () => {
+  it('keeps every change of processes changing one file at once', async () => {
+    const file = join(tempDir(), 'credentials.json');
+    const script = fileURLToPath(new URL('./fixtures/put-records.ts', import.meta.url));
+    const writers = ['a', 'b', 'c', 'd'].map(
+      (name) =>
+        new Promise<number | null>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [
+              '--conditions=@finsync/source',
+              '--import',
+              import.meta.resolve('tsx'),
+              script,
+              file,
+              name,
+              '50',
+            ],
+            { stdio: ['ignore', 'ignore', 'inherit'] },
+          );
+          child.on('error', reject);
+          child.on('exit', resolve);
+        }),
+    );
+    expect(await Promise.all(writers)).toEqual([0, 0, 0, 0]);
+    const stored = Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object);
+    expect(stored).toHaveLength(200);
+    expect(readdirSync(join(file, '..'))).toEqual(['credentials.json']);
+  }, 60_000);
 });
 
 describe('loadMasterKey', () => {

@@ -13,6 +13,7 @@ export {
   sealSecret,
 } from './sealed.js';
 export {
+  CredentialsLockedError,
   SealedCredentials,
   fileCredentialRecords,
   memoryCredentialRecords,

@@ -4,7 +4,17 @@
  * choose where to keep (a file beside a SQLite database, a table, memory). `source` is a
  * `CredentialSource` for `new SyncEngine({ credentials })`.
  */
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { SyncError } from '../errors.js';
 import type { CredentialSource } from '../engine/engine.js';
 import { SealedSecretError, binding, openSecret, sealSecret } from './sealed.js';
 
@@ -113,7 +123,9 @@ export function memoryCredentialRecords(): CredentialRecords {
 
 /**
  * Records in a JSON file (mode 0600), written whole through a temporary file and a rename, so a
- * crash leaves the old file or the new one. For a single process (the CLI beside its SQLite file).
+ * crash leaves the old file or the new one. Each change reads, changes and writes the file under a
+ * lock (a `<path>.lock` directory), so processes changing it at once (two `finsync key set`) each
+ * keep their change; a lock left by a process that died holding it is taken over after 30 s.
  */
 export function fileCredentialRecords(path: string): CredentialRecords {
   const read = (): Record<string, SealedRecord> =>
@@ -126,11 +138,54 @@ export function fileCredentialRecords(path: string): CredentialRecords {
   };
   return {
     get: async (id) => read()[id],
-    put: async (id, record) => write({ ...read(), [id]: record }),
-    delete: async (id) => {
-      const all = read();
-      delete all[id];
-      write(all);
-    },
+    put: (id, record) => underLock(path, () => write({ ...read(), [id]: record })),
+    delete: (id) =>
+      underLock(path, () => {
+        const all = read();
+        delete all[id];
+        write(all);
+      }),
   };
+}
+
+/** How long a change waits for another process's; and when a lock counts as left by a dead process. */
+const LOCK_WAIT_MS = 10_000;
+const STALE_LOCK_MS = 30_000;
+
+async function underLock(path: string, change: () => void): Promise<void> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let age: number | undefined;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      continue; // let go meanwhile: try again at once
+    }
+    if (age > STALE_LOCK_MS) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline)
+      throw new CredentialsLockedError(
+        `credentials file ${path} is locked by another process (${lock}); if no finsync process is running, remove it`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+  }
+  try {
+    change();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** `fileCredentialRecords` could not change its file: another process held it for too long. */
+export class CredentialsLockedError extends SyncError {
+  override readonly name: string = 'CredentialsLockedError';
 }
