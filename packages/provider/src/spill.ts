@@ -72,7 +72,12 @@ export class TransactionSpill implements PagedHistory {
   static async create(options: SpillOptions): Promise<TransactionSpill> {
     const directory = await mkdtemp(join(options.directory ?? tmpdir(), 'finsync-spill-'));
     try {
-      return new TransactionSpill(directory, await open(join(directory, 'rows.json'), 'w+'), options);
+      const file = await open(join(directory, 'rows.json'), 'w+');
+      // Gone from the directory at once where the system allows it (POSIX): the rows live as long as
+      // the handle, so a process killed outright leaves no copy of them behind. Where it does not
+      // (Windows keeps an open file), close() removes them as before.
+      await rm(directory, { recursive: true, force: true }).catch(() => undefined);
+      return new TransactionSpill(directory, file, options);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;
