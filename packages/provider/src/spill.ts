@@ -5,7 +5,7 @@
  * came in, to a temporary file, grouped by week of date, and read back a few weeks at a time as the
  * pages week-pages.ts describes.
  */
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CalendarDate } from '@finsync/internals/calendar';
@@ -72,11 +72,13 @@ export class TransactionSpill implements PagedHistory {
   static async create(options: SpillOptions): Promise<TransactionSpill> {
     const directory = await mkdtemp(join(options.directory ?? tmpdir(), 'finsync-spill-'));
     try {
-      const file = await open(join(directory, 'rows.json'), 'w+');
+      const path = join(directory, 'rows.json');
+      const file = await open(path, 'w+');
       // Gone from the directory at once where the system allows it (POSIX): the rows live as long as
-      // the handle, so a process killed outright leaves no copy of them behind. Where it does not
-      // (Windows keeps an open file), close() removes them as before.
-      await rm(directory, { recursive: true, force: true }).catch(() => undefined);
+      // the handle, so a process killed outright leaves no copy of them behind (only the empty
+      // directory, which close() removes). Where it does not (Windows keeps an open file), close()
+      // removes the file with its directory, as before.
+      await unlink(path).catch(() => undefined);
       return new TransactionSpill(directory, file, options);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
