@@ -5,6 +5,7 @@
  * has it ended by the server after `idleInTransactionTimeoutMs`, so it cannot hold the feed's lock
  * and stall every other writer for good.
  */
+import { fixtures } from '@finsync/sync/testing';
 import { postgresSuiteName } from '@finsync/test-utils';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -61,20 +62,7 @@ describe.skipIf(!url)(postgresSuiteName('a connection the server ends mid-transa
       expect(Date.now() - started).toBeLessThan(1_300);
       expect(await stalled).toBeInstanceOf(Error);
       // The storage itself writes through it: a write after that goes through.
-      await other.apply({
-        changes: [],
-        connections: [
-          {
-            id: 'c1',
-            status: 'active',
-            pausedUntil: null,
-            statusReason: null,
-            lastRunAt: null,
-            lastSuccessAt: null,
-            createdAt: new Date().toISOString(),
-          },
-        ],
-      });
+      await other.apply({ changes: [], connections: [fixtures.connectionState('c1')] });
       expect((await frozen.getConnection('c1'))?.status).toBe('active');
       expect(() => new PostgresStorage({ connectionString: url, idleInTransactionTimeoutMs: 0 })).toThrow(
         RangeError,

@@ -51,6 +51,15 @@ export async function engineOverCraftedProvider(
   return { engine, storage, today, asked, lastFrom };
 }
 
+/** A transaction as a crafted provider lists it (account, currency and description filled in). */
+export interface WireRow {
+  id: string | null;
+  amount: number;
+  date: string;
+  merchant: string;
+  isPending: boolean;
+}
+
 /**
  * The `transactions` answer of a provider that lists the GBP rows of `rows` dated between the asked
  * `from` and `to`, as a real one does (read when asked: a test may change `rows` between syncs).

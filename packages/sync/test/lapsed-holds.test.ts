@@ -4,15 +4,7 @@
  * app keeps the user's row, edits and deletion; a hold listed again after a gap is simply listed.
  */
 import { describe, expect, it } from 'vitest';
-import { engineOverCraftedProvider, listedBetweenAskedDates } from './crafted-provider.js';
-
-interface WireRow {
-  id: string | null;
-  amount: number;
-  date: string;
-  merchant: string;
-  isPending: boolean;
-}
+import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
 
 const hold: WireRow = { id: null, amount: -12.5, date: '2026-03-03', merchant: 'Cafe Rio', isPending: true };
 const posting: WireRow = {
@@ -31,77 +23,62 @@ async function setUp(rows: WireRow[]) {
   const transactionFeed = async (after: number) =>
     (await h.storage.readChanges({ after, limit: 100 })).filter((e) => e.entity === 'transaction');
   const shown = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key);
-  return { ...h, transactionFeed, shown };
+  /** A sync on `day`, with the transaction entries it wrote. */
+  const syncOn = async (day: string) => {
+    h.today.date = day;
+    const before = await h.storage.lastSeq();
+    const report = await h.engine.sync('c1');
+    return { report, feed: await transactionFeed(before) };
+  };
+  return { ...h, shown, syncOn };
+}
+
+/** The hold listed on its day, then on the next listed no more: what each test starts from. */
+async function heldThenDropped() {
+  const rows = [hold];
+  const h = await setUp(rows);
+  await h.syncOn('2026-03-03');
+  const [holdKey] = await h.shown();
+  rows.splice(0);
+  const gap = await h.syncOn('2026-03-04');
+  return { rows, h, holdKey: holdKey!, gap };
 }
 
 describe('a hold dropped before its posting is listed', () => {
   it('is linked to the posting listed in a later read: added with replaces, reason posted', async () => {
-    const rows = [hold];
-    const h = await setUp(rows);
-    await h.engine.sync('c1');
-    const [holdKey] = await h.shown();
     // Day 4: the bank lists neither.
-    rows.splice(0);
-    h.today.date = '2026-03-04';
-    const beforeGap = await h.storage.lastSeq();
-    await h.engine.sync('c1');
-    const gap = await h.transactionFeed(beforeGap);
-    expect(gap.map((e) => [e.op, e.key, e.replacedBy ?? null])).toEqual([['removed', holdKey, null]]);
+    const { rows, h, holdKey, gap } = await heldThenDropped();
+    expect(gap.feed.map((e) => [e.op, e.key, e.replacedBy ?? null])).toEqual([['removed', holdKey, null]]);
     // Day 5: the posting.
     rows.push(posting);
-    h.today.date = '2026-03-05';
-    const beforePosting = await h.storage.lastSeq();
-    const report = await h.engine.sync('c1');
+    const { report, feed: added } = await h.syncOn('2026-03-05');
     expect(report.ok).toBe(true);
-    const added = await h.transactionFeed(beforePosting);
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({ op: 'added', key: 'id:tx1', replaces: holdKey, reason: 'posted' });
     expect(await h.shown()).toEqual(['id:tx1']);
     // Linked once: a later read changes nothing.
-    h.today.date = '2026-03-06';
-    const after = await h.storage.lastSeq();
-    await h.engine.sync('c1');
-    expect(await h.transactionFeed(after)).toEqual([]);
+    expect((await h.syncOn('2026-03-06')).feed).toEqual([]);
   });
 
   it('listed again after the gap, is added back as itself, and its posting then replaces it as usual', async () => {
-    const rows = [hold];
-    const h = await setUp(rows);
-    await h.engine.sync('c1');
-    const [holdKey] = await h.shown();
-    rows.splice(0);
-    h.today.date = '2026-03-04';
-    await h.engine.sync('c1');
+    const { rows, h, holdKey } = await heldThenDropped();
     rows.push(hold);
-    const back = await h.storage.lastSeq();
-    await h.engine.sync('c1');
-    expect((await h.transactionFeed(back)).map((e) => [e.op, e.key])).toEqual([['added', holdKey]]);
+    const back = await h.syncOn('2026-03-04');
+    expect(back.feed.map((e) => [e.op, e.key])).toEqual([['added', holdKey]]);
     rows.splice(0, 1, posting);
-    h.today.date = '2026-03-05';
-    const posted = await h.storage.lastSeq();
-    await h.engine.sync('c1');
-    const feed = await h.transactionFeed(posted);
+    const { feed } = await h.syncOn('2026-03-05');
     expect(feed.find((e) => e.op === 'removed')).toMatchObject({ key: holdKey, replacedBy: 'id:tx1' });
     expect(await h.shown()).toEqual(['id:tx1']);
   });
 
   it('that never posts is forgotten once no routine re-read reaches it, and takes no later purchase', async () => {
-    const rows = [hold];
-    const h = await setUp(rows);
-    await h.engine.sync('c1');
-    rows.splice(0);
-    h.today.date = '2026-03-04';
-    await h.engine.sync('c1');
+    const { rows, h } = await heldThenDropped();
     expect(await h.storage.listSuperseded('c1', '4711')).toHaveLength(1);
     // Outside the hold's 8 days: a purchase of its own.
     rows.push({ ...posting, date: '2026-03-12' });
-    h.today.date = '2026-03-12';
-    const later = await h.storage.lastSeq();
-    await h.engine.sync('c1');
-    const feed = await h.transactionFeed(later);
+    const { feed } = await h.syncOn('2026-03-12');
     expect(feed.map((e) => [e.op, e.replaces ?? null])).toEqual([['added', null]]);
-    h.today.date = '2026-04-20';
-    await h.engine.sync('c1');
+    await h.syncOn('2026-04-20');
     expect(await h.storage.listSuperseded('c1', '4711')).toEqual([]);
   });
 });

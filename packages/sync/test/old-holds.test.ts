@@ -3,15 +3,7 @@
  * hotel deposit): the re-read reaches back to it, so that it goes when the bank drops it.
  */
 import { describe, expect, it } from 'vitest';
-import { engineOverCraftedProvider, listedBetweenAskedDates } from './crafted-provider.js';
-
-interface WireRow {
-  id: string | null;
-  amount: number;
-  date: string;
-  merchant: string;
-  isPending: boolean;
-}
+import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
 
 /** An engine over a provider that lists `rows` between the asked `from` and `to`, as a real one does. */
 async function setUp(rows: WireRow[]) {
