@@ -91,7 +91,8 @@ export interface BalanceReconciliation {
  * - `posted`: a pending row was replaced by its posted twin (also while the bank still lists the
  *   hold beside it);
  * - `id-changed`: the bank re-issued the id of a posted row (same account, date, amount, currency,
- *   merchant and description);
+ *   merchant and description), or listed a hold again with other content while it is still pending
+ *   (a hold has no id: its key is made from what it says);
  * - `reverted`: the row that had replaced another disappeared while the one it replaced is still
  *   listed, so that one takes its place again.
  */

@@ -51,12 +51,13 @@ export async function engineOverCraftedProvider(
   return { engine, storage, today, asked, lastFrom };
 }
 
-/** A transaction as a crafted provider lists it (account, currency and description filled in). */
+/** A transaction as a crafted provider lists it (account, currency and, unless given, description filled in). */
 export interface WireRow {
   id: string | null;
   amount: number;
   date: string;
-  merchant: string;
+  merchant: string | null;
+  description?: string | null;
   isPending: boolean;
 }
 

@@ -15,7 +15,13 @@ import type { TransactionRef } from '../storage/types.js';
 import { makeChange, type ReplacementLink } from './changes.js';
 import { settleKeys } from './identity.js';
 import { sameTransaction } from './keys.js';
-import { pairAcrossAmounts, pairByContent, pairTwins } from './twins.js';
+import {
+  pairAcrossAmounts,
+  pairByContent,
+  pairTwins,
+  SAME_AMOUNT_WITHOUT_MERCHANT,
+  SAME_PAYEE,
+} from './twins.js';
 
 export interface WindowDiffInput {
   /** Rows the provider sent for the window, keyed by `keyTransactions`. */
@@ -196,14 +202,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     );
     const postings = { fresh: freshPosted(), stored: [...keptPosted(), ...revived.filter(available)] };
     const { read = input.window, window } = input;
-    // The window's ends bound what the rule can weigh, except where the read itself ends there.
-    const reach = {
-      from:
-        window.from !== undefined && (read.from === undefined || window.from > read.from)
-          ? window.from
-          : undefined,
-      to: window.to !== undefined && (read.to === undefined || window.to < read.to) ? window.to : undefined,
-    };
+    const reach = readReach(window, read);
     for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings, reach))
       pairGone(holdKey, posted);
   }
@@ -226,6 +225,29 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       vanished.set(holdKey, stored.get(holdKey)!);
       link(holdKey, posted.key, 'posted');
     } else freshHolds.add(holdKey);
+  }
+
+  // 3c. A hold the bank lists again with other content while it is still pending (its amount
+  // updated, its text rewritten): a hold has no id, its key is made from what it says, so it comes
+  // back under a new key. The same rule as 3b, over the new holds: the same payee (or, without a
+  // merchant, the same amount), dated 0–8 days on, and unique both ways over every hold still
+  // listed. After 3b and 4: a posting that can stand for a hold is what the bank more often meant.
+  const relisted = unlinked().filter((row) => row.isPending);
+  if (relisted.length > 0) {
+    const listedHolds = kept.filter((row) => row.isPending && !vanished.has(row.key));
+    const newHolds = fresh.filter((row) => row.isPending && !freshHolds.has(row.key));
+    const { read = input.window, window } = input;
+    const reach = readReach(window, read);
+    for (const kinship of [SAME_PAYEE, SAME_AMOUNT_WITHOUT_MERCHANT]) {
+      const left = relisted.filter((row) => !linked.has(row.key));
+      const open = newHolds.filter((row) => !replaces.has(row.key));
+      const holds = { fresh: open, stored: listedHolds };
+      for (const [holdKey, successor] of pairAcrossAmounts(left, listedHolds, holds, reach, kinship)) {
+        link(holdKey, successor.key, 'id-changed');
+        supersede(vanished.get(holdKey)!, successor.key, 'id-changed');
+        repoint(holdKey, successor.key);
+      }
+    }
   }
 
   // A hold that vanished with no posting to stand for it is remembered, standing for itself, so that
@@ -285,6 +307,19 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     replaces.set(newKey, { key: oldKey, reason });
   }
 }
+
+/** The window's ends bound what a rule that weighs 8 days around a row can see, except where the read ends there. */
+function readReach(window: DateRange, read: DateRange): DateRange {
+  return {
+    from:
+      window.from !== undefined && (read.from === undefined || window.from > read.from)
+        ? window.from
+        : undefined,
+    to: window.to !== undefined && (read.to === undefined || window.to < read.to) ? window.to : undefined,
+  };
+}
+
+type DateRange = { from?: string | undefined; to?: string | undefined };
 
 /** Which superseded row comes back first when several stood for one vanished row. */
 function rank(reason: SupersededReason): number {

@@ -254,6 +254,30 @@ function direction(amount: string): '-' | '+' | '0' {
 }
 
 /**
+ * What makes two rows kin for `pairAcrossAmounts`: rows of one class (never `null`) may be one
+ * purchase. `hint` is a cheaper part of the class, checked first.
+ */
+export interface Kinship {
+  classOf: (row: MirrorTransaction) => string | null;
+  hint: (row: MirrorTransaction) => string;
+}
+
+/** The same payee and direction (money out or in), whatever the amount. */
+export const SAME_PAYEE: Kinship = {
+  classOf: (row) => (payee(row) === '' ? null : JSON.stringify([payee(row), direction(row.amount)])),
+  hint: payee,
+};
+
+/**
+ * Rows without a merchant, of the same amount, whatever their descriptions: a bank rewrites a hold's
+ * own text ("Pending authorisation") while it is pending as readily as when it posts.
+ */
+export const SAME_AMOUNT_WITHOUT_MERCHANT: Kinship = {
+  classOf: (row) => (hasMerchant(row) ? null : row.amount),
+  hint: (row) => row.amount,
+};
+
+/**
  * Pairs holds that vanished with a new posting of the same payee at another amount: a tip added to
  * a restaurant bill, a fuel pre-authorisation settled at what was pumped, a hotel deposit. Only
  * where nothing else can be meant: same currency, payee and direction, posted 0–8 days on or after
@@ -263,22 +287,26 @@ function direction(amount: string): '-' | '+' | '0' {
  * stored one was listed beside the hold. Rows whose 8 days reach past `reach` (the window's ends, where
  * the read goes on beyond them) are not paired: their rivals may be in another window. Returns hold
  * key → posting.
+ *
+ * The same rule, given new holds as `postings` and another `kinship`, finds a hold the bank lists
+ * again with other content while it is still pending (diff.ts, 3c).
  */
 export function pairAcrossAmounts(
   vanishedHolds: readonly MirrorTransaction[],
   listedHolds: readonly MirrorTransaction[],
   postings: { fresh: readonly MirrorTransaction[]; stored: readonly MirrorTransaction[] },
   reach: { from?: string | undefined; to?: string | undefined } = {},
+  kinship: Kinship = SAME_PAYEE,
 ): Map<string, MirrorTransaction> {
   const pairs = new Map<string, MirrorTransaction>();
   if (vanishedHolds.length === 0) return pairs;
-  // Payees first: a cheap filter that spares the class key of nearly every posting of the window.
-  const payees = new Set(vanishedHolds.map(payee));
-  const classOf = (row: MirrorTransaction) => JSON.stringify([payee(row), direction(row.amount)]);
-  const ofPayees = (rows: readonly MirrorTransaction[]) => rows.filter((row) => payees.has(payee(row)));
+  // A cheap filter first, which spares the class key of nearly every posting of the window.
+  const hints = new Set(vanishedHolds.map(kinship.hint));
+  const { classOf } = kinship;
   // Each class in date order, so the rows within 8 days of one row are a slice found by bisection.
   const sortedGroups = (rows: MirrorTransaction[]) => {
-    const groups = groupBy(ofPayees(rows), classOf);
+    const kin = rows.filter((row) => hints.has(kinship.hint(row)) && classOf(row) !== null);
+    const groups = groupBy(kin, (row) => classOf(row)!);
     for (const group of groups.values()) group.sort(byDateThenKey);
     return groups;
   };
@@ -286,10 +314,10 @@ export function pairAcrossAmounts(
   const holdsByClass = sortedGroups([...vanishedHolds, ...listedHolds]);
   const freshKeys = new Set(postings.fresh.map((row) => row.key));
   for (const hold of vanishedHolds) {
-    if (direction(hold.amount) === '0' || payee(hold) === '') continue;
+    const group = classOf(hold);
+    if (direction(hold.amount) === '0' || group === null) continue;
     const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
     if (reach.to !== undefined && lastDay > reach.to) continue;
-    const group = classOf(hold);
     const candidates = datedBetween(postingsByClass.get(group) ?? [], hold.date, lastDay).filter((row) =>
       sameCurrency(hold, row),
     );

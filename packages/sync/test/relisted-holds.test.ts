@@ -1,0 +1,126 @@
+/**
+ * A hold the bank lists again with other content while it is still pending: its amount updated (a
+ * hotel's incremental authorisation), its text rewritten. A hold has no id and its key is made from
+ * what it says, so it comes back under a new key; the new key takes the old one's place (`replaces`,
+ * reason `id-changed`), so an app keeps the user's row, edits and deletion.
+ */
+import { describe, expect, it } from 'vitest';
+import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
+
+const hold: WireRow = {
+  id: null,
+  amount: -120,
+  date: '2026-03-03',
+  merchant: 'Harbour Hotel',
+  isPending: true,
+};
+
+async function setUp(rows: WireRow[]) {
+  const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+    today: '2026-03-03',
+    accountCurrency: 'GBP',
+  });
+  const shown = async () =>
+    (await h.storage.findTransactions('c1', '4711')).map((r) => `${r.amount} ${r.description ?? r.merchant}`);
+  /** A sync on `day`, with the transaction entries it wrote as [op, key, linked key, reason]. */
+  const syncOn = async (day: string) => {
+    h.today.date = day;
+    const before = await h.storage.lastSeq();
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    const feed = (await h.storage.readChanges({ after: before, limit: 100 })).filter(
+      (e) => e.entity === 'transaction',
+    );
+    return feed.map((e) => [e.op, e.key, e.replaces ?? e.replacedBy ?? null, e.reason ?? null]);
+  };
+  const keys = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key);
+  return { ...h, shown, syncOn, keys };
+}
+
+/** The rows listed on the first day, synced; then what a day's sync writes after `change`. */
+async function relisted(first: WireRow[], next: WireRow[]) {
+  const rows = [...first];
+  const h = await setUp(rows);
+  await h.syncOn('2026-03-03');
+  const before = await h.keys();
+  rows.splice(0, rows.length, ...next);
+  const feed = await h.syncOn('2026-03-04');
+  return { h, rows, before, feed, after: await h.keys() };
+}
+
+describe('a hold listed again with other content while pending', () => {
+  it('at an updated amount takes the old key’s place: added with replaces, then removed with replacedBy', async () => {
+    const raised = { ...hold, amount: -185.4 };
+    const { h, before, feed, after } = await relisted([hold], [raised]);
+    const [oldKey] = before;
+    const [newKey] = after;
+    expect(newKey).not.toBe(oldKey);
+    expect(feed).toEqual([
+      ['added', newKey, oldKey, 'id-changed'],
+      ['removed', oldKey, newKey, 'id-changed'],
+    ]);
+    expect(await h.shown()).toEqual(['-185.4 Harbour Hotel']);
+    // Linked once: the next read changes nothing.
+    expect(await h.syncOn('2026-03-05')).toEqual([]);
+  });
+
+  it('then posted, is replaced by its posting as any hold is', async () => {
+    const raised = { ...hold, amount: -185.4 };
+    const { h, rows, after } = await relisted([hold], [raised]);
+    rows.splice(0, 1, { ...raised, id: 'tx9', date: '2026-03-06', isPending: false });
+    const feed = await h.syncOn('2026-03-06');
+    expect(feed).toEqual([
+      ['added', 'id:tx9', after[0], 'posted'],
+      ['removed', after[0], 'id:tx9', 'posted'],
+    ]);
+    expect(await h.keys()).toEqual(['id:tx9']);
+    // The first hold's record is forgotten once a read no longer lists it: nothing comes back.
+    expect(await h.syncOn('2026-03-07')).toEqual([]);
+    expect(await h.shown()).toEqual(['-185.4 Harbour Hotel']);
+  });
+
+  it('without a merchant, under a rewritten text at the same amount, is the same hold', async () => {
+    const bare: WireRow = { ...hold, merchant: null, description: 'Pending authorisation', amount: -24.76 };
+    const { h, before, feed, after } = await relisted(
+      [bare],
+      [{ ...bare, description: 'PENDING THE RED LION' }],
+    );
+    expect(feed).toEqual([
+      ['added', after[0], before[0], 'id-changed'],
+      ['removed', before[0], after[0], 'id-changed'],
+    ]);
+    expect(await h.shown()).toEqual(['-24.76 PENDING THE RED LION']);
+  });
+
+  it('is not linked where two holds of the payee vanish and one new one arrives: nobody can tell which', async () => {
+    const second = { ...hold, amount: -60 };
+    const { feed, after } = await relisted([hold, second], [{ ...hold, amount: -185.4 }]);
+    expect(feed.filter((e) => e[2] !== null)).toEqual([]);
+    expect(after).toHaveLength(1);
+  });
+
+  it('is not linked beside another hold of the payee the bank still lists', async () => {
+    const other = { ...hold, amount: -60 };
+    const { feed } = await relisted([hold, other], [other, { ...hold, amount: -185.4 }]);
+    expect(feed.filter((e) => e[2] !== null)).toEqual([]);
+    expect(feed.map((e) => e[0]).sort()).toEqual(['added', 'removed']);
+  });
+
+  it('does not take a hold whose posting arrives in the same read: the posting stands for it', async () => {
+    const posting = { ...hold, id: 'tx1', date: '2026-03-04', isPending: false };
+    const nextStay = { ...hold, amount: -40, date: '2026-03-04' };
+    const { before, feed, after } = await relisted([hold], [posting, nextStay]);
+    expect(feed).toContainEqual(['removed', before[0], 'id:tx1', 'posted']);
+    const staysKey = after.find((key) => key !== 'id:tx1');
+    expect(feed).toContainEqual(['added', staysKey, null, null]);
+  });
+
+  it('is not linked to a new hold of another payee, or one dated before it', async () => {
+    const elsewhere = { ...hold, merchant: 'Station Cafe', amount: -185.4 };
+    const earlier = { ...hold, amount: -185.4, date: '2026-03-02' };
+    for (const next of [elsewhere, earlier]) {
+      const { feed } = await relisted([hold], [next]);
+      expect(feed.filter((e) => e[2] !== null)).toEqual([]);
+    }
+  });
+});
