@@ -6,6 +6,10 @@
 import { ProviderClient } from '@finsync/provider';
 import { MemoryStorage, SyncEngine } from '../src/index.js';
 
+function listed(accounts: unknown[]) {
+  return { accounts, total: accounts.length };
+}
+
 export async function engineOverCraftedProvider(
   transactions: (url: URL) => unknown,
   options: {
@@ -13,6 +17,8 @@ export async function engineOverCraftedProvider(
     accountCurrency?: string;
     /** The `/balance` answer (a `Response` is sent as it is); a GBP balance of 0 when left out. */
     balance?: () => unknown;
+    /** The `/accounts` list; the one active account 4711 when left out. */
+    accounts?: () => unknown[];
   },
 ) {
   const today = { date: options.today };
@@ -24,7 +30,7 @@ export async function engineOverCraftedProvider(
     const account = { id: 4711, name: 'Current', institution_name: 'Bank', status: 'ACTIVE' };
     const body =
       path === 'accounts'
-        ? { accounts: [{ ...account, currency: options.accountCurrency }], total: 1 }
+        ? listed(options.accounts?.() ?? [{ ...account, currency: options.accountCurrency }])
         : path.endsWith('/balance')
           ? (options.balance?.() ?? { balance: { amount: 0, currency: 'GBP' } })
           : path.endsWith('/holdings')

@@ -12,6 +12,7 @@ import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
 import { syncTransactions, type TransactionCallbacks } from './transactions.js';
+import { removeRestingHolds } from './resting-holds.js';
 
 export type { RunContext } from './context.js';
 
@@ -47,6 +48,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   try {
     const mirror = await discoverAccounts(ctx);
     const active = mirror.filter((a) => a.state === 'active');
+    const resting = mirror.filter((a) => a.state !== 'active');
     const syncStates = new Map(
       (await ctx.storage.listAccountStates(ctx.connectionId)).map((s) => [s.accountId, s]),
     );
@@ -91,6 +93,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       await next?.discard();
     }
     progress(active.length, null);
+    await removeRestingHolds(ctx, resting);
   } catch (error) {
     if (error instanceof StopRun) {
       issues.push(error.issue);
@@ -137,6 +140,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   };
 }
 
+/** Every account of the connection as stored after this run's look at the provider's list, gone ones included. */
 async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
   let upstream: Account[];
   try {
@@ -162,11 +166,12 @@ async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
   // closing at once: only a non-empty list can tell us an account is gone.
   if (upstream.length > 0) {
     for (const previous of stored.values()) {
-      if (!seen.has(previous.id) && previous.state !== 'gone') {
-        changes.push(makeChange('account', 'modified', { ...previous, state: 'gone' }));
-      }
+      if (seen.has(previous.id)) continue;
+      const gone = previous.state === 'gone' ? previous : { ...previous, state: 'gone' as const };
+      if (gone !== previous) changes.push(makeChange('account', 'modified', gone));
+      result.push(gone);
     }
-  }
+  } else for (const previous of stored.values()) if (previous.state === 'gone') result.push(previous);
   if (changes.length > 0) await ctx.storage.apply({ changes });
   return result;
 }

@@ -1,0 +1,75 @@
+/**
+ * Holds of an account the engine no longer reads (inactive at the provider, or gone from its list):
+ * nothing would replace or remove them, so once no routine re-read would reach them they are removed;
+ * the account's posted rows stay.
+ */
+import { describe, expect, it } from 'vitest';
+import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
+
+const hold: WireRow = {
+  id: null,
+  amount: -42,
+  date: '2026-03-03',
+  merchant: 'Harbour Hotel',
+  isPending: true,
+};
+const posted: WireRow = {
+  id: 'tx1',
+  amount: -9.99,
+  date: '2026-03-02',
+  merchant: 'Streamly',
+  isPending: false,
+};
+const current = { id: 4711, name: 'Current', institution_name: 'Bank', status: 'ACTIVE', currency: 'GBP' };
+const savings = { id: 4712, name: 'Savings', institution_name: 'Bank', status: 'ACTIVE', currency: 'GBP' };
+
+async function setUp() {
+  let accounts = [current, savings];
+  const h = await engineOverCraftedProvider(listedBetweenAskedDates([hold, posted]), {
+    today: '2026-03-03',
+    accounts: () => accounts,
+  });
+  const syncOn = async (day: string) => {
+    h.today.date = day;
+    const before = await h.storage.lastSeq();
+    const report = await h.engine.sync('c1');
+    const feed = (await h.storage.readChanges({ after: before, limit: 100 })).filter(
+      (e) => e.entity === 'transaction',
+    );
+    return { report, feed: feed.map((e) => [e.op, e.key]) };
+  };
+  const shown = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key);
+  await syncOn('2026-03-03');
+  const holdKey = (await shown()).find((key) => key.startsWith('h:'))!;
+  return { ...h, syncOn, shown, holdKey, setAccounts: (next: typeof accounts) => (accounts = next) };
+}
+
+describe('a hold of an account the engine no longer reads', () => {
+  for (const [how, after] of [
+    ['inactive at the provider', [{ ...current, status: 'DISCONNECTED' }, savings]],
+    ['gone from its list', [savings]],
+  ] as const) {
+    it(`(${how}) stays while a routine re-read could still reach it, then is removed; posted rows stay`, async () => {
+      const h = await setUp();
+      expect(await h.shown()).toEqual(['id:tx1', h.holdKey]);
+      h.setAccounts([...after]);
+      // 31 + 8 days after the hold's date: an active account's re-read would still reach it.
+      const within = await h.syncOn('2026-04-11');
+      expect(within.report.ok).toBe(true);
+      expect(within.feed).toEqual([]);
+      const past = await h.syncOn('2026-04-12');
+      expect(past.report.ok).toBe(true);
+      expect(past.feed).toEqual([['removed', h.holdKey]]);
+      expect(await h.shown()).toEqual(['id:tx1']);
+      // Once: the next run removes nothing more.
+      expect((await h.syncOn('2026-04-13')).feed).toEqual([]);
+    });
+  }
+
+  it('of an active account is left to what the bank lists: not removed for its age', async () => {
+    const h = await setUp();
+    const { feed } = await h.syncOn('2026-05-20');
+    expect(feed).toEqual([]);
+    expect(await h.shown()).toContain(h.holdKey);
+  });
+});
