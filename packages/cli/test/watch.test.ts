@@ -1,4 +1,4 @@
-/** The two long-running commands: `watch` and `feed --follow`, each stopped with SIGINT. */
+/** The two long-running commands: `watch` and `feed --follow`, stopped with SIGINT (and `watch` with SIGTERM). */
 import { join } from 'node:path';
 import type { FeedEntry } from '@finsync/sync';
 import Database from 'better-sqlite3';
@@ -39,6 +39,28 @@ describe('watch and feed --follow', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('the last run is older than that: next run now');
     expect(result.stderr).not.toContain('next run around');
+  });
+
+  it('watch stopped by SIGTERM (a service manager) stops the run in flight at its next commit, not after the whole run', async () => {
+    // A century of history: a first sync far longer than the moment before the signal.
+    const watch = startCli(
+      ['watch', '--sandbox', '--sandbox-days', '36525', '--interval', '60', '--database', 'term.db'],
+      { cwd: dir },
+    );
+    await waitForOutput(watch, /first run now/);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    watch.kill('SIGTERM');
+    const result = await watch.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('stopping (SIGTERM): the run in flight stops at its next commit');
+    // The run did not finish, and does not count as the last run: the next start runs it again at once.
+    expect(result.stdout).not.toMatch(/sandbox: success/);
+    const db = new Database(join(dir, 'term.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT last_run_at FROM connections').pluck().get()).toBeNull();
+    } finally {
+      db.close();
+    }
   });
 
   it('feed without --follow stopped by SIGINT mid-way: whole lines, and exit 130, not 0', async () => {

@@ -1,6 +1,7 @@
 /**
  * `finsync watch`: the engine's scheduler in the foreground, for a machine without cron (or under
- * systemd, a container, tmux). One line per run on stdout; Ctrl-C or SIGTERM stops it cleanly.
+ * systemd, a container, tmux). One line per run on stdout; Ctrl-C stops it after the run in flight,
+ * SIGTERM at that run's next commit.
  */
 import { SyncEngine } from '@finsync/sync';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
@@ -79,10 +80,23 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
         if (signals === 1) {
           note('stopping: the run in flight finishes first (again to abort it)');
           requestStop();
-        } else void engine.stop({ abort: true });
+        } else abort();
+      };
+      const abort = () => {
+        requestStop();
+        void engine.stop({ abort: true });
+      };
+      // A service manager's stop (systemd, Docker, Kubernetes) kills the process a few seconds to a
+      // minute and a half later, whatever it is doing, and a first sync can take longer: the run in
+      // flight stops at its next commit at once. What it committed stays; the next start goes on.
+      const onTerminate = () => {
+        note(
+          'stopping (SIGTERM): the run in flight stops at its next commit; the next start goes on from there',
+        );
+        abort();
       };
       process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      process.on('SIGTERM', onTerminate);
 
       const state = await engine.getConnection(connectionId);
       const due = state?.lastRunAt ? Date.parse(state.lastRunAt) + intervalMs : undefined;
@@ -107,7 +121,7 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
       } finally {
         clearInterval(keepAlive);
         process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        process.off('SIGTERM', onTerminate);
       }
       return exitCode;
     } finally {
