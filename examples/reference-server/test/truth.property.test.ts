@@ -49,9 +49,17 @@ for (const backend of BACKENDS) {
           fc.integer({ min: 1, max: 500 }),
           // Some holds listed at the amount before a tip: the posting takes the hold's row.
           fc.boolean(),
-          async (steps, seed, holdsSettleElsewise) => {
+          // Some holds listed at an estimate on their first day: the re-listed hold takes its row.
+          fc.boolean(),
+          async (steps, seed, holdsSettleElsewise, holdsRelisted) => {
             const db = testDatabase(backend);
-            const sandboxOptions = { seed, historyDays: 20, transactionsPerDay: 3, holdsSettleElsewise };
+            const sandboxOptions = {
+              seed,
+              historyDays: 20,
+              transactionsPerDay: 3,
+              holdsSettleElsewise,
+              holdsRelisted,
+            };
             // The sandbox starts at the calendar's today; a restarted server resumes at the day it had reached.
             const open = (today?: string) =>
               startReferenceServer({

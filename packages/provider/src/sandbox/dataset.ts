@@ -11,6 +11,8 @@ export interface RowState {
   lingering: boolean;
   /** The row's `date`: authorisation day while pending, posting day once posted. */
   day: number;
+  /** Listed on its authorisation day (the account's today is that day). */
+  firstDay: boolean;
 }
 
 export interface DayWindow {
@@ -21,7 +23,10 @@ export interface DayWindow {
 
 /** The amount a row is listed at: a pending row may show another amount than it posts at. */
 export function listedAmountMinor(state: RowState): number {
-  return state.pending ? (state.row.pendingAmountMinor ?? state.row.amountMinor) : state.row.amountMinor;
+  const { row } = state;
+  if (!state.pending) return row.amountMinor;
+  if (state.firstDay && row.firstListedAmountMinor !== undefined) return row.firstListedAmountMinor;
+  return row.pendingAmountMinor ?? row.amountMinor;
 }
 
 /** Rows post at most this many days after authorisation. */
@@ -43,6 +48,8 @@ export class Dataset implements GeneratorContext {
     private readonly lingeringHolds = true,
     /** True: some holds are listed at another amount than they post at. */
     readonly holdsSettleElsewise = false,
+    /** True: some holds are listed at an estimate on their first day, and amended the next. */
+    readonly holdsRelisted = false,
   ) {}
 
   rowsForDay(acct: AccountModel, day: number): RowSeed[] {
@@ -89,7 +96,8 @@ export class Dataset implements GeneratorContext {
         for (const row of rows) {
           const settleDay = auth + row.lag;
           if (settleDay <= asOf) {
-            if (settleDay === day && !row.hold) yield { row, pending: false, lingering: false, day };
+            if (settleDay === day && !row.hold)
+              yield { row, pending: false, lingering: false, day, firstDay: false };
             // A lingering hold keeps its pending date (the authorisation day), so it is listed in
             // the same place as while it was pending; lag > 0 keeps it apart from its posted row.
             if (
@@ -98,10 +106,10 @@ export class Dataset implements GeneratorContext {
               this.lingeringHolds &&
               asOf < settleDay + row.linger
             ) {
-              yield { row, pending: true, lingering: true, day };
+              yield { row, pending: true, lingering: true, day, firstDay: asOf === auth };
             }
           } else if (auth === day && window.includePending) {
-            yield { row, pending: true, lingering: false, day };
+            yield { row, pending: true, lingering: false, day, firstDay: asOf === auth };
           }
         }
       }

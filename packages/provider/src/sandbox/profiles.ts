@@ -2,7 +2,7 @@ import type { AccountModel } from './accounts.js';
 import { isOrdinary } from './accounts.js';
 import { calendar } from './dates.js';
 import { assignLingering } from './lingering.js';
-import { assignSettledAmounts } from './settle-amounts.js';
+import { assignFirstListedAmounts, assignSettledAmounts } from './settle-amounts.js';
 import { Rng, hashInts } from './random.js';
 import { CITIES, MEAN_ROW, PENDING_TEXT, TWIN_MEAN_MAJOR, TWIN_MERCHANTS, pickCategory } from './catalog.js';
 
@@ -26,6 +26,8 @@ export interface RowSeed {
   amountMinor: number;
   /** The amount listed while pending where it differs from what posts (a tip, a fuel pre-authorisation). */
   pendingAmountMinor?: number;
+  /** The amount listed on the authorisation day alone, where the bank amends it the next day. */
+  firstListedAmountMinor?: number;
   merchant: string | null;
   description: string | null;
   /** Banks often show a generic text while the card authorisation is open. */
@@ -37,6 +39,8 @@ export interface GeneratorContext {
   monthSpend(acct: AccountModel, year: number, month: number): number;
   /** Whether some holds are listed at another amount than they post at (`assignSettledAmounts`). */
   readonly holdsSettleElsewise: boolean;
+  /** Whether some holds are listed at an estimate on their first day (`assignFirstListedAmounts`). */
+  readonly holdsRelisted: boolean;
 }
 
 /** Salary sized to the account's spending, so current accounts hover around a plausible balance. */
@@ -319,5 +323,6 @@ export function generateDay(
   const all = rows.concat(randomRows(seedKey, acct, day));
   assignLingering(seedKey, acct, day, all);
   if (ctx.holdsSettleElsewise) assignSettledAmounts(seedKey, acct, day, all);
+  if (ctx.holdsRelisted) assignFirstListedAmounts(seedKey, acct, day, all);
   return all;
 }

@@ -106,6 +106,7 @@ export class SandboxProvider {
       this.todayDay - historyDays,
       options.lingeringHolds ?? true,
       options.holdsSettleElsewise ?? false,
+      options.holdsRelisted ?? false,
     );
     this.wire = {
       seedKey: this.seedKey,

@@ -35,3 +35,28 @@ export function assignSettledAmounts(
     if (before !== 0 && before !== row.amountMinor) row.pendingAmountMinor = before;
   }
 }
+
+/** Chance that an eligible hold is listed at an estimate on its first day. */
+export const RELIST_RATE = 0.2;
+
+/**
+ * Sets `firstListedAmountMinor` on the day's eligible rows: card purchases of ordinary accounts that
+ * are pending for two days or more, post, name a merchant and do not settle at another amount
+ * already. The hold is listed at 50–90 % of its amount on its authorisation day and at the full
+ * amount from the next day on, as an incremental authorisation is. Its own stream, as above.
+ */
+export function assignFirstListedAmounts(
+  seedKey: number,
+  acct: AccountModel,
+  day: number,
+  rows: RowSeed[],
+): void {
+  if (!isOrdinary(acct.profile)) return;
+  const rng = new Rng(hashInts(seedKey, acct.key, day, 5));
+  for (const row of rows) {
+    if (!row.card || row.lag < 2 || row.hold || !row.merchant?.trim()) continue;
+    if (row.pendingAmountMinor !== undefined || !rng.chance(RELIST_RATE)) continue;
+    const estimate = Math.round((row.amountMinor * rng.int(50, 90)) / 100);
+    if (estimate !== 0 && estimate !== row.amountMinor) row.firstListedAmountMinor = estimate;
+  }
+}

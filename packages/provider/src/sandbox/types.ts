@@ -41,6 +41,13 @@ export interface SandboxOptions {
    * bill or a fuel pre-authorisation does. Nothing else changes, balances included.
    */
   holdsSettleElsewise?: boolean | undefined;
+  /**
+   * Default false. True: about a fifth of the card holds pending for two days or more are listed on
+   * their first day at an estimate (50–90 % of the amount, as a hotel's or a fuel pump's first
+   * authorisation) and from the next day at the amount they post at. A hold has no id, so the bank
+   * lists it again under other content. Nothing else changes, balances included.
+   */
+  holdsRelisted?: boolean | undefined;
   /** Request records kept (oldest dropped). Default 10 000. */
   logLimit?: number | undefined;
 }
