@@ -28,6 +28,12 @@ export async function removeRestingHolds(
     });
     if (holds.length === 0) continue;
     await ctx.storage.apply({ changes: holds.map((row) => makeChange('transaction', 'removed', row)) });
+    ctx.logger?.info?.('stale holds of an account no longer read removed', {
+      connectionId: ctx.connectionId,
+      accountId: account.id,
+      state: account.state,
+      removed: holds.length,
+    });
     removed += holds.length;
   }
   return removed;
