@@ -115,12 +115,76 @@ describe('a hold listed again with other content while pending', () => {
     expect(feed).toContainEqual(['added', staysKey, null, null]);
   });
 
-  it('is not linked to a new hold of another payee, or one dated before it', async () => {
+  it('is not linked to a new hold of another payee, or one of another date (a re-listed hold keeps its date)', async () => {
     const elsewhere = { ...hold, merchant: 'Station Cafe', amount: -185.4 };
     const earlier = { ...hold, amount: -185.4, date: '2026-03-02' };
-    for (const next of [elsewhere, earlier]) {
+    const later = { ...hold, amount: -185.4, date: '2026-03-04' };
+    for (const next of [elsewhere, earlier, later]) {
       const { feed } = await relisted([hold], [next]);
       expect(feed.filter((e) => e[2] !== null)).toEqual([]);
     }
+  });
+
+  it('is not taken for a hold the bank dropped a read early: its posting, listed later, still takes its place', async () => {
+    // Monday's coffee hold vanishes on Tuesday, when Tuesday's coffee is held; Monday's posts Wednesday.
+    const monday: WireRow = {
+      id: null,
+      amount: -4.5,
+      date: '2026-03-03',
+      merchant: 'Station Cafe',
+      isPending: true,
+    };
+    const tuesday = { ...monday, amount: -3.2, date: '2026-03-04' };
+    const { h, rows, before, feed } = await relisted([monday], [tuesday]);
+    expect(feed.filter((e) => e[2] !== null)).toEqual([]);
+    rows.push({ ...monday, id: 'tx1', date: '2026-03-05', isPending: false });
+    expect(await h.syncOn('2026-03-05')).toEqual([['added', 'id:tx1', before[0], 'posted']]);
+  });
+
+  it('is not taken for a hold a posting of its payee could stand for, even where no rule linked them', async () => {
+    // The bistro hold posts with a tip while a lunch hold is listed: two holds could be the posting's.
+    const bistro: WireRow = {
+      id: null,
+      amount: -50,
+      date: '2026-03-03',
+      merchant: 'Bistro',
+      isPending: true,
+    };
+    const lunch = { ...bistro, amount: -20 };
+    const tipped = { ...bistro, id: 'tx1', amount: -60, date: '2026-03-04', isPending: false };
+    const { feed } = await relisted([bistro], [tipped, lunch]);
+    expect(feed.filter((e) => e[2] !== null)).toEqual([]);
+  });
+
+  it('taken for re-listed, then listed again beside the hold that took its place, is shown again: two purchases', async () => {
+    // The bank leaves the first coffee out for one read as a second one of the same day is held.
+    const first: WireRow = {
+      id: null,
+      amount: -4.5,
+      date: '2026-03-03',
+      merchant: 'Station Cafe',
+      isPending: true,
+    };
+    const second = { ...first, amount: -3.2 };
+    const { h, rows, before, feed, after } = await relisted([first], [second]);
+    expect(feed).toEqual([
+      ['added', after[0], before[0], 'id-changed'],
+      ['removed', before[0], after[0], 'id-changed'],
+    ]);
+    rows.push(first);
+    expect(await h.syncOn('2026-03-05')).toEqual([['added', before[0], null, null]]);
+    expect((await h.shown()).sort()).toEqual(['-3.2 Station Cafe', '-4.5 Station Cafe']);
+    // And each posts as itself.
+    rows.splice(
+      0,
+      2,
+      { ...first, id: 'tx1', date: '2026-03-06', isPending: false },
+      { ...second, id: 'tx2', date: '2026-03-06', isPending: false },
+    );
+    const posted = await h.syncOn('2026-03-06');
+    expect(posted.filter((e) => e[0] === 'added')).toEqual([
+      ['added', 'id:tx1', before[0], 'posted'],
+      ['added', 'id:tx2', after[0], 'posted'],
+    ]);
   });
 });

@@ -25,7 +25,8 @@ const savings = { id: 4712, name: 'Savings', institution_name: 'Bank', status: '
 
 async function setUp() {
   let accounts = [current, savings];
-  const h = await engineOverCraftedProvider(listedBetweenAskedDates([hold, posted]), {
+  const rows = [hold, posted];
+  const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
     today: '2026-03-03',
     accounts: () => accounts,
   });
@@ -41,7 +42,7 @@ async function setUp() {
   const shown = async () => (await h.storage.findTransactions('c1', '4711')).map((r) => r.key);
   await syncOn('2026-03-03');
   const holdKey = (await shown()).find((key) => key.startsWith('h:'))!;
-  return { ...h, syncOn, shown, holdKey, setAccounts: (next: typeof accounts) => (accounts = next) };
+  return { ...h, rows, syncOn, shown, holdKey, setAccounts: (next: typeof accounts) => (accounts = next) };
 }
 
 describe('a hold of an account the engine no longer reads', () => {
@@ -71,5 +72,35 @@ describe('a hold of an account the engine no longer reads', () => {
     const { feed } = await h.syncOn('2026-05-20');
     expect(feed).toEqual([]);
     expect(await h.shown()).toContain(h.holdKey);
+  });
+
+  it('removed, is still replaced by its posting when the account comes back and lists it', async () => {
+    const h = await setUp();
+    h.setAccounts([{ ...current, status: 'DISCONNECTED' }, savings]);
+    expect((await h.syncOn('2026-04-12')).feed).toEqual([['removed', h.holdKey]]);
+    // While the connection was broken the bank posted the hotel charge.
+    h.rows.splice(h.rows.indexOf(hold), 1, { ...hold, id: 'tx9', date: '2026-03-05', isPending: false });
+    h.setAccounts([current, savings]);
+    const seq = await h.storage.lastSeq();
+    expect((await h.syncOn('2026-04-13')).report.ok).toBe(true);
+    // (The crafted provider lists the same rows for the savings account, which was read throughout.)
+    const ofCurrent = (await h.storage.readChanges({ after: seq, limit: 100 }))
+      .filter((e) => e.entity === 'transaction')
+      .filter((e) => e.accountId === '4711');
+    expect(ofCurrent.map((e) => [e.op, e.key, e.replaces ?? null, e.reason ?? null])).toEqual([
+      ['added', 'id:tx9', h.holdKey, 'posted'],
+    ]);
+  });
+
+  it('a run stopped while it removes them is a stopped run: it does not count as the last run', async () => {
+    const h = await setUp();
+    h.setAccounts([current, { ...savings, status: 'DISCONNECTED' }]);
+    const before = await h.engine.getConnection('c1');
+    const off = h.engine.on('account:done', () => void h.engine.stop({ abort: true }));
+    h.today.date = '2026-04-12';
+    const report = await h.engine.sync('c1');
+    off();
+    expect(report.issues.map((i) => i.stage)).toEqual(['transactions']);
+    expect((await h.engine.getConnection('c1'))?.lastRunAt).toBe(before?.lastRunAt);
   });
 });

@@ -4,6 +4,7 @@
  * (`replaces` / `replacedBy`), and what to remember so a later response does not undo it. The rules
  * are written down in the package's SPEC.md ("Replacement rules").
  */
+import { addDays } from '@finsync/internals/calendar';
 import type {
   MirrorTransaction,
   ReplacementReason,
@@ -16,11 +17,13 @@ import { makeChange, type ReplacementLink } from './changes.js';
 import { settleKeys } from './identity.js';
 import { sameTransaction } from './keys.js';
 import {
+  holdsThatMayHavePosted,
   pairAcrossAmounts,
   pairByContent,
   pairTwins,
-  SAME_AMOUNT_WITHOUT_MERCHANT,
-  SAME_PAYEE,
+  PENDING_MATCH_DAYS,
+  RELISTED_BY_MERCHANT,
+  RELISTED_WITHOUT_MERCHANT,
 } from './twins.js';
 
 export interface WindowDiffInput {
@@ -89,7 +92,12 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   for (const [key, row] of listedSuperseded) {
     const was = supersededByKey.get(key)!;
     const standIn = listedNow!.get(was.replacedBy);
-    if (was.reason !== 'posted' || !standIn || standIn.amount === was.record.amount) continue;
+    // A hold taken for re-listed (3c) that the bank lists beside the hold that took its place: two
+    // purchases after all, both shown.
+    const relistedBeside = was.reason === 'id-changed' && was.record.isPending && standIn !== undefined;
+    const tippedBeside =
+      was.reason === 'posted' && standIn !== undefined && standIn.amount !== was.record.amount;
+    if (!relistedBeside && !tippedBeside) continue;
     listedSuperseded.delete(key);
     rows.push(row);
     reshown.add(key);
@@ -229,16 +237,27 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
 
   // 3c. A hold the bank lists again with other content while it is still pending (its amount
   // updated, its text rewritten): a hold has no id, its key is made from what it says, so it comes
-  // back under a new key. The same rule as 3b, over the new holds: the same payee (or, without a
-  // merchant, the same amount), dated 0–8 days on, and unique both ways over every hold still
-  // listed. After 3b and 4: a posting that can stand for a hold is what the bank more often meant.
-  const relisted = unlinked().filter((row) => row.isPending);
+  // back under a new key, on its own authorisation date. The same rule as 3b, over the new holds of
+  // that date: the same merchant (or, without one, the same amount), unique both ways over every hold
+  // still listed. Not a hold that a posting of its payee within its 8 days could stand for, linked or
+  // not (a posting is what the bank more often meant; a hold it dropped a read early is lapsed).
+  const goneNow = unlinked().filter((row) => row.isPending);
+  const { read = input.window, window } = input;
+  const reach = readReach(window, read);
+  const mayHavePosted =
+    goneNow.length === 0
+      ? new Set<string>()
+      : holdsThatMayHavePosted(goneNow, [...fresh, ...kept].filter(available));
+  // A hold whose 8 days run past the window, where the read goes on: its posting may be in the next.
+  const relisted = goneNow.filter(
+    (row) =>
+      !mayHavePosted.has(row.key) &&
+      (reach.to === undefined || addDays(row.date, PENDING_MATCH_DAYS) <= reach.to),
+  );
   if (relisted.length > 0) {
     const listedHolds = kept.filter((row) => row.isPending && !vanished.has(row.key));
     const newHolds = fresh.filter((row) => row.isPending && !freshHolds.has(row.key));
-    const { read = input.window, window } = input;
-    const reach = readReach(window, read);
-    for (const kinship of [SAME_PAYEE, SAME_AMOUNT_WITHOUT_MERCHANT]) {
+    for (const kinship of [RELISTED_BY_MERCHANT, RELISTED_WITHOUT_MERCHANT]) {
       const left = relisted.filter((row) => !linked.has(row.key));
       const open = newHolds.filter((row) => !replaces.has(row.key));
       const holds = { fresh: open, stored: listedHolds };

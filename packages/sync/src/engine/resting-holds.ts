@@ -27,7 +27,19 @@ export async function removeRestingHolds(
       to: lastStale,
     });
     if (holds.length === 0) continue;
-    await ctx.storage.apply({ changes: holds.map((row) => makeChange('transaction', 'removed', row)) });
+    await ctx.storage.apply({
+      changes: holds.map((row) => makeChange('transaction', 'removed', row)),
+      // Remembered as lapsed, as a hold that vanished is: an account that comes back and lists the
+      // posting still links it to the hold (SPEC.md), until the record ages out in its first read.
+      superseded: holds.map((row) => ({
+        connectionId: row.connectionId,
+        accountId: row.accountId,
+        key: row.key,
+        record: row,
+        replacedBy: row.key,
+        reason: 'lapsed' as const,
+      })),
+    });
     ctx.logger?.info?.('stale holds of an account no longer read removed', {
       connectionId: ctx.connectionId,
       accountId: account.id,

@@ -93,7 +93,13 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
       await next?.discard();
     }
     progress(active.length, null);
-    await removeRestingHolds(ctx, resting);
+    try {
+      await removeRestingHolds(ctx, resting);
+    } catch (error) {
+      // Stopped from our side (or the lease lost) while at it: the run stops, as between accounts.
+      stopIfConnectionWide('transactions', null, error, ctx.signal);
+      throw error;
+    }
   } catch (error) {
     if (error instanceof StopRun) {
       issues.push(error.issue);

@@ -260,6 +260,8 @@ function direction(amount: string): '-' | '+' | '0' {
 export interface Kinship {
   classOf: (row: MirrorTransaction) => string | null;
   hint: (row: MirrorTransaction) => string;
+  /** Days on or after the hold's date a kin row may be dated (default `PENDING_MATCH_DAYS`). */
+  days?: number;
 }
 
 /** The same payee and direction (money out or in), whatever the amount. */
@@ -269,12 +271,24 @@ export const SAME_PAYEE: Kinship = {
 };
 
 /**
- * Rows without a merchant, of the same amount, whatever their descriptions: a bank rewrites a hold's
- * own text ("Pending authorisation") while it is pending as readily as when it posts.
+ * A hold listed again by its bank: it keeps its authorisation date, so only a new hold of that date
+ * is kin. Holds with a merchant, of the same merchant and direction: a payee read from a description
+ * is too often the bank's own text ("Pending authorisation"), shared by unrelated holds.
  */
-export const SAME_AMOUNT_WITHOUT_MERCHANT: Kinship = {
+export const RELISTED_BY_MERCHANT: Kinship = {
+  classOf: (row) => (hasMerchant(row) ? SAME_PAYEE.classOf(row) : null),
+  hint: payee,
+  days: 0,
+};
+
+/**
+ * The same for holds without a merchant: the same amount and date, whatever their descriptions (a
+ * bank rewrites a hold's own text while it is pending as readily as when it posts).
+ */
+export const RELISTED_WITHOUT_MERCHANT: Kinship = {
   classOf: (row) => (hasMerchant(row) ? null : row.amount),
   hint: (row) => row.amount,
+  days: 0,
 };
 
 /**
@@ -302,7 +316,7 @@ export function pairAcrossAmounts(
   if (vanishedHolds.length === 0) return pairs;
   // A cheap filter first, which spares the class key of nearly every posting of the window.
   const hints = new Set(vanishedHolds.map(kinship.hint));
-  const { classOf } = kinship;
+  const { classOf, days = PENDING_MATCH_DAYS } = kinship;
   // Each class in date order, so the rows within 8 days of one row are a slice found by bisection.
   const sortedGroups = (rows: MirrorTransaction[]) => {
     const kin = rows.filter((row) => hints.has(kinship.hint(row)) && classOf(row) !== null);
@@ -316,14 +330,14 @@ export function pairAcrossAmounts(
   for (const hold of vanishedHolds) {
     const group = classOf(hold);
     if (direction(hold.amount) === '0' || group === null) continue;
-    const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
+    const lastDay = addDays(hold.date, days);
     if (reach.to !== undefined && lastDay > reach.to) continue;
     const candidates = datedBetween(postingsByClass.get(group) ?? [], hold.date, lastDay).filter((row) =>
       sameCurrency(hold, row),
     );
     if (candidates.length !== 1 || !freshKeys.has(candidates[0]!.key)) continue;
     const posting = candidates[0]!;
-    const firstDay = addDays(posting.date, -PENDING_MATCH_DAYS);
+    const firstDay = addDays(posting.date, -days);
     if (reach.from !== undefined && firstDay < reach.from) continue;
     const rivals = datedBetween(holdsByClass.get(group) ?? [], firstDay, posting.date).filter((row) =>
       sameCurrency(row, posting),
@@ -346,4 +360,31 @@ function datedBetween(rows: readonly MirrorTransaction[], from: string, to: stri
     return lo;
   };
   return rows.slice(firstAtOrAfter(from, true), firstAtOrAfter(to, false));
+}
+
+/**
+ * The holds of `holds` that a row of `postings` could stand for, whether or not a rule linked them:
+ * one of their payee (`SAME_PAYEE`) or, for a hold without a merchant, one without a merchant at its
+ * amount; the same currency, dated 0–8 days on or after the hold. Such a hold may have posted, so it
+ * is not taken for re-listed.
+ */
+export function holdsThatMayHavePosted(
+  holds: readonly MirrorTransaction[],
+  postings: readonly MirrorTransaction[],
+): Set<string> {
+  const may = new Set<string>();
+  if (holds.length === 0) return may;
+  const hints = new Set(holds.flatMap((hold) => [payee(hold), hold.amount]));
+  const near = postings.filter((row) => hints.has(payee(row)) || hints.has(row.amount));
+  for (const hold of holds) {
+    const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
+    const kin = (row: MirrorTransaction) =>
+      SAME_PAYEE.classOf(row) === SAME_PAYEE.classOf(hold) ||
+      (!hasMerchant(hold) && !hasMerchant(row) && row.amount === hold.amount);
+    if (
+      near.some((row) => row.date >= hold.date && row.date <= lastDay && sameCurrency(hold, row) && kin(row))
+    )
+      may.add(hold.key);
+  }
+  return may;
 }
