@@ -187,4 +187,20 @@ describe('a hold listed again with other content while pending', () => {
       ['added', 'id:tx2', after[0], 'posted'],
     ]);
   });
+
+  it('re-listed and posted between two syncs (listed beside its posting), is replaced by the posting', async () => {
+    const rows = [hold];
+    const h = await setUp(rows);
+    await h.syncOn('2026-03-03');
+    const [oldKey] = await h.keys();
+    // Two days later: the hold at its full amount, still listed beside the posting it became.
+    const raised = { ...hold, amount: -185.4 };
+    rows.splice(0, 1, raised, { ...raised, id: 'tx9', date: '2026-03-05', isPending: false });
+    expect(await h.syncOn('2026-03-05')).toEqual([
+      ['added', 'id:tx9', oldKey, 'posted'],
+      ['removed', oldKey, 'id:tx9', 'posted'],
+    ]);
+    expect(await h.keys()).toEqual(['id:tx9']);
+    expect(await h.syncOn('2026-03-06')).toEqual([]);
+  });
 });

@@ -219,7 +219,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // when the bank drops it; so
   // is a stored hold dated just before the window (whether it is still listed is the business of
   // the window that holds its date: if it is, the superseded record absorbs it there).
-  const freshHolds = new Set<string>();
+  /** New holds not shown because a posting already stands for them: hold key → that posting. */
+  const freshHolds = new Map<string, MirrorTransaction>();
   const before = input.window.from;
   const earlierHolds = input.storedPending.filter(
     (row) => before !== undefined && row.date < before && !linked.has(row.key),
@@ -232,7 +233,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     if (stored.has(holdKey)) {
       vanished.set(holdKey, stored.get(holdKey)!);
       link(holdKey, posted.key, 'posted');
-    } else freshHolds.add(holdKey);
+    } else freshHolds.set(holdKey, posted);
   }
 
   // 3c. A hold the bank lists again with other content while it is still pending (its amount
@@ -256,15 +257,21 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   );
   if (relisted.length > 0) {
     const listedHolds = kept.filter((row) => row.isPending && !vanished.has(row.key));
-    const newHolds = fresh.filter((row) => row.isPending && !freshHolds.has(row.key));
+    // A new hold already hidden behind its posting counts too: the bank re-listed the hold and it
+    // posted before this read (two days between syncs), and the posting then stands for the old hold.
+    const newHolds = fresh.filter((row) => row.isPending);
     for (const kinship of [RELISTED_BY_MERCHANT, RELISTED_WITHOUT_MERCHANT]) {
       const left = relisted.filter((row) => !linked.has(row.key));
       const open = newHolds.filter((row) => !replaces.has(row.key));
       const holds = { fresh: open, stored: listedHolds };
       for (const [holdKey, successor] of pairAcrossAmounts(left, listedHolds, holds, reach, kinship)) {
-        link(holdKey, successor.key, 'id-changed');
-        supersede(vanished.get(holdKey)!, successor.key, 'id-changed');
-        repoint(holdKey, successor.key);
+        const posting = freshHolds.get(successor.key);
+        const [to, reason] = posting
+          ? [posting.key, 'posted' as const]
+          : [successor.key, 'id-changed' as const];
+        link(holdKey, to, reason);
+        supersede(vanished.get(holdKey)!, to, reason);
+        repoint(holdKey, to);
       }
     }
   }
