@@ -203,4 +203,55 @@ describe('a hold listed again with other content while pending', () => {
     expect(await h.keys()).toEqual(['id:tx9']);
     expect(await h.syncOn('2026-03-06')).toEqual([]);
   });
+
+  it('without a merchant or a text, is not held back by a textless posting of another amount', async () => {
+    const bare: WireRow = {
+      id: null,
+      amount: -24.76,
+      date: '2026-03-03',
+      merchant: null,
+      description: null,
+      isPending: true,
+    };
+    const salary: WireRow = {
+      id: 'tx5',
+      amount: 500,
+      date: '2026-03-04',
+      merchant: null,
+      description: null,
+      isPending: false,
+    };
+    const { feed, before, after } = await relisted(
+      [bare],
+      [{ ...bare, description: 'PENDING THE RED LION' }, salary],
+    );
+    const relistedKey = after.find((key) => key !== 'id:tx5');
+    expect(feed).toContainEqual(['added', relistedKey, before[0], 'id-changed']);
+  });
+
+  it('is not linked where a hold set aside (its posting may be listed) could be the new hold as well', async () => {
+    // Two holds without a merchant, of one amount and date, vanish; a third of the payee stays listed
+    // so the posting of one of them cannot be linked: which of the two the new hold is, nobody can tell.
+    const foo: WireRow = {
+      id: null,
+      amount: -10,
+      date: '2026-03-03',
+      merchant: null,
+      description: 'Foo',
+      isPending: true,
+    };
+    const pending = { ...foo, description: 'Pending' };
+    const other = { ...foo, amount: -30 };
+    const bar = { ...foo, description: 'Bar' };
+    const posting: WireRow = {
+      id: 'tx1',
+      amount: -12,
+      date: '2026-03-04',
+      merchant: null,
+      description: 'Foo',
+      isPending: false,
+    };
+    const { feed } = await relisted([foo, pending, other], [other, bar, posting]);
+    expect(feed.filter((e) => e[3] === 'id-changed')).toEqual([]);
+  });
 });

@@ -103,4 +103,16 @@ describe('a hold of an account the engine no longer reads', () => {
     expect(report.issues.map((i) => i.stage)).toEqual(['transactions']);
     expect((await h.engine.getConnection('c1'))?.lastRunAt).toBe(before?.lastRunAt);
   });
+
+  it('removed, moves the account’s ledger: its row count no longer counts them', async () => {
+    const h = await setUp();
+    const rowsOf = async () =>
+      (await h.storage.listAccountStates('c1')).find((state) => state.accountId === '4711')?.ledger?.rows;
+    const before = await rowsOf();
+    expect(before).toBe(2);
+    h.setAccounts([{ ...current, status: 'DISCONNECTED' }, savings]);
+    expect((await h.syncOn('2026-04-12')).feed).toEqual([['removed', h.holdKey]]);
+    expect(await rowsOf()).toBe(1);
+    expect(await h.storage.countTransactions('c1', '4711')).toBe(1);
+  });
 });

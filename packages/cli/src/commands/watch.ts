@@ -90,6 +90,7 @@ export async function watchCommand(flags: WatchFlags): Promise<ExitCodeValue> {
       // minute and a half later, whatever it is doing, and a first sync can take longer: the run in
       // flight stops at its next commit at once. What it committed stays; the next start goes on.
       const onTerminate = () => {
+        signals = 2; // a Ctrl-C after it has nothing gentler to ask for
         note(
           'stopping (SIGTERM): the run in flight stops at its next commit; the next start goes on from there',
         );

@@ -257,6 +257,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   );
   if (relisted.length > 0) {
     const listedHolds = kept.filter((row) => row.isPending && !vanished.has(row.key));
+    // Holds set aside above are no candidates, but still rivals: a new hold may be theirs as well.
+    const rivals = [...listedHolds, ...goneNow.filter((row) => mayHavePosted.has(row.key))];
     // A new hold already hidden behind its posting counts too: the bank re-listed the hold and it
     // posted before this read (two days between syncs), and the posting then stands for the old hold.
     const newHolds = fresh.filter((row) => row.isPending);
@@ -264,7 +266,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       const left = relisted.filter((row) => !linked.has(row.key));
       const open = newHolds.filter((row) => !replaces.has(row.key));
       const holds = { fresh: open, stored: listedHolds };
-      for (const [holdKey, successor] of pairAcrossAmounts(left, listedHolds, holds, reach, kinship)) {
+      for (const [holdKey, successor] of pairAcrossAmounts(left, rivals, holds, reach, kinship)) {
         const posting = freshHolds.get(successor.key);
         const [to, reason] = posting
           ? [posting.key, 'posted' as const]

@@ -1,23 +1,29 @@
 /**
  * Holds of accounts the engine no longer reads. An inactive or gone account is not read, so nothing
  * would ever replace or remove its holds: a pending charge would stay on screen, and in an app's
- * spending, for as long as the account is kept. Once no routine re-read of an active account would
- * reach back to a hold (`pendingOverlapDays` + 8 days), a bank has long posted or released it, and
- * the engine cannot see which: the hold is removed. Posted rows stay, as they are the account's history.
+ * spending, for as long as the account is kept. A hold older than `pendingOverlapDays` + 8 days has
+ * long been posted or released by any bank, and the engine cannot see which: it is removed, and
+ * remembered as lapsed. Posted rows stay, as they are the account's history.
  */
 import { addDays } from '@finsync/internals/calendar';
 import { makeChange } from './changes.js';
-import type { MirrorAccount } from '../model.js';
+import type { AccountSyncState, MirrorAccount } from '../model.js';
 import type { RunContext } from './context.js';
+import { advanceLedger } from './ledger.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
 
-/** Removes the stale holds of `resting`, the connection's accounts that are not active; returns how many. */
+/**
+ * Removes the stale holds of `resting`, the connection's accounts that are not active, moving each
+ * one's ledger (`stateOf`: its stored sync state, if it was ever synced) by what it removes; returns how
+ * many it removed.
+ */
 export async function removeRestingHolds(
   ctx: RunContext,
   resting: readonly MirrorAccount[],
+  stateOf: (accountId: string) => AccountSyncState | undefined,
 ): Promise<number> {
   if (resting.length === 0) return 0;
-  // Dated before the first day a routine re-read reaches, as `forgetBefore` forgets superseded holds.
+  // The age at which `forgetBefore` forgets superseded holds.
   const lastStale = addDays(ctx.clock.today(), -(ctx.tuning.pendingOverlapDays + PENDING_MATCH_DAYS) - 1);
   let removed = 0;
   for (const account of resting) {
@@ -27,8 +33,15 @@ export async function removeRestingHolds(
       to: lastStale,
     });
     if (holds.length === 0) continue;
+    const changes = holds.map((row) => makeChange('transaction', 'removed', row));
+    const state = stateOf(account.id);
+    // Every commit that changes an account's rows moves its ledger (ledger.ts): here its row count.
+    const ledger = state?.ledger
+      ? advanceLedger(state.ledger, changes, new Map(holds.map((r) => [r.key, r])))
+      : null;
     await ctx.storage.apply({
-      changes: holds.map((row) => makeChange('transaction', 'removed', row)),
+      changes,
+      ...(state && ledger ? { accountStates: [{ ...state, ledger }] } : {}),
       // Remembered as lapsed, as a hold that vanished is: an account that comes back and lists the
       // posting still links it to the hold (SPEC.md), until the record ages out in its first read.
       superseded: holds.map((row) => ({

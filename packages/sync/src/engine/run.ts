@@ -94,7 +94,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     }
     progress(active.length, null);
     try {
-      await removeRestingHolds(ctx, resting);
+      await removeRestingHolds(ctx, resting, (accountId) => syncStates.get(accountId));
     } catch (error) {
       // Stopped from our side (or the lease lost) while at it: the run stops, as between accounts.
       stopIfConnectionWide('transactions', null, error, ctx.signal);

@@ -378,8 +378,9 @@ export function holdsThatMayHavePosted(
   const near = postings.filter((row) => hints.has(payee(row)) || hints.has(row.amount));
   for (const hold of holds) {
     const lastDay = addDays(hold.date, PENDING_MATCH_DAYS);
+    const payeeClass = SAME_PAYEE.classOf(hold);
     const kin = (row: MirrorTransaction) =>
-      SAME_PAYEE.classOf(row) === SAME_PAYEE.classOf(hold) ||
+      (payeeClass !== null && SAME_PAYEE.classOf(row) === payeeClass) ||
       (!hasMerchant(hold) && !hasMerchant(row) && row.amount === hold.amount);
     if (
       near.some((row) => row.date >= hold.date && row.date <= lastDay && sameCurrency(hold, row) && kin(row))
