@@ -12,9 +12,7 @@
 import fc from 'fast-check';
 import { SandboxProvider, type SandboxTransaction } from '@finsync/provider/sandbox';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
-import { createApiKey, createUser } from '../src/users.js';
-import { BACKENDS, testDatabase } from './helpers.js';
+import { BACKENDS, startSandboxUser } from './helpers.js';
 
 type Step =
   | { kind: 'advance'; days: number }
@@ -84,55 +82,29 @@ for (const backend of BACKENDS) {
           fc.array(step, { minLength: 3, maxLength: MAX_STEPS }),
           fc.integer({ min: 1, max: 500 }),
           async (steps, seed) => {
-            const db = testDatabase(backend);
             const sandboxOptions = {
               seed,
               historyDays: 20,
               transactionsPerDay: 3,
               holdsSettleElsewise: true,
               holdsRelisted: true,
+              today: TODAY,
             };
-            const lonely = lonelyPurchases({ ...sandboxOptions, today: TODAY });
-            const open = (today: string) =>
-              startReferenceServer({
-                dataDir: db.dataDir,
-                database: db.database,
-                port: 0,
-                scheduler: false,
-                sandbox: { ...sandboxOptions, today },
-              });
-            let server: RunningServer = await open(TODAY);
+            const lonely = lonelyPurchases(sandboxOptions);
+            const t = await startSandboxUser(backend, sandboxOptions);
             try {
-              const user = await createUser(server.runtime.store, 'alice');
-              const key = (await createApiKey(server.runtime.store, user.id, { name: 't' })).key;
-              await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
               const api = async (method: string, path: string, body?: unknown) => {
-                const response = await fetch(`${server.url}${path}`, {
-                  method,
-                  headers: { 'X-Api-Key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-                  ...(body ? { body: JSON.stringify(body) } : {}),
-                });
-                expect(response.status, `${method} ${path}`).toBeLessThan(300);
-                return (await response.json()) as {
-                  transactions: Row[];
-                  pagination: { total_pages: number };
-                };
+                const { status } = await t.api(method, path, body);
+                expect(status, `${method} ${path}`).toBeLessThan(300);
               };
-              const shown = async () => {
-                const rows: Row[] = [];
-                for (let page = 1; ; page += 1) {
-                  const body = await api('GET', `/api/v1/transactions?per_page=100&page=${page}`);
-                  rows.push(...body.transactions);
-                  if (page >= body.pagination.total_pages) return rows;
-                }
-              };
+              const shown = () => t.listAll<Row>('/api/v1/transactions');
               /** The app's account ids → the provider's, known once a sync has made the accounts. */
               const providerAccount = new Map<string, string>();
               /** The provider's rows now: each listed purchase once, as posted if it has posted. */
               const truthNow = async () => {
-                for (const a of await server.runtime.store.listAccounts(user.id))
+                for (const a of await t.server.runtime.store.listAccounts(t.userId))
                   providerAccount.set(a.id, a.provider_account_id);
-                const sandbox = server.runtime.sandbox!;
+                const sandbox = t.server.runtime.sandbox!;
                 const byPurchase = new Map<string, SandboxTransaction>();
                 for (const account of sandbox.listAccounts().filter((a) => a.status === 'ACTIVE'))
                   for (const x of sandbox.transactionsOf(account.id, { includePending: true }))
@@ -194,12 +166,12 @@ for (const backend of BACKENDS) {
                 return from.length === 0 ? undefined : from[Math.floor(pick / 2) % from.length]!;
               };
               const sync = async () => {
-                const summary = await server.runtime.syncUser(user.id);
+                const summary = await t.server.runtime.syncUser(t.userId);
                 if (summary.ok) await check();
               };
               await sync();
               for (const s of steps) {
-                if (s.kind === 'advance') server.runtime.sandbox!.advanceDays(s.days);
+                if (s.kind === 'advance') t.server.runtime.sandbox!.advanceDays(s.days);
                 else if (s.kind === 'sync') await sync();
                 else if (s.kind === 'edit') {
                   const picked = await pickPurchase(s.pick);
@@ -214,17 +186,12 @@ for (const backend of BACKENDS) {
                   if (!picked) continue;
                   await api('DELETE', `/api/v1/transactions/${picked.row.id}`);
                   deleted.add(picked.purchase);
-                } else {
-                  const today = server.runtime.sandbox!.today;
-                  await server.close();
-                  server = await open(today);
-                }
+                } else await t.restart();
               }
               await sync();
               await check();
             } finally {
-              await server.close().catch(() => undefined);
-              await db.cleanup();
+              await t.close();
             }
           },
         ),

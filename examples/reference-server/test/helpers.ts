@@ -125,6 +125,87 @@ export function testDatabase(backend: Backend): TestDatabase {
   };
 }
 
+/**
+ * What the property tests drive: a server on its own sandbox (no scheduler) with one user, her API key
+ * and the sandbox's provider key, that a step may restart on the same data.
+ */
+export interface SandboxUser {
+  /** The server now running (a new one after each `restart`). */
+  readonly server: RunningServer;
+  readonly userId: string;
+  /** Parsed JSON of a request made with the user's key; a body goes as JSON. */
+  api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Every row of a paginated transactions list (`path` may carry a query). */
+  listAll<T>(path: string): Promise<T[]>;
+  /** Stops the server and starts it again on the same data, at the day the sandbox had reached. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its data. */
+  close(): Promise<void>;
+}
+
+export async function startSandboxUser(backend: Backend, sandbox: SandboxOptions): Promise<SandboxUser> {
+  const db = testDatabase(backend);
+  const open = (today?: string) =>
+    startReferenceServer({
+      dataDir: db.dataDir,
+      database: db.database,
+      port: 0,
+      scheduler: false,
+      sandbox: today ? { ...sandbox, today } : sandbox,
+    });
+  let server: RunningServer;
+  try {
+    server = await open();
+  } catch (error) {
+    await db.cleanup();
+    throw error;
+  }
+  const user = await createUser(server.runtime.store, 'alice');
+  const key = (await createApiKey(server.runtime.store, user.id, { name: 't' })).key;
+  await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+  const api = async <T>(method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { 'X-Api-Key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  return {
+    get server() {
+      return server;
+    },
+    userId: user.id,
+    api,
+    async listAll<T>(path: string) {
+      const rows: T[] = [];
+      for (let page = 1; ; page += 1) {
+        const { body } = await api<{ transactions: T[]; pagination: { page: number; total_pages: number } }>(
+          'GET',
+          `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`,
+        );
+        // As the service's Pagy, a page past the end is the last page again: it says so in
+        // `pagination.page`, and a list of exactly 100 rows has no shorter page to stop at.
+        if (body.pagination.page < page) return rows;
+        rows.push(...body.transactions);
+        if (page >= body.pagination.total_pages) return rows;
+      }
+    },
+    async restart() {
+      const today = server.runtime.sandbox!.today;
+      await server.close();
+      server = await open(today);
+    },
+    async close() {
+      try {
+        await server.close().catch(() => undefined);
+      } finally {
+        await db.cleanup();
+      }
+    },
+  };
+}
+
 export async function startTestServer(
   backend: Backend,
   sandbox: SandboxOptions = {},

@@ -7,9 +7,7 @@
 import fc from 'fast-check';
 import { holdsTakenForLaterTwins, type TwinRuleRow } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
-import { createApiKey, createUser } from '../src/users.js';
-import { BACKENDS, testDatabase } from './helpers.js';
+import { BACKENDS, startSandboxUser } from './helpers.js';
 
 type Step =
   | { kind: 'advance'; days: number }
@@ -52,58 +50,24 @@ for (const backend of BACKENDS) {
           // Some holds listed at an estimate on their first day: the re-listed hold takes its row.
           fc.boolean(),
           async (steps, seed, holdsSettleElsewise, holdsRelisted) => {
-            const db = testDatabase(backend);
-            const sandboxOptions = {
+            // The sandbox starts at the calendar's today; a restarted server resumes at the day it had reached.
+            const t = await startSandboxUser(backend, {
               seed,
               historyDays: 20,
               transactionsPerDay: 3,
               holdsSettleElsewise,
               holdsRelisted,
-            };
-            // The sandbox starts at the calendar's today; a restarted server resumes at the day it had reached.
-            const open = (today?: string) =>
-              startReferenceServer({
-                dataDir: db.dataDir,
-                database: db.database,
-                port: 0,
-                scheduler: false,
-                sandbox: today ? { ...sandboxOptions, today } : sandboxOptions,
-              });
-            let server: RunningServer = await open();
+            });
             try {
-              const user = await createUser(server.runtime.store, 'alice');
-              const key = (await createApiKey(server.runtime.store, user.id, { name: 't' })).key;
-              await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-              const api = async (method: string, path: string) => {
-                const response = await fetch(`${server.url}${path}`, {
-                  method,
-                  headers: { 'X-Api-Key': key },
-                });
-                return (await response.json()) as {
-                  transactions: Row[];
-                  pagination: { page: number; total_pages: number };
-                };
-              };
+              const api = async (method: string, path: string) =>
+                (await t.api<{ transactions: Row[] }>(method, path)).body;
               const live = async () =>
                 (await api('GET', '/api/v1/transactions?per_page=100&page=1')).transactions;
-              const listAll = async (path: string) => {
-                const rows: Row[] = [];
-                for (let page = 1; ; page += 1) {
-                  const body = await api(
-                    'GET',
-                    `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`,
-                  );
-                  // As the service's Pagy, a page past the end is the last page again: it says so in
-                  // `pagination.page`, and a list of exactly 100 rows has no shorter page to stop at.
-                  if (body.pagination.page < page) return rows;
-                  rows.push(...body.transactions);
-                  if (page >= body.pagination.total_pages) return rows;
-                }
-              };
+              const listAll = (path: string) => t.listAll<Row>(path);
 
               const check = async () => {
                 const accounts = new Map(
-                  (await server.runtime.store.listAccounts(user.id)).map((a) => [
+                  (await t.server.runtime.store.listAccounts(t.userId)).map((a) => [
                     a.id,
                     a.provider_account_id,
                   ]),
@@ -119,7 +83,7 @@ for (const backend of BACKENDS) {
                 const lookalike = (providerId: string, cents: number, currency: string, name: string) =>
                   JSON.stringify([providerId, cents, currency, name.toLowerCase()]);
                 const truth: Array<TwinRuleRow & { content: string }> = [];
-                const sandbox = server.runtime.sandbox!;
+                const sandbox = t.server.runtime.sandbox!;
                 for (const account of sandbox.listAccounts().filter((a) => a.status === 'ACTIVE')) {
                   for (const x of sandbox.transactionsOf(account.id, { includePending: true })) {
                     if (x.lingering) continue;
@@ -184,15 +148,15 @@ for (const backend of BACKENDS) {
               };
 
               const sync = async () => {
-                const summary = await server.runtime.syncUser(user.id);
+                const summary = await t.server.runtime.syncUser(t.userId);
                 if (summary.ok) await check();
               };
               await sync();
               for (const s of steps) {
-                if (s.kind === 'advance') server.runtime.sandbox!.advanceDays(s.days);
+                if (s.kind === 'advance') t.server.runtime.sandbox!.advanceDays(s.days);
                 else if (s.kind === 'sync') await sync();
                 else if (s.kind === 'fault')
-                  server.runtime.sandbox!.faults.add({
+                  t.server.runtime.sandbox!.faults.add({
                     kind: 'status',
                     status: 500,
                     times: 1,
@@ -206,19 +170,14 @@ for (const backend of BACKENDS) {
                   const rows = (await api('GET', '/api/v1/transactions/deleted')).transactions;
                   if (rows.length > 0)
                     await api('POST', `/api/v1/transactions/${rows[s.pick % rows.length]!.id}/restore`);
-                } else {
-                  const today = server.runtime.sandbox!.today;
-                  await server.close();
-                  server = await open(today);
-                }
+                } else await t.restart();
               }
-              server.runtime.sandbox!.faults.clear();
+              t.server.runtime.sandbox!.faults.clear();
               await sync();
               await sync();
               await check();
             } finally {
-              await server.close().catch(() => undefined);
-              await db.cleanup();
+              await t.close();
             }
           },
         ),

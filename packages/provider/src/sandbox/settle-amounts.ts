@@ -25,14 +25,39 @@ export function assignSettledAmounts(
   day: number,
   rows: RowSeed[],
 ): void {
+  const eligible = (row: RowSeed) => row.lag > 0 && row.linger === 0;
+  pickCardHolds(
+    hashInts(seedKey, acct.key, day, 4),
+    acct,
+    rows,
+    eligible,
+    SETTLE_ELSEWISE_RATE,
+    (row, rng) => {
+      const tip = 1 + rng.int(10, 25) / 100;
+      const before = Math.round(row.amountMinor / tip);
+      if (before !== 0 && before !== row.amountMinor) row.pendingAmountMinor = before;
+    },
+  );
+}
+
+/**
+ * Calls `amend` on each of the day's card purchases of an ordinary account that posts (not a
+ * vanishing hold), names a merchant and is `eligible`, picked at `rate` from the stream `streamSeed`:
+ * each option draws from its own stream, so turning one on or off never moves another's values.
+ */
+function pickCardHolds(
+  streamSeed: number,
+  acct: AccountModel,
+  rows: RowSeed[],
+  eligible: (row: RowSeed) => boolean,
+  rate: number,
+  amend: (row: RowSeed, rng: Rng) => void,
+): void {
   if (!isOrdinary(acct.profile)) return;
-  const rng = new Rng(hashInts(seedKey, acct.key, day, 4));
+  const rng = new Rng(streamSeed);
   for (const row of rows) {
-    if (!row.card || row.lag === 0 || row.hold || row.linger > 0 || !row.merchant?.trim()) continue;
-    if (!rng.chance(SETTLE_ELSEWISE_RATE)) continue;
-    const tip = 1 + rng.int(10, 25) / 100;
-    const before = Math.round(row.amountMinor / tip);
-    if (before !== 0 && before !== row.amountMinor) row.pendingAmountMinor = before;
+    if (!row.card || row.hold || !row.merchant?.trim() || !eligible(row)) continue;
+    if (rng.chance(rate)) amend(row, rng);
   }
 }
 
@@ -51,12 +76,9 @@ export function assignFirstListedAmounts(
   day: number,
   rows: RowSeed[],
 ): void {
-  if (!isOrdinary(acct.profile)) return;
-  const rng = new Rng(hashInts(seedKey, acct.key, day, 5));
-  for (const row of rows) {
-    if (!row.card || row.lag < 2 || row.hold || !row.merchant?.trim()) continue;
-    if (row.pendingAmountMinor !== undefined || !rng.chance(RELIST_RATE)) continue;
+  const eligible = (row: RowSeed) => row.lag >= 2 && row.pendingAmountMinor === undefined;
+  pickCardHolds(hashInts(seedKey, acct.key, day, 5), acct, rows, eligible, RELIST_RATE, (row, rng) => {
     const estimate = Math.round((row.amountMinor * rng.int(50, 90)) / 100);
     if (estimate !== 0 && estimate !== row.amountMinor) row.firstListedAmountMinor = estimate;
-  }
+  });
 }

@@ -121,7 +121,9 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   for (const row of lapsed) if (incomingKeys.has(row.key)) released.add(row.key);
   const successorOf = (row: SupersededTransaction) => superseded.get(row.key)?.replacedBy ?? row.replacedBy;
   const supersede = (row: MirrorTransaction, by: string, reason: SupersededReason) =>
-    superseded.set(row.key, { ...scope(row), key: row.key, record: row, replacedBy: by, reason });
+    superseded.set(row.key, supersededRecord(row, by, reason));
+  // The window's ends bound what the rules that weigh 8 days around a row can see (3b, 3c).
+  const reach = readReach(input.window, input.read ?? input.window);
   const repoint = (from: string, to: string) => {
     for (const row of input.superseded)
       if (!released.has(row.key) && successorOf(row) === from && row.key !== to)
@@ -209,8 +211,6 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       (row) => row.isPending && !vanished.has(row.key),
     );
     const postings = { fresh: freshPosted(), stored: [...keptPosted(), ...revived.filter(available)] };
-    const { read = input.window, window } = input;
-    const reach = readReach(window, read);
     for (const [holdKey, posted] of pairAcrossAmounts(goneHolds, stillThere, postings, reach))
       pairGone(holdKey, posted);
   }
@@ -243,8 +243,6 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // still listed. Not a hold that a posting of its payee within its 8 days could stand for, linked or
   // not (a posting is what the bank more often meant; a hold it dropped a read early is lapsed).
   const goneNow = unlinked().filter((row) => row.isPending);
-  const { read = input.window, window } = input;
-  const reach = readReach(window, read);
   const mayHavePosted =
     goneNow.length === 0
       ? new Set<string>()
@@ -352,6 +350,15 @@ type DateRange = { from?: string | undefined; to?: string | undefined };
 /** Which superseded row comes back first when several stood for one vanished row. */
 function rank(reason: SupersededReason): number {
   return reason === 'id-changed' ? 0 : 1;
+}
+
+/** How a row the mirror no longer shows is remembered, with the key that stands for it and why. */
+export function supersededRecord(
+  row: MirrorTransaction,
+  replacedBy: string,
+  reason: SupersededReason,
+): SupersededTransaction {
+  return { ...scope(row), key: row.key, record: row, replacedBy, reason };
 }
 
 function scope(row: { connectionId: string; accountId: string }) {

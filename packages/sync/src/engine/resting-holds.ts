@@ -7,10 +7,11 @@
  */
 import { addDays } from '@finsync/internals/calendar';
 import { makeChange } from './changes.js';
+import { supersededRecord } from './diff.js';
 import type { AccountSyncState, MirrorAccount } from '../model.js';
 import type { RunContext } from './context.js';
 import { advanceLedger } from './ledger.js';
-import { PENDING_MATCH_DAYS } from './twins.js';
+import { holdsForgottenBefore } from './twins.js';
 
 /**
  * Removes the stale holds of `resting`, the connection's accounts that are not active, moving each
@@ -23,8 +24,7 @@ export async function removeRestingHolds(
   stateOf: (accountId: string) => AccountSyncState | undefined,
 ): Promise<number> {
   if (resting.length === 0) return 0;
-  // The age at which `forgetBefore` forgets superseded holds.
-  const lastStale = addDays(ctx.clock.today(), -(ctx.tuning.pendingOverlapDays + PENDING_MATCH_DAYS) - 1);
+  const lastStale = addDays(holdsForgottenBefore(ctx.clock.today(), ctx.tuning), -1);
   let removed = 0;
   for (const account of resting) {
     ctx.signal.throwIfAborted();
@@ -44,14 +44,7 @@ export async function removeRestingHolds(
       ...(state && ledger ? { accountStates: [{ ...state, ledger }] } : {}),
       // Remembered as lapsed, as a hold that vanished is: an account that comes back and lists the
       // posting still links it to the hold (SPEC.md), until the record ages out in its first read.
-      superseded: holds.map((row) => ({
-        connectionId: row.connectionId,
-        accountId: row.accountId,
-        key: row.key,
-        record: row,
-        replacedBy: row.key,
-        reason: 'lapsed' as const,
-      })),
+      superseded: holds.map((row) => supersededRecord(row, row.key, 'lapsed')),
     });
     ctx.logger?.info?.('stale holds of an account no longer read removed', {
       connectionId: ctx.connectionId,

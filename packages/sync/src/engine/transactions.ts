@@ -1,5 +1,4 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays } from '@finsync/internals/calendar';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
@@ -13,7 +12,7 @@ import { independent, pageWrites, type PageWrites } from './overlap.js';
 import { readAhead } from './read-ahead.js';
 import type { TransactionReads } from './transaction-reads.js';
 import type { AccountReport } from './report.js';
-import { PENDING_MATCH_DAYS } from './twins.js';
+import { holdsForgottenBefore } from './twins.js';
 
 export interface TransactionCallbacks {
   /**
@@ -65,7 +64,7 @@ async function syncPages(
   const { abandon } = reads;
   report.window = { from: from ?? null, to };
   // Holds replaced by their posted twin are remembered until no routine re-read reaches them.
-  const forgetBefore = addDays(to, -(tuning.pendingOverlapDays + PENDING_MATCH_DAYS));
+  const forgetBefore = holdsForgottenBefore(to, tuning);
 
   // Stores written before the balance check existed count their rows once; so does a first sync,
   // which learns so that the account holds no rows yet.

@@ -8,6 +8,14 @@ import type { MirrorTransaction } from '../model.js';
 /** A pending row and its posted twin are within this many days (the posted date is never earlier). */
 export const PENDING_MATCH_DAYS = 8;
 
+/**
+ * The first day of holds the engine still remembers on `today`: a superseded hold dated earlier is
+ * forgotten, and a stored hold of an account no longer read is removed (`pendingOverlapDays` + 8 days).
+ */
+export function holdsForgottenBefore(today: string, tuning: { pendingOverlapDays: number }): string {
+  return addDays(today, -(tuning.pendingOverlapDays + PENDING_MATCH_DAYS));
+}
+
 /** What the bank shows as the counterparty: the merchant, else the description. */
 function payee(row: MirrorTransaction): string {
   return (row.merchant ?? row.description ?? '').trim().toLowerCase();
