@@ -50,19 +50,31 @@ export class LineWriter {
     });
   }
 
-  async write(text: string): Promise<void> {
+  /**
+   * Resolves once `text` is handed on, or the stream has room again. With `signal`, a wait for a
+   * reader that stopped reading ends when it aborts: then it resolves `false`, and `text` may never
+   * be written whole (the reader holds part of it, or none).
+   */
+  async write(text: string, signal?: AbortSignal): Promise<boolean> {
     if (this.#error) throw this.#error;
     if (!this.stream.write(text)) {
       // 'close' and 'error' as well as 'drain': a reader that went away never drains.
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.stream.off('drain', done).off('close', done).off('error', done);
-          resolve();
+      const drained = await new Promise<boolean>((resolve) => {
+        const done = (result: boolean) => {
+          this.stream.off('drain', onDrain).off('close', onDrain).off('error', onDrain);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(result);
         };
-        this.stream.on('drain', done).on('close', done).on('error', done);
+        const onDrain = () => done(true);
+        const onAbort = () => done(false);
+        if (signal?.aborted) return done(false);
+        this.stream.on('drain', onDrain).on('close', onDrain).on('error', onDrain);
+        signal?.addEventListener('abort', onAbort, { once: true });
       });
       if (this.#error) throw this.#error;
+      return drained;
     }
+    return true;
   }
 
   /** Ends a stream we opened (a file); stdout stays open for whoever prints next. */

@@ -85,6 +85,24 @@ describe('watch and feed --follow', () => {
       expect(() => JSON.parse(line) as unknown).not.toThrow();
   });
 
+  it('feed --follow into a reader that stopped reading still stops on SIGTERM, with exit 130', async () => {
+    const feed = startCli(['feed', '--follow', '--database', 'big.db'], { cwd: dir });
+    // Never read until the process has gone: the pipe fills and the feed waits for a reader that is not there.
+    feed.stdout!.pause();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const exited = new Promise<number | null>((resolve) => feed.once('exit', (code) => resolve(code)));
+    feed.kill('SIGTERM');
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 10_000)),
+    ]);
+    if (code === 'still running') feed.kill('SIGKILL');
+    feed.stdout!.resume();
+    await feed.done;
+    // Cut short (the last line may be half written): 130, not the 0 of a --follow stopped between lines.
+    expect(code, feed.output.stderr).toBe(130);
+  });
+
   it('feed --follow prints what is there, keeps polling, and stops on SIGINT', async () => {
     const follow = startCli(['feed', '--follow', '--poll', '0.2', '--after', '3'], { cwd: dir });
     await waitForOutput(follow, /"seq":4,/);

@@ -21,7 +21,9 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
   const storage = await openStorage(resolveDatabase(flags), 'read');
   const controller = new AbortController();
   // Ctrl-C ends --follow cleanly: the line being written is finished, nothing is cut in half.
-  // Without --follow the feed was cut short: the exit code (130) says so.
+  // Without --follow the feed was cut short: the exit code (130) says so. A reader that stopped
+  // reading cannot be waited for: the stop ends the wait, the last line may be cut, and the exit
+  // code is 130 with --follow too (the process exits once main's grace period is over).
   const stop = () => controller.abort();
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -32,6 +34,7 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
       flags.connection === undefined ? undefined : (await resolveConnection(storage, flags.connection)).id;
     const engine = new SyncEngine({ storage });
     let after = flags.after;
+    let cut = false;
     while (!controller.signal.aborted) {
       const batch = await engine.readChanges({
         after,
@@ -39,14 +42,15 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
         ...(connectionId === undefined ? {} : { connectionId }),
       });
       for (const entry of batch) {
-        await out.write(`${JSON.stringify(entry)}\n`);
+        cut = !(await out.write(`${JSON.stringify(entry)}\n`, controller.signal));
+        if (controller.signal.aborted) break;
         after = entry.seq;
       }
       if (batch.length === BATCH) continue;
       if (!flags.follow) break;
       await sleep(flags.poll * 1_000, controller.signal);
     }
-    return controller.signal.aborted && !flags.follow ? ExitCode.interrupted : ExitCode.ok;
+    return cut || (controller.signal.aborted && !flags.follow) ? ExitCode.interrupted : ExitCode.ok;
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
     throw error;
