@@ -10,6 +10,7 @@ export type {
   SyncCallOptions,
 } from './engine/engine.js';
 export type { SyncTuning, EngineClock, SyncLogger } from './engine/options.js';
+export type { AccountSuccessor, AccountSuccessorOptions } from './engine/account-successors.js';
 export { DEFAULT_TUNING } from './engine/options.js';
 export type { ScheduleOptions } from './engine/scheduler.js';
 export type { SyncEvents, SyncEventName, SyncListener, SyncProgress } from './engine/events.js';

@@ -54,6 +54,14 @@ export interface SandboxAccountSpec {
    * ⌊today / n⌋ changes (1 = new ids every day, as Pekao does). Omitted: ids are stable.
    */
   reissueIdsEveryDays?: number;
+  /**
+   * The id of another account in the list that this one is a new link of: the user removed the bank
+   * and linked it again, and the provider lists the same bank account under a new id. Its history is
+   * that account's (the same dates, amounts, merchants, descriptions and opening balance), under ids of
+   * its own; give it the same profile, currency and per-day rate. Give the old account
+   * `status: 'DISCONNECTED'` and a `dataUntil`, or leave it out of the list, to show the old link ending.
+   */
+  historyOf?: number;
 }
 
 /** Ground-truth view of an account, normalised (ids as strings, absent fields as null). */
@@ -86,6 +94,8 @@ export interface SandboxAccount {
   dataUntil: string | null;
   /** Null when posted ids are stable; n when they all change each time ⌊today / n⌋ does. */
   reissueIdsEveryDays: number | null;
+  /** The id (as a string) of the account whose history this one lists under ids of its own; null for most. */
+  historyOf: string | null;
 }
 
 /** Resolved, precomputed form used on the hot path. */
@@ -265,7 +275,21 @@ export function resolveAccounts(
     if (reissue !== undefined && !(Number.isSafeInteger(reissue) && reissue > 0)) {
       throw new RangeError(`reissueIdsEveryDays must be a positive integer, got ${reissue}`);
     }
-    const key = hashInts(seedKey, hashString(String(spec.id)));
+    const historyOf = spec.historyOf;
+    if (historyOf !== undefined) {
+      if (!Number.isSafeInteger(historyOf) || historyOf < 0 || historyOf === spec.id)
+        throw new RangeError(
+          `historyOf must be the id of another account (a non-negative integer), got ${String(historyOf)}`,
+        );
+      // The old link may be gone from the list: the history is drawn from its id alone.
+      const original = specs.find((other) => other.id === historyOf);
+      if (original && ((original.profile ?? 'current') !== profile || original.currency !== spec.currency))
+        throw new RangeError(
+          `account ${spec.id} is a new link of ${historyOf}: it must have the same profile and currency`,
+        );
+    }
+    // A new link of an account draws its history from that account's id; its ids come from its own ordinal.
+    const key = hashInts(seedKey, hashString(String(historyOf ?? spec.id)));
     const openingMinor =
       spec.openingBalance !== undefined
         ? parseMinor(spec.openingBalance, decimals)
@@ -307,5 +331,6 @@ export function describeAccount(model: AccountModel): SandboxAccount {
     openingBalance: formatMinor(model.openingMinor, model.decimals),
     dataUntil: spec.dataUntil ?? null,
     reissueIdsEveryDays: model.reissueIdsEveryDays ?? null,
+    historyOf: spec.historyOf === undefined ? null : String(spec.historyOf),
   };
 }

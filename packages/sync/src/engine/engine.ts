@@ -3,6 +3,11 @@ import { checkedSignal, guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
 import type { ConnectionState, FeedEntry } from '../model.js';
 import { isWorkQueue, type ReadChangesOptions, type Storage } from '../storage/types.js';
+import {
+  findAccountSuccessors,
+  type AccountSuccessor,
+  type AccountSuccessorOptions,
+} from './account-successors.js';
 import { mayCall, newConnectionState, nextConnectionState } from './connection-status.js';
 import { SyncEventEmitter, type SyncEventName, type SyncListener } from './events.js';
 import { checkedTuning, type EngineClock, type SyncLogger, type SyncTuning } from './options.js';
@@ -417,6 +422,21 @@ export class SyncEngine {
     return state.status === 'reauth_required'
       ? `connection ${state.id} needs a new API key: ${state.statusReason ?? 'the provider refused the key'}`
       : `connection ${state.id} is rate-limited until ${state.pausedUntil}`;
+  }
+
+  /**
+   * Accounts of the connection that continue one the engine no longer reads: the bank linked again
+   * under a new account id, its history listed twice in the mirror. Merges nothing (see
+   * `AccountSuccessor`); throws `UnknownConnectionError` for a connection it does not have.
+   */
+  async findAccountSuccessors(
+    connectionId: string,
+    options: AccountSuccessorOptions = {},
+  ): Promise<AccountSuccessor[]> {
+    if (impossibleId(connectionId)) throw new UnknownConnectionError(connectionId);
+    await this.#init();
+    if (!(await this.storage.getConnection(connectionId))) throw new UnknownConnectionError(connectionId);
+    return findAccountSuccessors(this.storage, connectionId, options);
   }
 
   /** Reads one batch of the change feed after a cursor (a `seq`). */

@@ -1,0 +1,139 @@
+/**
+ * A bank linked again under a new account id: the mirror holds both links, and
+ * `findAccountSuccessors` names the pair (and which row is which) without merging anything.
+ */
+import { SandboxProvider, type SandboxAccountSpec } from '@finsync/provider/sandbox';
+import { http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { UnknownConnectionError, type MirrorTransaction } from '../src/index.js';
+import { BASE, createHarness, server, useMsw } from './harness.js';
+
+useMsw();
+
+const bank = { institutionName: 'Northern Bank', provider: 'gocardless', currency: 'GBP' };
+const current: SandboxAccountSpec = { id: 4711, name: 'Current', ...bank };
+const savings: SandboxAccountSpec = { id: 4712, name: 'Savings', profile: 'savings', ...bank };
+const card: SandboxAccountSpec = { id: 4713, name: 'Card', profile: 'credit-card', ...bank };
+const OPTIONS = { seed: 11, historyDays: 60, transactionsPerDay: 3 };
+
+/**
+ * Synced on 10 June with the accounts of `before`, then on 20 June with those of `after`: the sandbox
+ * the provider answers from is swapped between the two, as the user's relinking swaps the provider's list.
+ */
+async function relinked(before: SandboxAccountSpec[], after: SandboxAccountSpec[]) {
+  const h = await createHarness({ sandbox: { ...OPTIONS, today: '2026-06-10', accounts: before } });
+  let answering = h.sandbox;
+  server.use(http.all(`${BASE}/*`, ({ request }) => answering.handle(request)));
+  expect((await h.engine.sync('c1')).ok).toBe(true);
+  answering = new SandboxProvider({ ...OPTIONS, today: '2026-06-20', accounts: after });
+  const engine = await h.restart();
+  const report = await engine.sync('c1');
+  expect(report.ok, JSON.stringify(report.issues)).toBe(true);
+  return { ...h, engine };
+}
+
+const content = (row: MirrorTransaction) =>
+  JSON.stringify([row.date, row.amount, row.currency, row.merchant, row.description, row.isPending]);
+
+describe('findAccountSuccessors', () => {
+  for (const [how, old] of [
+    ['lists the old link as disconnected', [{ ...current, status: 'DISCONNECTED', dataUntil: '2026-06-10' }]],
+    ['no longer lists the old link', []],
+  ] as const) {
+    it(`names the new link of an account when the provider ${how}, with each old row's new row`, async () => {
+      const h = await relinked(
+        [current, savings, card],
+        [...old, savings, card, { ...current, id: 9711, historyOf: 4711 }],
+      );
+      const accounts = await h.storage.listAccounts('c1');
+      expect(accounts.find((a) => a.id === '4711')?.state).toBe(old.length === 0 ? 'gone' : 'inactive');
+      expect(accounts.find((a) => a.id === '9711')?.state).toBe('active');
+
+      const found = await h.engine.findAccountSuccessors('c1');
+      expect(found.map((f) => [f.previous.id, f.successor.id])).toEqual([['4711', '9711']]);
+      const [pair] = found;
+      const oldRows = (await h.storage.findTransactions('c1', '4711')).filter(
+        (r) => !r.isPending && r.date >= pair!.from && r.date <= pair!.to,
+      );
+      const newRows = await h.storage.findTransactions('c1', '9711');
+      // The same history: every posted row of the old link in the dates both cover has its new row.
+      expect(oldRows.length).toBeGreaterThan(100);
+      expect(pair!.previousRows).toBe(oldRows.length);
+      // The new link's history starts part-way through a day (the rows of its first day posted before
+      // the cut are not listed); every old row after that day has its new row.
+      const paired = new Set(pair!.rows.map((r) => r.previousKey));
+      expect(oldRows.filter((r) => !paired.has(r.key) && r.date > pair!.from)).toEqual([]);
+      expect(pair!.rows.length).toBeGreaterThan(0.95 * oldRows.length);
+      const oldByKey = new Map(oldRows.map((r) => [r.key, r]));
+      const newByKey = new Map(newRows.map((r) => [r.key, r]));
+      for (const { previousKey, successorKey } of pair!.rows)
+        expect(content(newByKey.get(successorKey)!)).toBe(content(oldByKey.get(previousKey)!));
+      // One to one: no new row stands for two old ones.
+      expect(new Set(pair!.rows.map((r) => r.successorKey)).size).toBe(pair!.rows.length);
+      // The ids differ (a new link), so the mirror holds the history twice until the app merges it.
+      expect(oldRows.some((r) => newByKey.has(r.key))).toBe(false);
+      // Nothing was written: the suggestion is for the app to act on.
+      const seq = await h.storage.lastSeq();
+      await h.engine.findAccountSuccessors('c1');
+      expect(await h.storage.lastSeq()).toBe(seq);
+    });
+  }
+
+  it('names no successor for an account whose history no active account shares, nor for an active one', async () => {
+    const h = await relinked(
+      [current, savings, card],
+      [{ ...current, status: 'DISCONNECTED', dataUntil: '2026-06-10' }, savings, card],
+    );
+    // The savings account and the card are at the same bank, in the same currency, but other accounts.
+    expect(await h.engine.findAccountSuccessors('c1')).toEqual([]);
+  });
+
+  it('names none when two active accounts both list the old history: nothing says which continues it', async () => {
+    const h = await relinked(
+      [current, savings],
+      [savings, { ...current, id: 9711, historyOf: 4711 }, { ...current, id: 9712, historyOf: 4711 }],
+    );
+    expect(await h.engine.findAccountSuccessors('c1')).toEqual([]);
+  });
+
+  it('names each old link of an account linked three times', async () => {
+    const h = await createHarness({
+      sandbox: { ...OPTIONS, today: '2026-06-10', accounts: [current, savings] },
+    });
+    let answering = h.sandbox;
+    server.use(http.all(`${BASE}/*`, ({ request }) => answering.handle(request)));
+    await h.engine.sync('c1');
+    const second = { ...current, id: 9711, historyOf: 4711 };
+    answering = new SandboxProvider({ ...OPTIONS, today: '2026-06-15', accounts: [savings, second] });
+    await h.engine.sync('c1');
+    answering = new SandboxProvider({
+      ...OPTIONS,
+      today: '2026-06-20',
+      accounts: [savings, second, { ...current, id: 9712, historyOf: 4711 }].map((spec) =>
+        spec.id === 9711 ? { ...spec, status: 'DISCONNECTED' as const, dataUntil: '2026-06-15' } : spec,
+      ),
+    });
+    expect((await h.engine.sync('c1')).ok).toBe(true);
+    const found = await h.engine.findAccountSuccessors('c1');
+    expect(found.map((f) => [f.previous.id, f.successor.id]).sort()).toEqual([
+      ['4711', '9712'],
+      ['9711', '9712'],
+    ]);
+  });
+
+  it('refuses options out of bounds, a history longer than allowed, and a connection it does not have', async () => {
+    const h = await relinked([current], [{ ...current, id: 9711, historyOf: 4711 }]);
+    await expect(h.engine.findAccountSuccessors('c1', { minimumShare: 0.2 })).rejects.toThrow(
+      /minimumShare must be a number from 0.5 to 1, got 0.2/,
+    );
+    await expect(h.engine.findAccountSuccessors('c1', { minimumRows: 0 })).rejects.toThrow(RangeError);
+    await expect(h.engine.findAccountSuccessors('c1', { maxRowsPerAccount: 1.5 })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(h.engine.findAccountSuccessors('c1', { maxRowsPerAccount: 10 })).rejects.toThrow(
+      /account 4711 has more than 10 posted rows; raise maxRowsPerAccount/,
+    );
+    await expect(h.engine.findAccountSuccessors('nope')).rejects.toBeInstanceOf(UnknownConnectionError);
+    expect(await h.engine.findAccountSuccessors('c1')).toHaveLength(1);
+  });
+});
