@@ -122,6 +122,54 @@ describe('balances that add up', () => {
     expect(cents(check!.openingBalance)).toBe(cents(before!.openingBalance) - filledIn);
   });
 
+  it('a posting the bank dates before the first mirrored row, the balance moving by it, adds up (a hold posted on its purchase day)', async () => {
+    const h = await createHarness();
+    // A new account whose history starts at the cutoff; then a posting dated two days before it arrives
+    // (the bank dates a hold's posting on the purchase day, or books on a value date) and the balance
+    // moves by it: a new posting, not older history filled in.
+    const cutoff = '2026-06-10';
+    let backdated: WireRow | undefined;
+    editTransactions(h, '4711', (rows) => [
+      ...rows.filter((r) => r.date >= cutoff),
+      ...(backdated ? [backdated] : []),
+    ]);
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
+
+    const template = (await h.storage.findTransactions('c1', '4711', { pending: false }))[0]!;
+    backdated = {
+      id: 'tx_backdated',
+      amount: -30,
+      date: '2026-06-08',
+      isPending: false,
+      ...{
+        accountId: 4711,
+        currency: template.currency,
+        merchant: 'Harbour Hotel',
+        description: 'HARBOUR HOTEL',
+      },
+    };
+    server.use(
+      http.get(`${BASE}/accounts/4711/balance`, async ({ request }) => {
+        const body = (await (await h.sandbox.handle(request)).json()) as { balance: { amount: number } };
+        body.balance.amount = Math.round(body.balance.amount * 100 - 3000) / 100;
+        return HttpResponse.json(body);
+      }),
+    );
+    for (let day = 0; day < 3; day += 1) {
+      h.sandbox.advanceDays(1);
+      await h.engine.sync('c1');
+      const check = await reconciliation(h, '4711');
+      expect(check, `day ${day}`).toMatchObject({ status: 'balanced', historyFrom: '2026-06-08' });
+      const rows = await h.storage.findTransactions('c1', '4711', { pending: false });
+      expect(cents(check!.openingBalance)).toBe(
+        cents(h.sandbox.balanceOf('4711').amount) - 3000 - totalOf(rows),
+      );
+    }
+  });
+
   it('a row the provider lists twice (under two ids) is a mismatch from its date on, until it is gone', async () => {
     const h = await createHarness();
     await h.engine.sync('c1');

@@ -228,10 +228,15 @@ export function checkBalance(
 
   const anchor = ledger.anchor;
   if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
-  const expected = {
-    posted: subtractDecimals(anchor.openingPosted, ledger.olderHistoryDelta),
-    'posted-and-pending': subtractDecimals(anchor.openingWithPending, ledger.olderHistoryDelta),
-  };
+  const expectedWith = (olderHistory: string) => ({
+    posted: subtractDecimals(anchor.openingPosted, olderHistory),
+    'posted-and-pending': subtractDecimals(anchor.openingWithPending, olderHistory),
+  });
+  const expected = expectedWith(ledger.olderHistoryDelta);
+  // Rows dated before the history the anchor knew are history synced further back (the balance does
+  // not move for them) or postings the bank dated early (it does: a hold that posts on its purchase
+  // day, a value date before a new account's first row). Whichever reading adds up is the one.
+  const readings = sameDecimal(ledger.olderHistoryDelta, '0') ? [expected] : [expected, expectedWith('0')];
   const other = anchor.basis === 'posted' ? 'posted-and-pending' : 'posted';
   // Readings equal to the anchor's test nothing (they add up because the anchor came from them): a
   // re-sync with nothing new keeps the verdict, and so writes nothing.
@@ -241,13 +246,14 @@ export function checkBalance(
     !sameDecimal(ledger.postedTotal, anchor.postedTotal ?? '0') ||
     !sameDecimal(pendingTotal, anchor.pendingTotal ?? '0');
   const checked = anchor.checked !== false || moved;
-  for (const basis of [anchor.basis, other] as const) {
-    if (sameDecimal(opening[basis], expected[basis]))
-      return {
-        ledger: anchorAt(basis, checked),
-        reconciliation: outcome(checked ? 'balanced' : 'unchecked', basis),
-      };
-  }
+  for (const reading of readings)
+    for (const basis of [anchor.basis, other] as const) {
+      if (sameDecimal(opening[basis], reading[basis]))
+        return {
+          ledger: anchorAt(basis, checked),
+          reconciliation: outcome(checked ? 'balanced' : 'unchecked', basis),
+        };
+    }
   // Kept as it is: the next check is measured from the last day that added up.
   const dayAfter = addDays(anchor.on, 1);
   const since = ledger.changedFrom !== null && ledger.changedFrom < dayAfter ? ledger.changedFrom : dayAfter;
