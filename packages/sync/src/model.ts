@@ -238,7 +238,8 @@ export interface AccountLedger {
   anchor: LedgerAnchor | null;
   /**
    * Sum of the changes, since the anchor, to posted rows dated before the anchor's `historyFrom`:
-   * history synced further back, which moves the opening balance and not the current one.
+   * history synced further back, which moves the opening balance and not the current one, or
+   * postings the bank dated early, which move the balance; the check tries both readings.
    */
   olderHistoryDelta: string;
   /** The earliest date of a posted row added, modified or removed since the anchor. */
