@@ -45,6 +45,52 @@ async function heldThenDropped() {
 }
 
 describe('a hold dropped before its posting is listed', () => {
+  it('is still linked when the read that dropped it died as its linking commit went out', async () => {
+    // The read that drops the hold also links another hold to its posting, so it commits twice: the
+    // links last. The removal of the dropped hold must land with the memory of it (`lapsed`); stored
+    // without it, the hold is never seen to vanish again and its posting comes as a stranger.
+    const grocerHold: WireRow = {
+      id: null,
+      amount: -40,
+      date: '2026-03-02',
+      merchant: 'Grocer',
+      isPending: true,
+    };
+    const grocerPosting: WireRow = { ...grocerHold, id: 'tx2', date: '2026-03-04', isPending: false };
+    const rows = [hold, grocerHold];
+    const h = await setUp(rows);
+    await h.syncOn('2026-03-03');
+    const holdKey = (await h.storage.findTransactions('c1', '4711')).find(
+      (r) => r.merchant === 'Cafe Rio',
+    )!.key;
+
+    rows.splice(0, rows.length, grocerPosting);
+    const apply = h.storage.apply.bind(h.storage);
+    let died = false;
+    // The process dies as the commit with the window's links goes out.
+    h.storage.apply = async (batch) => {
+      const linking = batch.changes.some((c) => (c as { replaces?: string | null }).replaces);
+      if (linking && !died) {
+        died = true;
+        throw new Error('the process died here');
+      }
+      return apply(batch);
+    };
+    expect((await h.syncOn('2026-03-04')).report.ok).toBe(false);
+    expect(died).toBe(true);
+    h.storage.apply = apply;
+    // The restarted process reads the same day again, then the posting arrives.
+    expect((await h.syncOn('2026-03-04')).report.ok).toBe(true);
+    rows.push(posting);
+    const { report, feed } = await h.syncOn('2026-03-05');
+    expect(report.ok).toBe(true);
+    expect(feed.find((e) => e.key === 'id:tx1')).toMatchObject({
+      op: 'added',
+      replaces: holdKey,
+      reason: 'posted',
+    });
+  });
+
   it('is linked to the posting listed in a later read: added with replaces, reason posted', async () => {
     // Day 4: the bank lists neither.
     const { rows, h, holdKey, gap } = await heldThenDropped();

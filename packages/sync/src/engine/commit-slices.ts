@@ -8,9 +8,12 @@
  * stored under its new key without the old key removed read back as two rows, and a hold hidden
  * behind the old key came back beside its posted twin.)
  *
- * A removal of a row that superseded rows stand behind goes last too, without a link: when that row
- * vanishes, the diff releases the rows behind it in the final commit, and a crash between the two
- * would leave them pointing at a key no longer stored, which no later read releases.
+ * Two removals without a link go last too. One of a row that superseded rows stand behind: when that
+ * row vanishes, the diff releases the rows behind it in the final commit, and a crash between the two
+ * would leave them pointing at a key no longer stored, which no later read releases. And one of a row
+ * the window remembers as superseded (a hold that vanished before its posting was listed, `lapsed`):
+ * stored without its memory, the hold would never be seen to vanish again, and its posting would come
+ * as a stranger, without `replaces` (a hold the user deleted came back as its posting).
  */
 import type { TransactionChange } from '../model.js';
 
@@ -27,13 +30,16 @@ function isLinked(change: TransactionChange): boolean {
 export function commitSlices(
   changes: readonly TransactionChange[],
   batchSize: number,
-  /** Keys that stored superseded rows stand behind (their `replacedBy`). */
-  standsFor: ReadonlySet<string> = new Set(),
+  /**
+   * Keys whose removal commits last: the keys stored superseded rows stand behind (their `replacedBy`)
+   * and the keys of the rows the window supersedes.
+   */
+  removedLast: ReadonlySet<string> = new Set(),
 ): TransactionChange[][] {
   const plain: TransactionChange[] = [];
   const last: TransactionChange[] = [];
   for (const change of changes) {
-    const together = isLinked(change) || (change.op === 'removed' && standsFor.has(change.key));
+    const together = isLinked(change) || (change.op === 'removed' && removedLast.has(change.key));
     (together ? last : plain).push(change);
   }
   const slices: TransactionChange[][] = [];

@@ -154,8 +154,11 @@ async function syncPages(
       // The watermark moves only with the last commit of a window: a crash before it means the window
       // is read again, and the diff against what was already committed adds nothing twice.
       const windowEnd = page.to ?? to;
-      const standsFor = new Set(superseded.map((row) => row.replacedBy));
-      const slices = commitSlices(diff.changes, tuning.batchSize, standsFor);
+      const removedLast = new Set([
+        ...superseded.map((row) => row.replacedBy),
+        ...diff.superseded.map((row) => row.key),
+      ]);
+      const slices = commitSlices(diff.changes, tuning.batchSize, removedLast);
       for (const [index, slice] of slices.entries()) {
         const last = index === slices.length - 1;
         state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
