@@ -178,11 +178,11 @@ export async function writeBatch(
   counted: boolean,
 ): Promise<void> {
   if (batch.fence) {
-    const { connectionId, workerId } = batch.fence;
+    const { connectionId, workerId, at } = batch.fence;
     const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
       connectionId,
       workerId,
-      new Date().toISOString(),
+      at ?? new Date().toISOString(),
     ]);
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }

@@ -200,7 +200,7 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
   });
 
   describe('the fence', () => {
-    // The fence judges a lease by the worker's clock, so these leases are taken at real time.
+    // Without `at`, the fence judges a lease at real time, so these leases are taken at real time.
     const batch = (workerId: string, key: string): WriteBatch => ({
       changes: [added(transaction('c1', 'a1', key))],
       connections: [connectionState('c1', { lastRunAt: '2030-01-01T00:00:00.000Z' })],
@@ -238,6 +238,22 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
       expect(await storage.renewLease('c1', 'w1', { leaseMs: LEASE, now })).toBe(false);
       expect(await storage.claimDue('w2', { limit: 1, leaseMs: LEASE, now })).toEqual(['c1']);
       await storage.revokeLease('missing', now); // no such connection: nothing to do
+    });
+
+    it("judges the lease at the time the batch gives (the worker's clock), not the machine's", async () => {
+      // A worker whose clock is a year ahead of the machine: its lease, taken and renewed by that
+      // clock, holds at that clock's time and not past it.
+      const T = new Date(Date.now() + 365 * 86_400_000);
+      await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: T });
+      const at = (ms: number) => new Date(T.getTime() + ms).toISOString();
+      await storage.apply({
+        ...batch('w1', 'id:1'),
+        fence: { connectionId: 'c1', workerId: 'w1', at: at(500) },
+      });
+      await unchanged(1);
+      const late = { ...batch('w1', 'id:2'), fence: { connectionId: 'c1', workerId: 'w1', at: at(1_500) } };
+      await expect(storage.apply(late)).rejects.toThrow(LeaseLostError);
+      await unchanged(1);
     });
 
     it('rejects a worker whose lease expired, writing nothing', async () => {

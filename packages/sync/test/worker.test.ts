@@ -15,6 +15,38 @@ function sandboxAt(host: string, seed: number) {
 }
 
 describe('SyncWorker', () => {
+  for (const [how, offsetMs] of [
+    ['behind', -3_600_000],
+    ['ahead of', 3_600_000],
+  ] as const) {
+    it(`judges its lease by its own clock, an hour ${how} the machine's: the run commits`, async () => {
+      const storage = new MemoryStorage();
+      const sandbox = sandboxAt('clock.test', 3);
+      await storage.apply({ changes: [], connections: [connectionState('c1')] });
+      const worker = new SyncWorker({
+        storage,
+        workerId: 'w1',
+        leaseMs: 60_000,
+        pollIntervalMs: 20,
+        clock: { now: () => new Date(Date.now() + offsetMs), today: () => sandbox.today },
+        credentials: async () =>
+          new ProviderClient({
+            apiKey: 'sandbox-key',
+            baseUrl: 'https://clock.test/api/v1',
+            rateLimit: false,
+            maxRetries: 0,
+          }),
+      });
+      const ran = new Promise<WorkerRunEvent>((resolve) => worker.onRun(resolve));
+      worker.start();
+      const event = await ran;
+      await worker.stop();
+      expect(event.error).toBeUndefined();
+      expect(event.report?.ok, JSON.stringify(event.report?.issues)).toBe(true);
+      expect(await storage.countTransactions('c1')).toBeGreaterThan(0);
+    });
+  }
+
   it('several workers over one store sync every connection exactly once at a time', async () => {
     const storage = new MemoryStorage();
     const sandboxes = [sandboxAt('a.test', 1), sandboxAt('b.test', 2)];

@@ -372,7 +372,10 @@ export class SyncEngine {
       {
         connectionId,
         client,
-        storage: workerId === undefined ? this.storage : fencedStorage(this.storage, connectionId, workerId),
+        storage:
+          workerId === undefined
+            ? this.storage
+            : fencedStorage(this.storage, connectionId, workerId, this.#clock.now),
         tuning: this.#tuning,
         clock: this.#clock,
         signal,

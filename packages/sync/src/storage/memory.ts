@@ -66,7 +66,11 @@ export class MemoryStorage implements Storage, WorkQueue {
     this.#assertOpen();
     if (batch.fence) {
       const lease = this.#leases.get(batch.fence.connectionId);
-      if (!lease || lease.workerId !== batch.fence.workerId || (lease.expiresAt ?? 0) <= Date.now()) {
+      if (
+        !lease ||
+        lease.workerId !== batch.fence.workerId ||
+        (lease.expiresAt ?? 0) <= (batch.fence.at === undefined ? Date.now() : Date.parse(batch.fence.at))
+      ) {
         throw new LeaseLostError(batch.fence.connectionId, batch.fence.workerId);
       }
     }

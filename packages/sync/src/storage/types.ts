@@ -45,6 +45,11 @@ export interface WriteBatch {
     connectionId: string;
     /** The worker that must still hold that lease. */
     workerId: string;
+    /**
+     * The time the lease is judged at (ISO timestamp): the worker's clock, the one its leases were
+     * taken and renewed by. Left out: the storage's own clock.
+     */
+    at?: string;
   };
 }
 
