@@ -249,6 +249,9 @@ export class ServerRuntime {
           account_type: a.account_type,
           currency: a.currency,
           balance: a.balance,
+          // When the provider gave that balance: a failed balance read keeps the one before.
+          balance_fetched_at:
+            mirrored.find((m) => m.id === a.provider_account_id)?.balance?.fetchedAt ?? null,
           state: a.state,
           last_synced_at: state?.lastSyncedAt ?? null,
           synced_through: state?.watermark ?? null,

@@ -111,6 +111,10 @@ export const SyncStatusSchema = z
         account_type: z.string(),
         currency: z.string().nullable(),
         balance: z.string().nullable(),
+        balance_fetched_at: z.string().nullable().openapi({
+          description:
+            'When the provider gave `balance` (a failed balance read keeps the one before); `null` with no balance',
+        }),
         state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
         last_synced_at: z.string().nullable(),
         synced_through: z.string().nullable().openapi({ description: 'The last day whose rows are synced' }),

@@ -172,6 +172,10 @@ function renderAccounts(data) {
             ? setAgo(el('span', `fresh fresh-${fresh}`), 'synced ', account.last_synced_at)
             : el('span', `fresh fresh-${fresh}`, 'never synced'),
           check ? el('span', `check ${check.status}`, checkText(check)) : null,
+          // The last sync could not read a newer balance: say how old this one is.
+          account.balance_as_of
+            ? setAgo(el('span', 'balance-as-of'), 'balance from ', account.balance_as_of)
+            : null,
         ),
         account.last_error
           ? titled(el('span', 'account-error', account.last_error), account.last_error)
@@ -214,7 +218,7 @@ function renderChart(data) {
   const box = $('chart');
   $('chart-title').textContent = chart ? `Balance · ${chart.account_name}` : 'Balance';
   if (!chart) {
-    box.replaceChildren(el('p', 'muted', 'No balance to chart yet.'));
+    box.replaceChildren(el('p', 'muted', data.chart_note ?? 'No balance to chart yet.'));
     return;
   }
   const drawing = svg('svg', {

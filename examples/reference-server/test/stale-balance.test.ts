@@ -1,0 +1,84 @@
+/**
+ * A sync whose balance read fails keeps the balance before it (the rows still sync). The status says
+ * when that balance was given, the page says how old it is, and the page's chart, which walks back from
+ * the balance through the rows it counts, is not drawn from a balance that did not count the newer rows.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { overview } from '../src/web/overview.js';
+import { BACKENDS, startSandboxUser, type SandboxUser } from './helpers.js';
+
+interface StatusAccount {
+  id: string;
+  name: string;
+  balance: string | null;
+  balance_fetched_at: string | null;
+  last_synced_at: string | null;
+}
+
+for (const backend of BACKENDS) {
+  (backend.skip ? describe.skip : describe)(`a balance the last sync could not read ${backend.title}`, () => {
+    let t: SandboxUser | undefined;
+    afterEach(async () => {
+      await t?.close();
+      t = undefined;
+    });
+
+    it('is shown with its age, and the chart waits for a sync that reads the balance', async () => {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      const sandbox = t.server.runtime.sandbox!;
+      const { runtime } = t.server;
+      const current = async () => {
+        const { body } = await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status');
+        return body.accounts.find((a) => a.name === 'Current Account')!;
+      };
+      const page = async (accountId: string) => {
+        const data = await overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+        return { ...data, account: data.accounts.find((a) => a.id === accountId)! };
+      };
+
+      await runtime.syncUser(t.userId);
+      sandbox.advanceDays(1);
+      await runtime.syncUser(t.userId);
+      const fresh = await current();
+      expect(fresh.balance).toBe(sandbox.balanceOf('4711').amount);
+      expect(fresh.balance_fetched_at).not.toBeNull();
+      const clean = await page(fresh.id);
+      expect(clean.account.balance_as_of).toBeNull();
+      expect(clean.chart).not.toBeNull();
+      expect(clean.chart_note).toBeNull();
+
+      // Two days on, the balance read fails three times (past the client's retries); the rows sync.
+      sandbox.faults.add({
+        kind: 'status',
+        status: 503,
+        times: 3,
+        match: { accountId: '4711', endpoint: 'balance' },
+      });
+      sandbox.advanceDays(2);
+      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      const stale = await current();
+      expect(stale.balance).toBe(fresh.balance);
+      expect(stale.balance).not.toBe(sandbox.balanceOf('4711').amount);
+      expect(stale.balance_fetched_at).toBe(fresh.balance_fetched_at);
+      expect(stale.last_synced_at! > stale.balance_fetched_at!).toBe(true);
+      const shown = await page(stale.id);
+      expect(shown.account.balance_as_of).toBe(fresh.balance_fetched_at);
+      expect(shown.chart).toBeNull();
+      expect(shown.chart_note).toMatch(/could not read this account's balance/);
+      // Another account's balance was read: its chart is drawn as before.
+      const savings = (
+        await t.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status')
+      ).body.accounts.find((a) => a.name !== 'Current Account' && a.balance !== null)!;
+      expect((await page(savings.id)).chart).not.toBeNull();
+
+      // The next sync reads the balance: current again, and charted.
+      sandbox.faults.clear();
+      expect((await runtime.syncUser(t.userId)).ok).toBe(true);
+      const healed = await current();
+      expect(healed.balance).toBe(sandbox.balanceOf('4711').amount);
+      const back = await page(healed.id);
+      expect(back.account.balance_as_of).toBeNull();
+      expect(back.chart).not.toBeNull();
+    });
+  });
+}
