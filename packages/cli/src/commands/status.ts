@@ -1,5 +1,12 @@
 /** `finsync status`: what the database holds and how fresh it is, without calling the provider. */
-import type { AccountSyncState, ConnectionState, MirrorAccount, Storage } from '@finsync/sync';
+import {
+  SyncEngine,
+  type AccountSuccessor,
+  type AccountSyncState,
+  type ConnectionState,
+  type MirrorAccount,
+  type Storage,
+} from '@finsync/sync';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import {
   describeDatabase,
@@ -15,9 +22,35 @@ export interface StatusFlags extends DatabaseFlags {
   json?: boolean;
 }
 
+/** An account that continues another (the bank linked again), without the row-by-row pairs. */
+interface Successor {
+  previous: string;
+  successor: string;
+  from: string;
+  to: string;
+  previousRows: number;
+  successorRows: number;
+  shared: number;
+}
+
 interface ConnectionStatus {
   connection: ConnectionState;
   accounts: Array<{ account: MirrorAccount; sync: AccountSyncState | null; transactions: number }>;
+  /** Accounts whose history is stored twice, under an old link and a new one. */
+  successors: Successor[];
+}
+
+function successorOf(found: AccountSuccessor): Successor {
+  const { previous, successor, from, to, previousRows, successorRows, rows } = found;
+  return {
+    previous: previous.id,
+    successor: successor.id,
+    from,
+    to,
+    previousRows,
+    successorRows,
+    shared: rows.length,
+  };
 }
 
 async function collect(storage: Storage, connection: ConnectionState): Promise<ConnectionStatus> {
@@ -30,7 +63,18 @@ async function collect(storage: Storage, connection: ConnectionState): Promise<C
       transactions: await storage.countTransactions(connection.id, account.id),
     });
   }
-  return { connection, accounts };
+  // Only where an account is no longer read can another continue it; a history past the engine's
+  // bound is left unjudged rather than read whole.
+  const successors = accounts.some((a) => a.account.state !== 'active')
+    ? await new SyncEngine({ storage })
+        .findAccountSuccessors(connection.id)
+        .then((found) => found.map(successorOf))
+        .catch((error: unknown) => {
+          if (error instanceof RangeError) return [];
+          throw error;
+        })
+    : [];
+  return { connection, accounts, successors };
 }
 
 function connectionLine(c: ConnectionState): string {
@@ -80,6 +124,11 @@ function render(status: ConnectionStatus): string {
     ]);
   }
   lines.push(t.toString());
+  for (const s of status.successors)
+    lines.push(
+      `  account ${s.successor} continues ${s.previous} (the bank linked again): ${s.shared} of ${s.previousRows} ` +
+        `posted rows from ${s.from} to ${s.to} are in both, so that history is stored twice`,
+    );
   return lines.join('\n');
 }
 
