@@ -227,6 +227,7 @@ export class ServerRuntime {
     const states = connection ? await this.engine.storage.listAccountStates(userId) : [];
     const mirrored = connection ? await this.engine.storage.listAccounts(userId) : [];
     const accounts = await this.store.listAccounts(userId);
+    const lastSync = await this.#runs.last(userId);
     return {
       provider_configured: connection !== undefined,
       connection: connection
@@ -240,7 +241,7 @@ export class ServerRuntime {
           }
         : null,
       running: this.#runs.running(userId) ?? null,
-      last_sync: await this.#runs.last(userId),
+      last_sync: lastSync,
       accounts: accounts.map((a) => {
         const state = states.find((s) => s.accountId === a.provider_account_id);
         return {
@@ -249,9 +250,10 @@ export class ServerRuntime {
           account_type: a.account_type,
           currency: a.currency,
           balance: a.balance,
-          // When the provider gave that balance: a failed balance read keeps the one before.
-          balance_fetched_at:
-            mirrored.find((m) => m.id === a.provider_account_id)?.balance?.fetchedAt ?? null,
+          // A failed balance read keeps the balance before: the rows synced since may have moved on from it.
+          balance_stale:
+            lastSync?.issues.some((i) => i.stage === 'balance' && i.account_id === a.provider_account_id) ??
+            false,
           state: a.state,
           last_synced_at: state?.lastSyncedAt ?? null,
           synced_through: state?.watermark ?? null,

@@ -139,24 +139,6 @@ async function chartOf(
   } satisfies Chart;
 }
 
-/**
- * Whether an account's balance is older than the last run that read the account: that run's balance
- * read failed, and the balance is the one before (the rows may have moved since).
- */
-export function balanceIsStale(
-  account: { balance_fetched_at: string | null; last_synced_at: string | null },
-  lastRunAt: string | null,
-): boolean {
-  const { balance_fetched_at: fetchedAt, last_synced_at: syncedAt } = account;
-  return (
-    fetchedAt !== null &&
-    lastRunAt !== null &&
-    syncedAt !== null &&
-    syncedAt >= lastRunAt &&
-    fetchedAt < lastRunAt
-  );
-}
-
 function lastRun(status: Status, names: Map<string, string>) {
   const run = status.last_sync;
   if (!run) return null;
@@ -202,9 +184,8 @@ export async function overview(
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];
-  const lastRunAt = status.connection?.last_run_at ?? null;
-  const chosen = account && status.accounts.find((a) => a.id === account.id);
-  const staleAccount = chosen !== undefined && chosen !== null && balanceIsStale(chosen, lastRunAt);
+  const staleAccount =
+    account !== undefined && status.accounts.some((a) => a.id === account.id && a.balance_stale);
   const rendered = (await renderTransactions(runtime.store, latest.rows)) as Array<{
     id: string;
     date: string;
@@ -229,8 +210,8 @@ export async function overview(
       name: a.name,
       account_type: a.account_type,
       balance: money(a.balance, a.currency),
-      /** When the balance shown was given, when the last run could not read a newer one; else null. */
-      balance_as_of: balanceIsStale(a, lastRunAt) ? a.balance_fetched_at : null,
+      /** Whether the last sync could not read the balance, so the one shown is older. */
+      balance_stale: a.balance_stale,
       state: a.state,
       last_synced_at: a.last_synced_at,
       last_error: a.last_error,
@@ -256,7 +237,7 @@ export async function overview(
         : null,
     /** Why there is no chart, when the account has a balance all the same. */
     chart_note: staleAccount
-      ? `The last sync could not read this account's balance, so the one shown is from ${chosen.balance_fetched_at}. The chart is drawn again once a sync reads it.`
+      ? "The last sync could not read this account's balance, so the one shown is older than its rows. The chart is drawn again once a sync reads it."
       : null,
     transactions: rendered.map((t, i) => ({
       id: t.id,

@@ -111,9 +111,9 @@ export const SyncStatusSchema = z
         account_type: z.string(),
         currency: z.string().nullable(),
         balance: z.string().nullable(),
-        balance_fetched_at: z.string().nullable().openapi({
+        balance_stale: z.boolean().openapi({
           description:
-            'When the provider gave `balance` (a failed balance read keeps the one before); `null` with no balance',
+            "`true` when the last sync could not read the account's balance: `balance` is the one before, which the rows synced since may have moved on from",
         }),
         state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
         last_synced_at: z.string().nullable(),

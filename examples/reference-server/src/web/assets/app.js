@@ -173,9 +173,7 @@ function renderAccounts(data) {
             : el('span', `fresh fresh-${fresh}`, 'never synced'),
           check ? el('span', `check ${check.status}`, checkText(check)) : null,
           // The last sync could not read a newer balance: say how old this one is.
-          account.balance_as_of
-            ? setAgo(el('span', 'balance-as-of'), 'balance from ', account.balance_as_of)
-            : null,
+          account.balance_stale ? el('span', 'balance-stale', 'balance not read in the last sync') : null,
         ),
         account.last_error
           ? titled(el('span', 'account-error', account.last_error), account.last_error)
