@@ -13,7 +13,11 @@ export interface MirrorBalance {
   amount: string;
   /** ISO 4217 code, upper-cased; `null` when the provider gave none. */
   currency: string | null;
-  /** When this balance was fetched. */
+  /**
+   * When the provider first gave this balance (this amount and currency). A later read that finds the
+   * same balance keeps it, so a re-sync with nothing new writes nothing; when the balance was last read
+   * is the account's `lastSyncedAt`, unless that run reported a `balance` issue for it.
+   */
   fetchedAt: string;
 }
 

@@ -103,7 +103,7 @@ function render(status: ConnectionStatus): string {
       'account',
       'state',
       'balance',
-      'balance as of',
+      'balance since',
       'transactions',
       'balance check',
       'last synced',
