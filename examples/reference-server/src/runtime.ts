@@ -19,6 +19,7 @@ import { FeedApplier } from './feed.js';
 import { ApiProblem } from './problem.js';
 import { ProviderKeys } from './provider-keys.js';
 import { SyncRuns, balanceCheck, type RunningSync, type UserSyncSummary } from './runs.js';
+import { AccountSuccessors } from './successors.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore } from './store/types.js';
 
@@ -74,6 +75,7 @@ export class ServerRuntime {
   #sandboxServer: SandboxServer | undefined;
   readonly #keys: ProviderKeys;
   readonly #applier: FeedApplier;
+  readonly #successors: AccountSuccessors;
   readonly #options: ReferenceServerOptions;
   readonly #runs: SyncRuns;
   #started = false;
@@ -116,6 +118,7 @@ export class ServerRuntime {
       sandboxUrl: () => this.#sandboxServer?.baseUrl,
     });
     this.#applier = new FeedApplier(this.store, this.engine);
+    this.#successors = new AccountSuccessors(this.engine);
     this.#runs = new SyncRuns(this.store, this.engine, this.logger);
     this.engine.on('run:done', ({ report }) => {
       const applying = this.#afterRun(report);
@@ -228,6 +231,8 @@ export class ServerRuntime {
     const mirrored = connection ? await this.engine.storage.listAccounts(userId) : [];
     const accounts = await this.store.listAccounts(userId);
     const lastSync = await this.#runs.last(userId);
+    const appIdOf = new Map(accounts.map((a) => [a.provider_account_id, a.id]));
+    const successors = connection ? await this.#successors.of(userId, mirrored) : [];
     return {
       provider_configured: connection !== undefined,
       connection: connection
@@ -264,6 +269,21 @@ export class ServerRuntime {
           balanced_on:
             state?.ledger?.anchor && state.ledger.anchor.checked !== false ? state.ledger.anchor.on : null,
         };
+      }),
+      // An account that continues one no longer read (the bank linked again): its history is listed twice.
+      account_successors: successors.flatMap((s) => {
+        const [accountId, continuesId] = [appIdOf.get(s.successor), appIdOf.get(s.previous)];
+        if (accountId === undefined || continuesId === undefined) return [];
+        return [
+          {
+            account_id: accountId,
+            continues_account_id: continuesId,
+            from: s.from,
+            to: s.to,
+            rows: s.previousRows,
+            shared_rows: s.sharedRows,
+          },
+        ];
       }),
     };
   }

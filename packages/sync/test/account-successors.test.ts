@@ -25,10 +25,15 @@ async function relinked(before: SandboxAccountSpec[], after: SandboxAccountSpec[
   let answering = h.sandbox;
   server.use(http.all(`${BASE}/*`, ({ request }) => answering.handle(request)));
   expect((await h.engine.sync('c1')).ok).toBe(true);
-  answering = new SandboxProvider({ ...OPTIONS, today: '2026-06-20', accounts: after });
+  // The same bank ten days on (its history starts where it did), with the accounts of `after`.
+  answering = new SandboxProvider({ ...OPTIONS, historyDays: 70, today: '2026-06-20', accounts: after });
+  h.sandbox.setToday('2026-06-20'); // the engine's clock follows the harness's sandbox
   const engine = await h.restart();
   const report = await engine.sync('c1');
   expect(report.ok, JSON.stringify(report.issues)).toBe(true);
+  // One bank throughout: every account read adds up, the relinked one included.
+  for (const account of report.accounts)
+    expect(account.reconciliation?.status, account.accountId).not.toBe('mismatch');
   return { ...h, engine };
 }
 
@@ -41,9 +46,10 @@ describe('findAccountSuccessors', () => {
     ['no longer lists the old link', []],
   ] as const) {
     it(`names the new link of an account when the provider ${how}, with each old row's new row`, async () => {
+      // The old link last, so that taking it out moves no other account (their ids follow their place).
       const h = await relinked(
-        [current, savings, card],
-        [...old, savings, card, { ...current, id: 9711, historyOf: 4711 }],
+        [savings, card, current],
+        [savings, card, ...old, { ...current, id: 9711, historyOf: 4711 }],
       );
       const accounts = await h.storage.listAccounts('c1');
       expect(accounts.find((a) => a.id === '4711')?.state).toBe(old.length === 0 ? 'gone' : 'inactive');
@@ -98,21 +104,29 @@ describe('findAccountSuccessors', () => {
 
   it('names each old link of an account linked three times', async () => {
     const h = await createHarness({
-      sandbox: { ...OPTIONS, today: '2026-06-10', accounts: [current, savings] },
+      sandbox: { ...OPTIONS, today: '2026-06-10', accounts: [savings, current] },
     });
     let answering = h.sandbox;
     server.use(http.all(`${BASE}/*`, ({ request }) => answering.handle(request)));
     await h.engine.sync('c1');
     const second = { ...current, id: 9711, historyOf: 4711 };
-    answering = new SandboxProvider({ ...OPTIONS, today: '2026-06-15', accounts: [savings, second] });
+    answering = new SandboxProvider({
+      ...OPTIONS,
+      historyDays: 65,
+      today: '2026-06-15',
+      accounts: [savings, second],
+    });
+    h.sandbox.setToday('2026-06-15');
     await h.engine.sync('c1');
     answering = new SandboxProvider({
       ...OPTIONS,
+      historyDays: 70,
       today: '2026-06-20',
       accounts: [savings, second, { ...current, id: 9712, historyOf: 4711 }].map((spec) =>
         spec.id === 9711 ? { ...spec, status: 'DISCONNECTED' as const, dataUntil: '2026-06-15' } : spec,
       ),
     });
+    h.sandbox.setToday('2026-06-20');
     expect((await h.engine.sync('c1')).ok).toBe(true);
     const found = await h.engine.findAccountSuccessors('c1');
     expect(found.map((f) => [f.previous.id, f.successor.id]).sort()).toEqual([

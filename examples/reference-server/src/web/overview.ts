@@ -178,6 +178,7 @@ export async function overview(
     latest.rows.map((r) => r.id),
   );
   const providerNames = new Map(records.map((r) => [r.provider_account_id, r.name]));
+  const names = new Map(records.map((r) => [r.id, r.name]));
   // The chosen account, else the first everyday account with a balance, else any with one.
   const account =
     records.find((r) => r.id === selected) ??
@@ -221,6 +222,13 @@ export async function overview(
         difference:
           a.balance_check.difference === null ? null : money(a.balance_check.difference, a.currency),
       },
+    })),
+    /** Accounts that list the history of one no longer read (the bank linked again): counted twice. */
+    successors: status.account_successors.map((s) => ({
+      account: names.get(s.account_id) ?? s.account_id,
+      continues: names.get(s.continues_account_id) ?? s.continues_account_id,
+      shared_rows: s.shared_rows,
+      rows: s.rows,
     })),
     /** The account the chart is of (or would be, when it has no balance to chart). */
     selected_account_id: account?.id ?? null,

@@ -59,7 +59,9 @@ export interface SandboxAccountSpec {
    * and linked it again, and the provider lists the same bank account under a new id. Its history is
    * that account's (the same dates, amounts, merchants, descriptions and opening balance), under ids of
    * its own; give it the same profile, currency and per-day rate. Give the old account
-   * `status: 'DISCONNECTED'` and a `dataUntil`, or leave it out of the list, to show the old link ending.
+   * `status: 'DISCONNECTED'` and a `dataUntil`, or leave it out of the list, to show the old link ending
+   * (taken out, it must have been last: a posted id is drawn from the account's place in the list, so
+   * moving the others would re-issue their ids).
    */
   historyOf?: number;
 }

@@ -27,7 +27,10 @@ export function idTag(acct: AccountModel, asOfDay: number): number {
 }
 
 export function transactionId(ctx: WireContext, acct: AccountModel, state: RowState, tag: number): string {
-  return `tx_${permutedId(ctx.idKey, acct.ordinal, state.row.authDay, state.row.index, tag)}`;
+  // A new link of an account (`historyOf`) lists the old one's rows under ids of its own, wherever it
+  // stands in the list: its own permutation (ids of two permutations meet with odds of about n²/2⁶⁴).
+  const key = acct.spec.historyOf === undefined ? ctx.idKey : hashInts(ctx.idKey, 0x11e7, acct.spec.id);
+  return `tx_${permutedId(key, acct.ordinal, state.row.authDay, state.row.index, tag)}`;
 }
 
 export function rowDescription(state: RowState): string | null {

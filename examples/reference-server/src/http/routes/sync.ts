@@ -125,6 +125,27 @@ export const SyncStatusSchema = z
         }),
       }),
     ),
+    account_successors: z
+      .array(
+        z.object({
+          account_id: z.string(),
+          continues_account_id: z.string().openapi({
+            description:
+              'The account no longer read (`gone` or `inactive`) whose history `account_id` lists again',
+          }),
+          from: z.string(),
+          to: z.string().openapi({ description: 'The dates both accounts have posted rows for' }),
+          rows: z.number().int().openapi({ description: "The old account's posted rows in those dates" }),
+          shared_rows: z
+            .number()
+            .int()
+            .openapi({ description: 'How many of them the new account lists too' }),
+        }),
+      )
+      .openapi({
+        description:
+          'Accounts that continue one no longer read (the bank linked again under a new account id): their history is listed twice. Nothing is merged.',
+      }),
   })
   .loose()
   .openapi('SyncStatus');

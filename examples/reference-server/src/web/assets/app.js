@@ -196,6 +196,16 @@ function renderAccounts(data) {
     }),
   );
   if (data.accounts.length === 0) $('accounts').append(el('li', 'muted', 'No accounts yet.'));
+  for (const s of data.successors ?? [])
+    $('accounts').append(
+      el(
+        'li',
+        'successor',
+        `${s.account} continues the old ${s.continues}, which the bank no longer lists: it was linked ` +
+          `again, and ${s.shared_rows} of the old account's ${s.rows} transactions are listed under both, ` +
+          'so they are counted twice.',
+      ),
+    );
 }
 
 /** Why an account is not kept current: the bank's word for it (inactive), or gone from its list. */
