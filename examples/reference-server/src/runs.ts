@@ -53,6 +53,28 @@ export interface UserSyncSummary {
   }>;
   issues: Array<{ stage: string; account_id: string | null; error: string; message: string }>;
   feed_entries_applied: number;
+  /**
+   * Accounts (the provider's ids) whose balance could not be read, in this run or in an earlier one
+   * with no run since that read it: the balance kept is older than the rows synced after it. Absent
+   * in results stored before it existed.
+   */
+  stale_balances?: string[];
+}
+
+/**
+ * The accounts whose balance is older than their rows after `report`: those whose balance read failed
+ * now, and those stale before that this run did not read (it failed first, or skipped them).
+ */
+function staleBalances(report: ConnectionReport, before: readonly string[]): string[] {
+  const stale = new Set(before);
+  for (const account of report.accounts) {
+    if (account.balance === 'failed') stale.add(account.accountId);
+    else if (account.balance === 'updated' || account.balance === 'unchanged')
+      stale.delete(account.accountId);
+  }
+  for (const issue of report.issues)
+    if (issue.stage === 'balance' && issue.accountId !== null) stale.add(issue.accountId);
+  return [...stale].sort();
 }
 
 export interface RunningSync {
@@ -61,7 +83,13 @@ export interface RunningSync {
   progress: { accounts_done: number; accounts_total: number; transactions_fetched: number };
 }
 
-export function summarize(runId: string, report: ConnectionReport, applied: number): UserSyncSummary {
+export function summarize(
+  runId: string,
+  report: ConnectionReport,
+  applied: number,
+  /** `stale_balances` of the result before. */
+  staleBefore: readonly string[] = [],
+): UserSyncSummary {
   return {
     run_id: runId,
     ok: report.ok,
@@ -88,6 +116,7 @@ export function summarize(runId: string, report: ConnectionReport, applied: numb
       message: i.message,
     })),
     feed_entries_applied: applied,
+    stale_balances: staleBalances(report, staleBefore),
   };
 }
 
@@ -142,7 +171,9 @@ export class SyncRuns {
     // The run stays shown as running until its result is stored: a status read in between would
     // otherwise see neither the run nor its result (the previous run's result instead).
     this.#finishing.add(run);
-    const summary = summarize(run.run_id, report, applied);
+    // What stays stale comes from the result before: a run that does not reach an account says nothing of it.
+    const before = await this.last(userId).catch(() => null);
+    const summary = summarize(run.run_id, report, applied, before?.stale_balances ?? []);
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {

@@ -256,9 +256,7 @@ export class ServerRuntime {
           currency: a.currency,
           balance: a.balance,
           // A failed balance read keeps the balance before: the rows synced since may have moved on from it.
-          balance_stale:
-            lastSync?.issues.some((i) => i.stage === 'balance' && i.account_id === a.provider_account_id) ??
-            false,
+          balance_stale: lastSync?.stale_balances?.includes(a.provider_account_id) ?? false,
           state: a.state,
           last_synced_at: state?.lastSyncedAt ?? null,
           synced_through: state?.watermark ?? null,

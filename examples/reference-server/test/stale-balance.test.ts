@@ -69,6 +69,13 @@ for (const backend of BACKENDS) {
       ).body.accounts.find((a) => a.name !== 'Current Account' && a.balance !== null)!;
       expect((await page(savings.id)).chart).not.toBeNull();
 
+      // A sync that fails before it reaches the account (the account list answers 503) says nothing of
+      // its balance: still the old one, still not charted.
+      sandbox.faults.add({ kind: 'status', status: 503, times: 3, match: { endpoint: 'accounts' } });
+      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      expect((await current()).balance_stale).toBe(true);
+      expect((await page(stale.id)).chart).toBeNull();
+
       // The next sync reads the balance: current again, and charted.
       sandbox.faults.clear();
       expect((await runtime.syncUser(t.userId)).ok).toBe(true);

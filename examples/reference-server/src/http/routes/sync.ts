@@ -82,6 +82,10 @@ const SummarySchema = z
       }),
     ),
     feed_entries_applied: z.number().int(),
+    stale_balances: z.array(z.string()).optional().openapi({
+      description:
+        "The provider's ids of the accounts whose balance could not be read, in this run or an earlier one no run has read it since",
+    }),
   })
   .loose()
   .openapi('SyncSummary');
