@@ -18,29 +18,69 @@ export const MAX_JSON_DEPTH = 32;
 const malformedText = (text: string) => LONE_SURROGATE.test(text) || text.includes('\u0000');
 
 /**
+ * An amount written as text, as every write takes it: digits, an optional minus and decimals. Not
+ * `+5`, ` 12 `, `12.`, `.5` or `1e3`, which some parsers read and others refuse.
+ */
+export const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
+/** How many malformed members a refusal names; the rest it counts. */
+const MAX_NAMED_MEMBERS = 10;
+/** How long a named member's path may be; a longer one is cut, with an ellipsis. */
+const MAX_MEMBER_PATH = 120;
+
+/**
  * One walk of a parsed JSON body: whether it nests deeper than `MAX_JSON_DEPTH` (then it is not
  * walked further), else the members (keys included) holding text that is not valid Unicode, or a
- * NUL character (which PostgreSQL text cannot hold), as dotted paths: `transaction.name`.
+ * NUL character (which PostgreSQL text cannot hold), as dotted paths (`transaction.name`): the first
+ * `MAX_NAMED_MEMBERS`, each cut to `MAX_MEMBER_PATH` characters, and how many more there are. A path is
+ * written out only for a member it names: a body of a long key over many values costs no more than
+ * its size (writing every path out took a 1 MB body to 2 GB of memory, and every answer with it).
  */
-export function checkBodyText(body: unknown): { tooDeep: true } | { tooDeep: false; malformed: string[] } {
+export function checkBodyText(
+  body: unknown,
+): { tooDeep: true } | { tooDeep: false; malformed: string[]; more: number } {
   const malformed: string[] = [];
+  let more = 0;
+  const segments: Array<string | number> = [];
+  const found = () => {
+    if (malformed.length === MAX_NAMED_MEMBERS) {
+      more += 1;
+      return;
+    }
+    let path = '';
+    for (const segment of segments) {
+      path += typeof segment === 'number' ? `[${segment}]` : path ? `.${segment}` : segment;
+      if (path.length > MAX_MEMBER_PATH) break;
+    }
+    malformed.push(path.length > MAX_MEMBER_PATH ? `${path.slice(0, MAX_MEMBER_PATH - 1)}…` : path);
+  };
   // False when too deep; the recursion is bounded by the depth it checks.
-  const walk = (value: unknown, path: string, depth: number): boolean => {
+  const walk = (value: unknown, depth: number): boolean => {
     if (typeof value === 'string') {
-      if (malformedText(value)) malformed.push(path);
+      if (malformedText(value)) found();
       return true;
     }
     if (value === null || typeof value !== 'object') return true;
     if (depth >= MAX_JSON_DEPTH) return false;
-    if (Array.isArray(value)) return value.every((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        segments.push(i);
+        const ok = walk(value[i], depth + 1);
+        segments.pop();
+        if (!ok) return false;
+      }
+      return true;
+    }
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      const member = path ? `${path}.${key}` : key;
-      if (malformedText(key)) malformed.push(member);
-      if (!walk(item, member, depth + 1)) return false;
+      segments.push(key);
+      if (malformedText(key)) found();
+      const ok = walk(item, depth + 1);
+      segments.pop();
+      if (!ok) return false;
     }
     return true;
   };
-  return walk(body, '', 0) ? { tooDeep: false, malformed } : { tooDeep: true };
+  return walk(body, 0) ? { tooDeep: false, malformed, more } : { tooDeep: true };
 }
 
 /** A 400 for a body nested deeper than `MAX_JSON_DEPTH`, else a 422 naming its malformed members. */
@@ -54,11 +94,15 @@ export function assertWellFormedText(body: unknown): void {
     );
   const members = checked.malformed;
   if (members.length === 0) return;
+  const errors = members.map(
+    (m) => `${m || 'body'} contains an unpaired UTF-16 surrogate or a NUL character`,
+  );
+  if (checked.more > 0) errors.push(`and ${checked.more} more members like these`);
   throw new ApiProblem(
     422,
     'validation_failed',
     'The request contains text that is not valid Unicode',
-    members.map((m) => `${m || 'body'} contains an unpaired UTF-16 surrogate or a NUL character`),
+    errors,
   );
 }
 

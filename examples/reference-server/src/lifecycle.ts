@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
-import { amountProblem, calendarDateOf, unreadableAmountProblem } from './input.js';
+import { DECIMAL_TEXT, amountProblem, calendarDateOf, unreadableAmountProblem } from './input.js';
 import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
@@ -166,6 +166,11 @@ function signedAmount(raw: Record<string, unknown>, currency: string, errors: st
   const value = raw.amount;
   if (value === undefined || value === null || value === '') {
     errors.push("Amount can't be blank");
+    return undefined;
+  }
+  // Text as a PATCH takes it: `1e3`, `+5` or ` 12 ` are refused alike on both.
+  if (typeof value === 'string' && !DECIMAL_TEXT.test(value)) {
+    errors.push('Amount must be a decimal number like 12.34');
     return undefined;
   }
   const decimal = typeof value === 'number' || typeof value === 'string' ? toDecimalString(value) : undefined;

@@ -253,6 +253,23 @@ for (const backend of BACKENDS) {
       it('refuses a NUL character, which PostgreSQL text cannot hold', () =>
         expectRejectedUnchanged('{"transaction":{"name":"a\\u0000b"}}', 422, /transaction\.name/));
 
+      it('names the first ten malformed members, cut short, and counts the rest: a small body cannot make a huge answer', async () => {
+        // A long member name over many NULs: naming every path in full made a 1 MB body a 470 MB answer.
+        const key = 'k'.repeat(20_000);
+        const body = `{"transaction":{"notes":"ok"},"${key}":[${Array(20_000).fill('"\\u0000"').join(',')}]}`;
+        const before = await get();
+        const response = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, body);
+        expect(response.status).toBe(422);
+        const errors = (response.body as { errors: string[] }).errors;
+        expect(errors).toHaveLength(11);
+        expect(errors[10]).toBe('and 19990 more members like these');
+        for (const error of errors.slice(0, 10)) {
+          expect(error).toMatch(/^k+… contains an unpaired UTF-16 surrogate or a NUL character$/);
+          expect(error.length).toBeLessThan(200);
+        }
+        expect(await get()).toEqual(before);
+      });
+
       it('a name of any valid text, astral characters included, is answered and read back alike', async () => {
         const name = 'Café ☕ 🍰 \u{1F600} Łódź';
         const response = await patch({ name });

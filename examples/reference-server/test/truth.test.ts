@@ -323,6 +323,15 @@ for (const backend of BACKENDS) {
       const yen = await post({ account_id: account.id, name: 'x', amount: '12.34', date: '2026-05-02' });
       expect(yen.status).toBe(422);
       expect(yen.body.errors).toEqual(['Amount must be a whole number in JPY']);
+      // Amounts as text the way a PATCH takes them: 1e3 is not a thousand, nor " 12 " twelve.
+      for (const amount of ['1e3', ' 12 ', '12.', '.5', '+5', 'Infinity'])
+        expect(
+          (await post({ account_id: account.id, name: 'x', amount, date: '2026-05-02' })).body,
+          amount,
+        ).toMatchObject({
+          error: 'validation_failed',
+          errors: ['Amount must be a decimal number like 12.34'],
+        });
       const readOnly = await t.request(t.keys.aliceReadOnly, 'POST', '/api/v1/transactions', {
         transaction: { account_id: account.id, name: 'x', amount: 1, date: '2026-05-02' },
       });

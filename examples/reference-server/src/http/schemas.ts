@@ -5,7 +5,7 @@
  * a PATCH's with `TransactionUpdateMembers` below.
  */
 import { z } from '@hono/zod-openapi';
-import { calendarDateOf } from '../input.js';
+import { DECIMAL_TEXT, calendarDateOf } from '../input.js';
 import { isNature } from '../sign-convention.js';
 import { LIMITS } from './limits.js';
 
@@ -97,15 +97,12 @@ export const TransactionUpdateMembers = z.object({
     .optional(),
   /** Without `nature`, positive is an expense and negative income; with it, the sign is ignored. */
   amount: z
-    .union(
-      [z.number(), member('Amount').regex(/^-?\d+(\.\d+)?$/, 'Amount must be a decimal number like 12.34')],
-      {
-        error: (issue) =>
-          issue.input === undefined
-            ? 'Amount is required'
-            : 'Amount must be a finite number or a decimal string like 12.34',
-      },
-    )
+    .union([z.number(), member('Amount').regex(DECIMAL_TEXT, 'Amount must be a decimal number like 12.34')], {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'Amount is required'
+          : 'Amount must be a finite number or a decimal string like 12.34',
+    })
     .optional(),
   name: nonBlank('Name').optional(),
   description: nonBlank('Description')
