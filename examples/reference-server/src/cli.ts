@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { configFromEnv } from './config.js';
+import { ApiProblem } from './problem.js';
 import { ServerRuntime } from './runtime.js';
 import { createApiKey, createUser, findUser, listUsers, type Scope } from './users.js';
 
@@ -133,6 +134,8 @@ try {
   // --help asked for is a success; help shown because the command line was wrong is not.
   if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
   if (typeof code === 'string' && code.startsWith('commander.')) process.exit(2);
-  console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+  // A refusal the API would answer 422 says why, as the API does.
+  const details = error instanceof ApiProblem && error.errors?.length ? `: ${error.errors.join('; ')}` : '';
+  console.error(`admin: ${error instanceof Error ? error.message : String(error)}${details}`);
   process.exit(1);
 }

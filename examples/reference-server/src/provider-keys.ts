@@ -14,6 +14,7 @@ import {
 } from '@finsync/provider';
 import type { SyncEngine } from '@finsync/sync';
 import { judgeStoredKeys, openStoredProviderKey, sealProviderKey, UnusableProviderKey } from './crypto.js';
+import { LIMITS } from './http/limits.js';
 import { ApiProblem } from './problem.js';
 import type { AppStore, ProviderCredential } from './store/types.js';
 
@@ -33,6 +34,16 @@ export interface ProviderKeysOptions {
   allowedBaseUrls?: string[] | undefined;
   /** The running sandbox provider's URL, or undefined when it is not running. */
   sandboxUrl: () => string | undefined;
+}
+
+/** Why a provider key cannot be used (blank, too long, a control character), or undefined. */
+export function providerKeyProblem(key: string): string | undefined {
+  if (key === '') return "api_key can't be blank";
+  if (key.length > LIMITS.providerKey)
+    return `api_key is too long (at most ${LIMITS.providerKey} characters)`;
+  if (/[\u0000-\u001f\u007f]/.test(key))
+    return 'api_key must not contain a control character (a line break?)';
+  return undefined;
 }
 
 /** Asks the provider whether it takes a key; answers a refusal 422 and an unreachable provider 503. */
@@ -114,6 +125,10 @@ export class ProviderKeys {
       ]);
     }
     const key = apiKey.trim();
+    // Checked here, where the API and the command line both pass: a key no client can be made from
+    // (a line break pasted with it) was stored by the command line, and then no server would start.
+    const problem = providerKeyProblem(key);
+    if (problem) throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [problem]);
     const storedUrl = baseUrl === DEFAULT_BASE_URL ? null : (baseUrl ?? null);
     const client = options.register ? this.#client(key, storedUrl) : undefined;
     if (client) await checkProviderKey(client);
@@ -170,6 +185,9 @@ export class ProviderKeys {
   async #openCredential(row: ProviderCredential): Promise<string> {
     const { store, logger, masterKey } = this.#options;
     const { apiKey, resealed } = openStoredProviderKey(masterKey, row, this.#allowedBaseUrls());
+    // Stored before keys were checked where the command line stores them: no client can carry it.
+    if (providerKeyProblem(apiKey) !== undefined)
+      throw new UnusableProviderKey('key', 'the stored provider key has a character no request can carry');
     if (resealed) {
       const current = await store.getProviderCredential(row.user_id);
       if (current?.sealed_key === row.sealed_key && current.base_url === row.base_url) {

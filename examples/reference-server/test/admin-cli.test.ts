@@ -65,5 +65,10 @@ describe('npm run admin', () => {
     const set = run(dataDir, ['set-provider-key', 'dora', '--base-url', 'sandbox'], `${secret}\n`);
     expect(set.status).toBe(0);
     expect(set.stdout + set.stderr).not.toContain(secret);
+    // A line pasted with the key would be stored, and no client could send it: refused, nothing stored.
+    const pasted = run(dataDir, ['set-provider-key', 'dora', '--base-url', 'sandbox'], `${secret}\n# note\n`);
+    expect(pasted.status).toBe(1);
+    expect(pasted.stderr).toContain('api_key must not contain a control character (a line break?)');
+    expect(pasted.stdout + pasted.stderr).not.toContain(secret);
   });
 });

@@ -348,6 +348,18 @@ for (const backend of BACKENDS) {
         expect((await call(server, key, 'GET', '/api/v1/sync/status')).body.connection.status).toBe('active');
     });
 
+    it('a key stored with a line break (as the admin command once stored one): the server starts, only its user stops', async () => {
+      const f = await fixture();
+      const key = Buffer.from(readFileSync(join(f.db.dataDir, 'master.key'), 'utf8').trim(), 'base64');
+      await credential(f, f.users.alice, {
+        sealed_key: sealProviderKey(key, `${SECRET}\n# my key`, { userId: f.users.alice, baseUrl: SANDBOX }),
+      });
+      const server = await start(f);
+      expect(aliceLine(f)).toMatch(/no request can carry/);
+      expect(aliceLine(f)).toMatch(/not a master-key problem/);
+      await expectOnlyAliceStopped(f, server);
+    });
+
     it('an old v1 record is read and re-sealed as v2, bound to its URL, with the same updated_at', async () => {
       const f = await fixture();
       const key = Buffer.from(readFileSync(join(f.db.dataDir, 'master.key'), 'utf8').trim(), 'base64');
