@@ -12,7 +12,16 @@ import { Command, InvalidArgumentError } from 'commander';
 import { configFromEnv } from './config.js';
 import { ApiProblem } from './problem.js';
 import { ServerRuntime } from './runtime.js';
-import { createApiKey, createUser, findUser, listUsers, type Scope } from './users.js';
+import {
+  createApiKey,
+  createUser,
+  findUser,
+  listApiKeys,
+  listUsers,
+  revokeApiKey,
+  revokeApiKeys,
+  type Scope,
+} from './users.js';
 
 class CliError extends Error {}
 
@@ -111,6 +120,46 @@ program
         `provider key stored (encrypted) for ${user.name}; a running server uses it from its next sync of this user ` +
           '(the next scheduled one, or POST /api/v1/sync; one waiting for a new key has none scheduled)',
       );
+    }),
+  );
+
+program
+  .command('list-keys')
+  .description(
+    "List a user's API keys: id, name, scope, created, last used, revoked (never the key or its hash)",
+  )
+  .argument('<user>', 'user name or id')
+  .action(async (userName: string) =>
+    withRuntime(async ({ store }) => {
+      const user = (await findUser(store, userName)) ?? throwError(`no user ${userName}`);
+      const keys = await listApiKeys(store, user.id);
+      if (keys.length === 0) console.log(`${user.name} has no API keys`);
+      for (const k of keys)
+        console.log(
+          `${k.id}  ${k.name}  ${k.scope}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}` +
+            (k.revoked_at ? `  revoked ${k.revoked_at}` : ''),
+        );
+    }),
+  );
+
+program
+  .command('revoke-key')
+  .description("Revoke one of a user's API keys at once (its id from list-keys), or all of them with --all")
+  .argument('<user>', 'user name or id')
+  .argument('[key-id]', 'the key to revoke, as list-keys shows it')
+  .option('--all', "revoke every live key of the user (the page's sessions made with them end too)")
+  .action(async (userName: string, keyId: string | undefined, options: { all?: boolean }) =>
+    withRuntime(async ({ store }) => {
+      const user = (await findUser(store, userName)) ?? throwError(`no user ${userName}`);
+      if (options.all === (keyId !== undefined))
+        throw new CliError('give a key id (see list-keys) or --all, not both');
+      if (options.all) {
+        console.log(`revoked ${await revokeApiKeys(store, user.id)} key(s) of ${user.name}`);
+        return;
+      }
+      if (!(await revokeApiKey(store, user.id, keyId!)))
+        throw new CliError(`${user.name} has no live key ${keyId} (see list-keys)`);
+      console.log(`revoked key ${keyId} of ${user.name}: refused from the next request on`);
     }),
   );
 

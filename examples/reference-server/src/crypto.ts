@@ -80,8 +80,8 @@ export function openProviderKey(
 /** A stored provider key this server will not use, and why (`statusReason`: words safe to show the user). */
 export class UnusableProviderKey extends Error {
   constructor(
-    /** `url`, `key` and `malformed` are never the master key's fault; `unauthenticated` may be. */
-    readonly reason: 'url' | 'key' | SealedSecretError['reason'],
+    /** `url`, `key`, `sandbox` and `malformed` are never the master key's fault; `unauthenticated` may be. */
+    readonly reason: 'url' | 'key' | 'sandbox' | SealedSecretError['reason'],
     message: string,
   ) {
     super(message);
@@ -91,6 +91,7 @@ export class UnusableProviderKey extends Error {
   get statusReason(): string {
     if (this.reason === 'url') return 'its base URL is not on the allow-list';
     if (this.reason === 'key') return 'the key has a character no request can carry (a line break?)';
+    if (this.reason === 'sandbox') return 'it is for the sandbox provider, which this server does not run';
     if (this.reason === 'malformed') return 'the record is corrupt (not one this server wrote)';
     return 'it does not decrypt: the record was altered, or sealed under another master key';
   }

@@ -188,6 +188,12 @@ export class ProviderKeys {
     // Stored before keys were checked where the command line stores them: no client can carry it.
     if (providerKeyProblem(apiKey) !== undefined)
       throw new UnusableProviderKey('key', 'the stored provider key has a character no request can carry');
+    // A key for the sandbox on a server started without it: this user's alone to set again.
+    if (row.base_url === SANDBOX && !this.#options.sandboxUrl())
+      throw new UnusableProviderKey(
+        'sandbox',
+        'the stored provider key is for the sandbox, which this server does not run',
+      );
     if (resealed) {
       const current = await store.getProviderCredential(row.user_id);
       if (current?.sealed_key === row.sealed_key && current.base_url === row.base_url) {

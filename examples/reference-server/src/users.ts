@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, hashesMatch } from './crypto.js';
 import { thenApply, type Awaitable } from './store/steps.js';
-import type { AppStore, Scope, User } from './store/types.js';
+import type { ApiKeyInfo, AppStore, Scope, User } from './store/types.js';
 
 export type { Scope, User } from './store/types.js';
 
@@ -70,6 +70,16 @@ export function revokeApiKeys(
   options: { namePrefix?: string } = {},
 ): Promise<number> {
   return store.revokeApiKeys(userId, options.namePrefix ?? '', new Date().toISOString());
+}
+
+/** The user's API keys as an operator lists them (never a hash), oldest first. */
+export function listApiKeys(store: AppStore, userId: string): Promise<ApiKeyInfo[]> {
+  return store.listApiKeys(userId);
+}
+
+/** Revokes one live key of the user by its id; whether it did. */
+export async function revokeApiKey(store: AppStore, userId: string, id: string): Promise<boolean> {
+  return (await store.revokeApiKey(userId, id, new Date().toISOString())) === 1;
 }
 
 const TOUCH_EVERY_MS = 60_000;

@@ -21,6 +21,7 @@ import {
 import type {
   AccountRecord,
   ActiveApiKey,
+  ApiKeyInfo,
   AppStore,
   AtomicallyOptions,
   CommitDeadline,
@@ -114,6 +115,21 @@ export class PostgresAppStore implements AppStore {
       `UPDATE ${this.#s}.app_api_keys SET revoked_at = $1
        WHERE user_id = $2 AND revoked_at IS NULL AND left(name, length($3)) = $3`,
       [at, userId, namePrefix],
+    );
+  }
+
+  listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
+    return this.#rows(
+      `SELECT id, name, scope, created_at, last_used_at, revoked_at FROM ${this.#s}.app_api_keys
+       WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
+  }
+
+  revokeApiKey(userId: string, id: string, at: string): Promise<number> {
+    return this.#run(
+      `UPDATE ${this.#s}.app_api_keys SET revoked_at = $1 WHERE user_id = $2 AND id = $3 AND revoked_at IS NULL`,
+      [at, userId, id],
     );
   }
 

@@ -17,6 +17,7 @@ import type { Awaitable } from './steps.js';
 import type {
   AccountRecord,
   ActiveApiKey,
+  ApiKeyInfo,
   AppStore,
   AtomicallyOptions,
   CommitDeadline,
@@ -116,6 +117,22 @@ export class SqliteAppStore implements AppStore {
       userId,
       namePrefix,
       namePrefix,
+    );
+  }
+
+  listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
+    return this.#all(
+      'SELECT id, name, scope, created_at, last_used_at, revoked_at FROM app_api_keys WHERE user_id = ? ORDER BY created_at, id',
+      userId,
+    );
+  }
+
+  revokeApiKey(userId: string, id: string, at: string): Promise<number> {
+    return this.#run(
+      'UPDATE app_api_keys SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL',
+      at,
+      userId,
+      id,
     );
   }
 

@@ -30,6 +30,16 @@ export interface NewApiKey {
   created_at: string;
 }
 
+/** An API key as an operator lists it: never its hash. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  scope: Scope;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
 export interface ActiveApiKey {
   id: string;
   user_id: string;
@@ -321,6 +331,10 @@ export interface AppStore extends RelatedReads {
   insertApiKey(key: NewApiKey): Promise<void>;
   /** Revokes the user's live keys whose name starts with `namePrefix`; returns how many. */
   revokeApiKeys(userId: string, namePrefix: string, at: string): Promise<number>;
+  /** The user's keys, oldest first, revoked ones included. */
+  listApiKeys(userId: string): Promise<ApiKeyInfo[]>;
+  /** Revokes one live key of the user; how many it revoked (0 or 1). */
+  revokeApiKey(userId: string, id: string, at: string): Promise<number>;
   findActiveApiKey(keyHash: Buffer): Awaitable<ActiveApiKey | undefined>;
   touchApiKey(id: string, at: string): Promise<void>;
 
