@@ -24,6 +24,8 @@ export interface ServerConfig {
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartOptions, 'logger'> & {
   logLevel: LogLevel;
+  /** Whether `npm start` makes the demo user and prints a fresh key of it (FINSYNC_DEMO). */
+  demo: boolean;
 } {
   const logLevel = env.FINSYNC_LOG_LEVEL?.trim() || 'info';
   if (!isLogLevel(logLevel))
@@ -50,8 +52,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartO
     throw new StartupError(
       `FINSYNC_SCHEDULER must be on or off, got ${JSON.stringify(env.FINSYNC_SCHEDULER)}`,
     );
+  const demo = (env.FINSYNC_DEMO?.trim() || 'on').toLowerCase();
+  if (demo !== 'on' && demo !== 'off')
+    throw new StartupError(`FINSYNC_DEMO must be on or off, got ${JSON.stringify(env.FINSYNC_DEMO)}`);
   return {
     logLevel,
+    demo: demo === 'on',
     // Relative to where the command was typed: npm runs a workspace's script in the workspace's
     // directory, and says where it was typed in INIT_CWD.
     dataDir: resolve(env.INIT_CWD ?? process.cwd(), env.FINSYNC_DATA_DIR ?? '.data'),

@@ -26,9 +26,11 @@ function fail(error: unknown): never {
 
 let server: RunningServer;
 let dataDir: string;
+let demoOn: boolean;
 try {
-  const { logLevel, ...options } = configFromEnv();
+  const { logLevel, demo, ...options } = configFromEnv();
   dataDir = options.dataDir;
+  demoOn = demo;
   server = await startReferenceServer({ ...options, logger: consoleLogger(logLevel) });
 } catch (error) {
   fail(error);
@@ -48,27 +50,52 @@ async function prepareDemo() {
   return { demo, key, summary: await server.runtime.syncUser(demo.id) };
 }
 
-let prepared: Awaited<ReturnType<typeof prepareDemo>>;
-try {
-  prepared = await prepareDemo();
-} catch (error) {
-  fail(error);
+/** FINSYNC_DEMO=off: no demo user is made, and the keys earlier starts printed for one stop working. */
+async function retireDemo() {
+  const { store } = server.runtime;
+  const demo = await findUser(store, 'demo');
+  return demo ? revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' }) : 0;
 }
-const { demo, key, summary } = prepared;
-// The sync's log lines first, then the banner: they wait up to 10 ms to be written (logger.ts).
-flushLogs();
 
-console.log(`
+const where = () => (server.runtime.store.kind === 'sqlite' ? dataDir : server.runtime.databaseDescription);
+if (demoOn) {
+  let prepared: Awaited<ReturnType<typeof prepareDemo>>;
+  try {
+    prepared = await prepareDemo();
+  } catch (error) {
+    fail(error);
+  }
+  const { demo, key, summary } = prepared;
+  // The sync's log lines first, then the banner: they wait up to 10 ms to be written (logger.ts).
+  flushLogs();
+
+  console.log(`
 finsync reference server listening on ${server.url}
-  data:        ${server.runtime.store.kind === 'sqlite' ? dataDir : server.runtime.databaseDescription}
+  data:        ${where()}
   provider:    sandbox (no paid key needed)
   demo user:   ${demo.name}, synced ${summary.accounts.length} accounts (${summary.outcome})
-  demo key:    ${key}   (shown once; a new one is issued on every start)
+  demo key:    ${key}   (shown once; a new one is issued on every start; FINSYNC_DEMO=off for none)
 
   curl -H "X-Api-Key: ${key}" "${server.url}/api/v1/transactions?per_page=5"
   curl -H "X-Api-Key: ${key}" ${server.url}/api/v1/sync/status
   OpenAPI:     ${server.url}/api/v1/openapi.json
 Ctrl-C stops it.`);
+} else {
+  let retired = 0;
+  try {
+    retired = await retireDemo();
+  } catch (error) {
+    fail(error);
+  }
+  flushLogs();
+  console.log(`
+finsync reference server listening on ${server.url}
+  data:        ${where()}
+  demo:        off (FINSYNC_DEMO=off)${retired > 0 ? `; ${retired} demo key(s) printed by earlier starts revoked` : ''}
+  users:       npm run admin -- create-user <name>  (prints the user's API key once)
+  OpenAPI:     ${server.url}/api/v1/openapi.json
+Ctrl-C stops it.`);
+}
 
 // Stops taking requests, lets those in flight and any running sync finish (up to 30 s), then exits.
 let stopping = false;

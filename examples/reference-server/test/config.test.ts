@@ -28,6 +28,13 @@ describe('configuration from the environment', () => {
     expect(configFromEnv(value === undefined ? {} : { FINSYNC_SCHEDULER: value }).scheduler).toBe(scheduler);
   });
 
+  it('reads FINSYNC_DEMO: on unless off, and refuses anything else', () => {
+    expect(configFromEnv({}).demo).toBe(true);
+    expect(configFromEnv({ FINSYNC_DEMO: ' OFF ' }).demo).toBe(false);
+    expect(configFromEnv({ FINSYNC_DEMO: 'on' }).demo).toBe(true);
+    expect(() => configFromEnv({ FINSYNC_DEMO: 'no' })).toThrow(/FINSYNC_DEMO must be on or off, got "no"/);
+  });
+
   it.each(['false', '0', 'no', 'disabled'])(
     'refuses FINSYNC_SCHEDULER=%j instead of running the scheduler',
     (value) => {

@@ -13,6 +13,8 @@ const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.ts
 
 describe('npm start after a first start stopped halfway', () => {
   const dataDir = makeTempDir('start-again');
+  /** The key the first test's start printed. */
+  let demoKey = '';
   afterAll(() => removeTempDir(dataDir));
 
   it('gives a demo user left without a provider key the sandbox key, syncs it and serves', async () => {
@@ -21,42 +23,73 @@ describe('npm start after a first start stopped halfway', () => {
     await createUser(first.runtime.store, 'demo');
     await first.close({ graceMs: 0 });
 
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@finsync/source', '--import', import.meta.resolve('tsx'), main],
-      {
-        env: {
-          ...process.env,
-          FINSYNC_DATA_DIR: dataDir,
-          DATABASE_URL: '',
-          PORT: '0',
-          FINSYNC_SCHEDULER: 'off',
-          FINSYNC_LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = once(child, 'exit');
+    const started = await startMain(dataDir, 'curl -H');
     try {
-      const lines: string[] = [];
-      for await (const line of createInterface({ input: child.stdout })) {
-        lines.push(line);
-        if (line.includes('curl -H')) break;
-      }
-      const printed = lines.join('\n');
-      expect(printed, stderr).toMatch(/demo user: +demo, synced [1-9]\d* accounts \(success\)/);
-      const url = /listening on (http:\/\/\S+)/.exec(printed)![1]!;
-      const key = /demo key: +(\S+)/.exec(printed)![1]!;
-      const response = await fetch(`${url}/api/v1/transactions?per_page=1`, {
-        headers: { 'X-Api-Key': key },
+      expect(started.printed, started.stderr()).toMatch(
+        /demo user: +demo, synced [1-9]\d* accounts \(success\)/,
+      );
+      demoKey = /demo key: +(\S+)/.exec(started.printed)![1]!;
+      const response = await fetch(`${started.url}/api/v1/transactions?per_page=1`, {
+        headers: { 'X-Api-Key': demoKey },
       });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { transactions: unknown[] }).transactions).toHaveLength(1);
     } finally {
-      child.kill('SIGTERM');
-      await exited;
+      await started.stop();
+    }
+  }, 60_000);
+
+  it('with FINSYNC_DEMO=off makes no demo user key, prints none, and the key an earlier start printed stops working', async () => {
+    const started = await startMain(dataDir, 'Ctrl-C stops it', { FINSYNC_DEMO: 'off' });
+    try {
+      expect(started.printed, started.stderr()).toMatch(
+        /demo: +off \(FINSYNC_DEMO=off\); 1 demo key\(s\) printed by earlier starts revoked/,
+      );
+      expect(started.printed).not.toMatch(/X-Api-Key|demo key: |[0-9a-f]{64}/);
+      const response = await fetch(`${started.url}/api/v1/transactions`, {
+        headers: { 'X-Api-Key': demoKey },
+      });
+      expect(response.status).toBe(401);
+    } finally {
+      await started.stop();
     }
   }, 60_000);
 });
+
+/** `npm start` in a child process, read up to the banner's line holding `until`. */
+async function startMain(dataDir: string, until: string, env: Record<string, string> = {}) {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@finsync/source', '--import', import.meta.resolve('tsx'), main],
+    {
+      env: {
+        ...process.env,
+        FINSYNC_DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        PORT: '0',
+        FINSYNC_SCHEDULER: 'off',
+        FINSYNC_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = once(child, 'exit');
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    lines.push(line);
+    if (line.includes(until)) break;
+  }
+  const printed = lines.join('\n');
+  return {
+    printed,
+    url: /listening on (http:\/\/\S+)/.exec(printed)?.[1] ?? '',
+    stderr: () => stderr,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
