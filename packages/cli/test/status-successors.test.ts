@@ -17,9 +17,12 @@ describe('finsync status and a bank linked again', () => {
   beforeAll(async () => {
     dir = makeTempDir('cli-successors');
     const options = { seed: 11, historyDays: 60, transactionsPerDay: 3 };
-    let sandbox = new SandboxProvider({ ...options, today: '2026-06-10', accounts: [current, savings] });
+    let sandbox = new SandboxProvider({ ...options, today: '2026-06-10', accounts: [savings, current] });
     const storage = new SqliteStorage({ filename: join(dir, 'finsync.db') });
-    const engine = new SyncEngine({ storage, clock: { today: () => sandbox.today } });
+    const engine = new SyncEngine({
+      storage,
+      clock: { now: () => new Date(`${sandbox.today}T12:00:00Z`), today: () => sandbox.today },
+    });
     const fetch = (async (input: string | URL | Request, init?: RequestInit) =>
       sandbox.handle(new Request(input, init))) as typeof globalThis.fetch;
     await engine.addConnection({
@@ -28,8 +31,10 @@ describe('finsync status and a bank linked again', () => {
     });
     expect((await engine.sync('home')).ok).toBe(true);
     // The user removed the bank and linked it again: the current account is listed under a new id.
+    // The same bank ten days on: its history still starts where it did.
     sandbox = new SandboxProvider({
       ...options,
+      historyDays: 70,
       today: '2026-06-20',
       accounts: [savings, { ...current, id: 9711, historyOf: 4711 }],
     });

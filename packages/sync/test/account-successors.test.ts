@@ -5,7 +5,15 @@
 import { SandboxProvider, type SandboxAccountSpec } from '@finsync/provider/sandbox';
 import { http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { UnknownConnectionError, type MirrorTransaction } from '../src/index.js';
+import { makeChange } from '../src/engine/changes.js';
+import {
+  MemoryStorage,
+  SyncEngine,
+  UnknownConnectionError,
+  type MirrorAccount,
+  type MirrorTransaction,
+} from '../src/index.js';
+import { fixtures } from '../src/testing/index.js';
 import { BASE, createHarness, server, useMsw } from './harness.js';
 
 useMsw();
@@ -135,6 +143,81 @@ describe('findAccountSuccessors', () => {
     ]);
   });
 
+  /** An engine over a store holding `accounts` and `rows` as they are, no provider. */
+  async function stored(accounts: MirrorAccount[], rows: MirrorTransaction[]) {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [fixtures.connectionState('c1')] });
+    await storage.apply({ changes: accounts.map((a) => makeChange('account', 'added', a)) });
+    await storage.apply({ changes: rows.map(fixtures.added) });
+    return new SyncEngine({ storage });
+  }
+  const monthly = (account: string, months: number, fields: Partial<MirrorTransaction>) =>
+    Array.from({ length: months }, (_, i) =>
+      fixtures.transaction('c1', account, `id:${account}-${i}`, {
+        date: `${2025 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-01`,
+        merchant: null,
+        ...fields,
+      }),
+    );
+  const balance = (amount: string, on: string) => ({
+    amount,
+    currency: 'GBP',
+    fetchedAt: `${on}T09:00:00.000Z`,
+  });
+
+  it('names no pair of accounts that share their rows by chance: two pots fed by one standing order hold different money', async () => {
+    const standingOrder = { amount: '50.00', description: 'STANDING ORDER FROM CURRENT' };
+    const rows = [...monthly('potA', 14, standingOrder), ...monthly('potB', 14, standingOrder)];
+    rows.push(
+      fixtures.transaction('c1', 'potA', 'id:a-int', {
+        date: '2025-06-30',
+        amount: '0.41',
+        merchant: null,
+        description: 'INTEREST',
+      }),
+    );
+    rows.push(
+      fixtures.transaction('c1', 'potB', 'id:b-int', {
+        date: '2025-06-30',
+        amount: '1.93',
+        merchant: null,
+        description: 'INTEREST',
+      }),
+    );
+    const potA = fixtures.account('c1', 'potA', { state: 'gone', balance: balance('700.41', '2026-02-01') });
+    const potB = fixtures.account('c1', 'potB', { balance: balance('2701.93', '2026-02-01') });
+    expect(await (await stored([potA, potB], rows)).findAccountSuccessors('c1')).toEqual([]);
+    // The same rows and the money to match (the new link of one pot): named.
+    const relinked = fixtures.account('c1', 'potB', { balance: balance('700.41', '2026-02-01') });
+    const found = await (await stored([potA, relinked], rows)).findAccountSuccessors('c1');
+    expect(found.map((f) => [f.previous.id, f.successor.id, f.rows.length, f.previousRows])).toEqual([
+      ['potA', 'potB', 14, 15],
+    ]);
+  });
+
+  it("compares a row stored without a currency in its account's currency", async () => {
+    const old = fixtures.account('c1', 'old', {
+      state: 'gone',
+      currency: 'GBP',
+      balance: balance('-162.80', '2026-02-28'),
+    });
+    const linked = fixtures.account('c1', 'new', { balance: balance('-162.80', '2026-02-28') });
+    const rows = Array.from({ length: 28 }, (_, i) => i + 1).flatMap((d) => {
+      const fields = {
+        date: `2026-02-${String(d).padStart(2, '0')}`,
+        amount: `-${d}.10`,
+        merchant: `Shop ${d}`,
+      };
+      return [
+        fixtures.transaction('c1', 'old', `id:o${d}`, { ...fields, currency: null }),
+        fixtures.transaction('c1', 'new', `id:n${d}`, { ...fields, currency: 'GBP' }),
+      ];
+    });
+    expect(
+      (await (await stored([old, linked], rows)).findAccountSuccessors('c1')).map((f) => f.rows.length),
+    ).toEqual([28]);
+  });
+
   it('refuses options out of bounds, a history longer than allowed, and a connection it does not have', async () => {
     const h = await relinked([current], [{ ...current, id: 9711, historyOf: 4711 }]);
     await expect(h.engine.findAccountSuccessors('c1', { minimumShare: 0.2 })).rejects.toThrow(
@@ -148,6 +231,7 @@ describe('findAccountSuccessors', () => {
       /account 4711 has more than 10 posted rows; raise maxRowsPerAccount/,
     );
     await expect(h.engine.findAccountSuccessors('nope')).rejects.toBeInstanceOf(UnknownConnectionError);
+    expect(await h.engine.findAccountSuccessors('c1', null as never)).toHaveLength(1);
     expect(await h.engine.findAccountSuccessors('c1')).toHaveLength(1);
   });
 });

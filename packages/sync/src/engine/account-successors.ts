@@ -7,8 +7,10 @@
  * merges nothing: it finds the pairs whose posted history is the same, row for row, and says so; the app
  * asks its user, and moves what the user did to the old rows (`rows`).
  */
+import { addDays } from '@finsync/internals/calendar';
 import type { MirrorAccount, MirrorTransaction } from '../model.js';
 import type { Storage } from '../storage/types.js';
+import { addDecimals, sameDecimal, subtractDecimals } from './decimal.js';
 
 /** How alike two accounts' histories must be before one is said to continue the other. */
 export interface AccountSuccessorOptions {
@@ -50,7 +52,8 @@ export interface AccountSuccessor {
 
 const DEFAULTS = { minimumShare: 0.8, minimumRows: 10, maxRowsPerAccount: 200_000 } as const;
 
-function checked(options: AccountSuccessorOptions): Required<AccountSuccessorOptions> {
+function checked(given: AccountSuccessorOptions | null | undefined): Required<AccountSuccessorOptions> {
+  const options = given ?? {};
   const merged = {
     minimumShare: options.minimumShare ?? DEFAULTS.minimumShare,
     minimumRows: options.minimumRows ?? DEFAULTS.minimumRows,
@@ -77,9 +80,43 @@ function canonicalAmount(amount: string): string {
   return /^-?0*$/.test(text) ? '0' : text;
 }
 
-/** What makes two rows one purchase across two links of one account: everything but the id. */
-function contentOf(row: MirrorTransaction): string {
-  return JSON.stringify([row.date, canonicalAmount(row.amount), row.currency, row.merchant, row.description]);
+/**
+ * What makes two rows one purchase across two links of one account: everything but the id. A row
+ * stored before its account's currency was known has none: it is in the account's.
+ */
+function contentOf(row: MirrorTransaction, account: MirrorAccount): string {
+  const currency = row.currency ?? account.currency;
+  return JSON.stringify([row.date, canonicalAmount(row.amount), currency, row.merchant, row.description]);
+}
+
+/**
+ * Whether the new link's balance, walked back through its posted rows to the day of the old link's
+ * last balance, is that balance. Two accounts that share their rows by chance (two pots fed by one
+ * standing order) hold different money; the old link of one account held what the new one held then.
+ * The day is taken a day either side (the balance's day in the provider's zone, a row of that day
+ * posted after it was read).
+ */
+function balancesAgree(
+  previous: MirrorAccount,
+  successor: MirrorAccount,
+  successorRows: MirrorTransaction[],
+): boolean {
+  if (!previous.balance || !successor.balance) return false;
+  if (
+    previous.balance.currency &&
+    successor.balance.currency &&
+    previous.balance.currency !== successor.balance.currency
+  )
+    return false;
+  const day = previous.balance.fetchedAt.slice(0, 10);
+  return [addDays(day, -1), day, addDays(day, 1)].some((on) => {
+    const after = successorRows.filter((row) => row.date > on).map((row) => row.amount);
+    const then =
+      after.length === 0
+        ? successor.balance!.amount
+        : subtractDecimals(successor.balance!.amount, addDecimals(...after));
+    return sameDecimal(then, previous.balance!.amount);
+  });
 }
 
 interface PostedHistory {
@@ -136,21 +173,21 @@ function compare(
   const newRows = inDates(successorHistory, from, to);
   const waiting = new Map<string, string[]>();
   for (const row of newRows) {
-    const content = contentOf(row);
+    const content = contentOf(row, successor);
     const keys = waiting.get(content);
     if (keys) keys.push(row.key);
     else waiting.set(content, [row.key]);
   }
   const rows: AccountSuccessor['rows'] = [];
   for (const row of oldRows) {
-    const successorKey = waiting.get(contentOf(row))?.shift();
+    const successorKey = waiting.get(contentOf(row, previous))?.shift();
     if (successorKey !== undefined) rows.push({ previousKey: row.key, successorKey });
   }
   const enough =
     rows.length >= options.minimumRows &&
     rows.length >= options.minimumShare * oldRows.length &&
     rows.length >= options.minimumShare * newRows.length;
-  if (!enough) return undefined;
+  if (!enough || !balancesAgree(previous, successor, successorHistory.rows)) return undefined;
   return {
     connectionId: previous.connectionId,
     previous,
@@ -167,8 +204,9 @@ function compare(
  * The accounts of a connection that continue an account the engine no longer reads. A pair is named
  * only when nothing else can be meant: the old account is `gone` or `inactive`, the new one `active`,
  * both in one currency (when both are known) and at one bank (when both name it), their posted rows
- * alike over the dates both cover (see `AccountSuccessorOptions`), and no other active account alike
- * the old one. Reads the accounts' posted rows; writes nothing.
+ * alike over the dates both cover (see `AccountSuccessorOptions`), their balances agreeing (the new
+ * one walked back to the day of the old one's last), and no other active account alike enough. Reads
+ * two accounts' posted rows at a time, for each old account and each candidate; writes nothing.
  */
 export async function findAccountSuccessors(
   storage: Storage,
