@@ -77,6 +77,28 @@ export class LineWriter {
     return true;
   }
 
+  /**
+   * Resolves once everything written so far has left the process (the reader has it, or the pipe's
+   * buffer does): `true`, or `false` when `signal` aborted first. Without this, a reader slower than
+   * the command's exit lost the lines still queued in the process.
+   */
+  async flush(signal?: AbortSignal): Promise<boolean> {
+    if (this.#error) throw this.#error;
+    if (this.stream.writableLength === 0) return true;
+    const flushed = await new Promise<boolean>((resolve) => {
+      const onAbort = () => resolve(false);
+      if (signal?.aborted) return resolve(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // Written after everything queued, so its callback runs once all of it is out (or failed).
+      this.stream.write('', () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      });
+    });
+    if (this.#error) throw this.#error;
+    return flushed;
+  }
+
   /** Ends a stream we opened (a file); stdout stays open for whoever prints next. */
   async end(): Promise<void> {
     if (this.#error) throw this.#error;

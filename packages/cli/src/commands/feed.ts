@@ -50,6 +50,13 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
       if (!flags.follow) break;
       await sleep(flags.poll * 1_000, controller.signal);
     }
+    // Every line out before the exit (main ends the process soon after this returns). After a stop,
+    // a reader that still reads has a second to take what is queued; else the output is cut.
+    const patience = new AbortController();
+    const losePatience = () => setTimeout(() => patience.abort(), 1_000).unref();
+    if (controller.signal.aborted) losePatience();
+    else controller.signal.addEventListener('abort', losePatience, { once: true });
+    if (!cut && !(await out.flush(patience.signal))) cut = true;
     return cut || (controller.signal.aborted && !flags.follow) ? ExitCode.interrupted : ExitCode.ok;
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
