@@ -179,6 +179,8 @@ export async function writeBatch(
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId, at } = batch.fence;
+    if (at !== undefined && Number.isNaN(Date.parse(at)))
+      throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
     const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
       connectionId,
       workerId,

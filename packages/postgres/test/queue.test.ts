@@ -254,6 +254,12 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
       const late = { ...batch('w1', 'id:2'), fence: { connectionId: 'c1', workerId: 'w1', at: at(1_500) } };
       await expect(storage.apply(late)).rejects.toThrow(LeaseLostError);
       await unchanged(1);
+      const unreadable = {
+        ...batch('w1', 'id:2'),
+        fence: { connectionId: 'c1', workerId: 'w1', at: 'not a time' },
+      };
+      await expect(storage.apply(unreadable)).rejects.toThrow(/fence.at must be an ISO timestamp/);
+      await unchanged(1);
     });
 
     it('rejects a worker whose lease expired, writing nothing', async () => {

@@ -47,6 +47,21 @@ describe('SyncWorker', () => {
     });
   }
 
+  it("the memory storage's fence judges a lease at the batch's time: held before it ends, lost after, a bad time refused", async () => {
+    const storage = new MemoryStorage();
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    // A worker whose clock is a year ahead of the machine's.
+    const T = new Date(Date.now() + 365 * 86_400_000);
+    expect(await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: T })).toEqual(['c1']);
+    const at = (ms: number) => new Date(T.getTime() + ms).toISOString();
+    const fenced = (time: string) =>
+      storage.apply({ changes: [], fence: { connectionId: 'c1', workerId: 'w1', at: time } });
+    await expect(fenced(at(500))).resolves.toBeUndefined();
+    // Past its lease by its own clock, though not by the machine's: refused.
+    await expect(fenced(at(1_500))).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(fenced('not a time')).rejects.toThrow(/fence.at must be an ISO timestamp/);
+  });
+
   it('several workers over one store sync every connection exactly once at a time', async () => {
     const storage = new MemoryStorage();
     const sandboxes = [sandboxAt('a.test', 1), sandboxAt('b.test', 2)];

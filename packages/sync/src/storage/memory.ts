@@ -69,7 +69,7 @@ export class MemoryStorage implements Storage, WorkQueue {
       if (
         !lease ||
         lease.workerId !== batch.fence.workerId ||
-        (lease.expiresAt ?? 0) <= (batch.fence.at === undefined ? Date.now() : Date.parse(batch.fence.at))
+        (lease.expiresAt ?? 0) <= fenceTime(batch.fence.at)
       ) {
         throw new LeaseLostError(batch.fence.connectionId, batch.fence.workerId);
       }
@@ -322,4 +322,12 @@ export class MemoryStorage implements Storage, WorkQueue {
   #assertOpen(): void {
     if (this.#closed) throw new Error('MemoryStorage is closed');
   }
+}
+
+/** The time a fence judges its lease at, in ms: `at` when given (a bad one is refused), else now. */
+function fenceTime(at: string | undefined): number {
+  if (at === undefined) return Date.now();
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
+  return ms;
 }
