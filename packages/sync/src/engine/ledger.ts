@@ -246,8 +246,10 @@ export function checkBalance(
     !sameDecimal(ledger.postedTotal, anchor.postedTotal ?? '0') ||
     !sameDecimal(pendingTotal, anchor.pendingTotal ?? '0');
   const checked = anchor.checked !== false || moved;
-  for (const reading of readings)
-    for (const basis of [anchor.basis, other] as const) {
+  // Both readings on the anchor's basis first: a bank does not change what its balance counts as
+  // often as it dates a posting early.
+  for (const basis of [anchor.basis, other] as const)
+    for (const reading of readings) {
       if (sameDecimal(opening[basis], reading[basis]))
         return {
           ledger: anchorAt(basis, checked),
