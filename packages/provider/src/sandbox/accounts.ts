@@ -285,9 +285,19 @@ export function resolveAccounts(
         );
       // The old link may be gone from the list: the history is drawn from its id alone.
       const original = specs.find((other) => other.id === historyOf);
-      if (original && ((original.profile ?? 'current') !== profile || original.currency !== spec.currency))
+      if (
+        original &&
+        ((original.profile ?? 'current') !== profile ||
+          original.currency !== spec.currency ||
+          original.transactionsPerDay !== spec.transactionsPerDay ||
+          original.openingBalance !== spec.openingBalance)
+      )
         throw new RangeError(
-          `account ${spec.id} is a new link of ${historyOf}: it must have the same profile and currency`,
+          `account ${spec.id} is a new link of ${historyOf}: it must have the same profile, currency, transactionsPerDay and openingBalance`,
+        );
+      if (original?.historyOf !== undefined)
+        throw new RangeError(
+          `historyOf names account ${historyOf}, itself a new link of ${original.historyOf}: name the first link, ${original.historyOf}`,
         );
     }
     // A new link of an account draws its history from that account's id; its ids come from its own ordinal.

@@ -59,6 +59,20 @@ describe('sandbox historyOf', () => {
     expect(
       () =>
         new SandboxProvider({ accounts: [old, { ...old, id: 9711, historyOf: 4711, profile: 'savings' }] }),
-    ).toThrow(/new link of 4711: it must have the same profile and currency/);
+    ).toThrow(
+      /new link of 4711: it must have the same profile, currency, transactionsPerDay and openingBalance/,
+    );
+    expect(
+      () =>
+        new SandboxProvider({
+          accounts: [old, { ...old, id: 9711, historyOf: 4711, transactionsPerDay: 9 }],
+        }),
+    ).toThrow(/same profile, currency, transactionsPerDay/);
+    expect(
+      () =>
+        new SandboxProvider({
+          accounts: [old, { ...old, id: 9711, historyOf: 4711 }, { ...old, id: 9712, historyOf: 9711 }],
+        }),
+    ).toThrow(/historyOf names account 9711, itself a new link of 4711: name the first link, 4711/);
   });
 });
