@@ -130,6 +130,27 @@ describe('the API key', () => {
     }
   });
 
+  it("never shows in an error whose cause kept it somewhere else than its message (a custom fetch's own error)", async () => {
+    for (const kept of [
+      (r: Request) => Object.fromEntries(r.headers), // a plain object
+      (r: Request) => new Headers(r.headers), // entries, not own properties
+      (r: Request) => ({ sent: [{ headers: new Map(r.headers) }] }), // deeper, in a Map
+    ]) {
+      const client = new ServiceClient({
+        baseUrl: BASE,
+        apiKey: KEY,
+        maxRetries: 0,
+        fetch: (async (request: Request) => {
+          throw Object.assign(new Error('proxy refused'), { sentHeaders: kept(request) });
+        }) as typeof fetch,
+      });
+      const error = await client.transactions.get(TX_ID).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(everything(error)).not.toContain(KEY);
+      expect((error as Error).message).toContain('proxy refused');
+    }
+  });
+
   it('a bad key or base URL is refused without echoing the key', () => {
     expect(() => new ServiceClient({ baseUrl: BASE, apiKey: '' })).toThrow(TypeError);
     let message = '';

@@ -51,24 +51,56 @@ function causeChain(error: unknown): unknown[] | undefined {
   return chain;
 }
 
+/** How many values `holdsSecret` looks at before it gives up (and counts the secret as held). */
+const SEARCH_BUDGET = 2_000;
+/** How deep below an error `holdsSecret` looks. */
+const SEARCH_DEPTH = 6;
+
 /**
- * Whether `error`, or any cause below it, quotes `secret` in its message or stack (a secret under 4
- * characters is no secret: see `redact`). A chain too long to search counts as quoting it.
+ * Whether `value` holds `secret` anywhere a logger could print it: a string, an own property (named
+ * or valued; enumerable or not), an array item, a Map's or Headers' entries, however deep, down to
+ * `SEARCH_DEPTH`. Too much to search, or a getter that throws, counts as holding it.
+ */
+function holdsSecret(value: unknown, secret: string): boolean {
+  let budget = SEARCH_BUDGET;
+  const seen = new Set<object>();
+  const search = (item: unknown, depth: number): boolean => {
+    if ((budget -= 1) < 0) return true;
+    if (typeof item === 'string') return item.includes(secret);
+    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) return false;
+    if (seen.has(item)) return false;
+    seen.add(item);
+    if (depth > SEARCH_DEPTH) return true;
+    // Headers, Map, URLSearchParams: their entries are not own properties, but are printed.
+    const entries = (item as { entries?: unknown }).entries;
+    if (typeof entries === 'function' && !Array.isArray(item)) {
+      for (const entry of (entries as () => Iterable<unknown>).call(item))
+        if (search(entry, depth + 1)) return true;
+    }
+    for (const name of Object.getOwnPropertyNames(item)) {
+      if (name.includes(secret)) return true;
+      if (search((item as Record<string, unknown>)[name], depth + 1)) return true;
+    }
+    return false;
+  };
+  try {
+    return search(value, 0);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether `error`, or any cause below it, holds `secret` anywhere a logger could print it: its
+ * message, stack, or any other value it carries (a custom fetch's error keeping the headers it sent).
+ * A secret under 4 characters is no secret (see `redact`); a chain too long to search counts as
+ * holding it.
  */
 export function quotesSecret(error: unknown, secret: string): boolean {
   if (secret.length < 4) return false;
   const chain = causeChain(error);
   if (!chain) return true;
-  try {
-    return chain.some((link) => {
-      if (typeof link === 'string') return link.includes(secret);
-      if (link === null || typeof link !== 'object') return false;
-      const { message, stack } = link as { message?: unknown; stack?: unknown };
-      return [message, stack].some((text) => typeof text === 'string' && text.includes(secret));
-    });
-  } catch {
-    return true;
-  }
+  return chain.some((link) => holdsSecret(link, secret));
 }
 
 /**
