@@ -50,16 +50,18 @@ for (const [conversion, precision, codes] of TABLE)
 
 const guessed = new Map<string, ServiceCurrency>();
 
-/** Whether the service's table lists `code` (upper case, as stored). */
+/** Whether the service's table lists `code`, in any case. */
 export function isServiceCurrency(code: string): boolean {
-  return known.has(code);
+  return known.has(code.toUpperCase());
 }
 
 /**
- * The service's conversion and precision for `currency` (an ISO code, upper case as stored). A code
+ * The service's conversion and precision for `currency` (an ISO code, in any case). A code
  * Sure does not list gets Intl's decimals, or 2 when Intl does not know it either.
  */
-export function serviceCurrency(currency: string): ServiceCurrency {
+export function serviceCurrency(given: string): ServiceCurrency {
+  // The service stores a code as sent and looks it up in any case (Money::Currency lower-cases it).
+  const currency = given.toUpperCase();
   const listed = known.get(currency) ?? guessed.get(currency);
   if (listed) return listed;
   let precision = 2;

@@ -102,9 +102,21 @@ export function checkRequest(options: unknown, baseUrl: string): CheckedRequest 
     );
   }
   const problem = pathProblem(options.path);
+  // The query sent replaces one written in the path (ky's searchParams): the filter would be dropped
+  // without a word, and every row listed.
+  const both =
+    !problem && options.query !== undefined && (options.path as string).includes('?')
+      ? [
+          {
+            path: 'path',
+            message: 'must not hold a query (?…) when `query` is given: put every parameter in `query`',
+          },
+        ]
+      : [];
   const issues: Issue[] = [
     ...methodIssue(options.method),
     ...(problem ? [{ path: 'path', message: problem }] : []),
+    ...both,
     ...queryIssues(options.query),
   ];
   if (issues.length === 0) {

@@ -284,8 +284,9 @@ const CalendarDateMember = textMember('Date').refine(isCalendarDate, {
 });
 
 /**
- * Whether the service's `decimal(19,4)` amounts can hold `amount`: less than 10^15 in magnitude,
- * judged on a string's digits (a double rounds `999999999999999.9999` up to 10^15).
+ * Whether the service's `decimal(19,4)` amounts can hold `amount`: less than 10^15 in magnitude, as
+ * the service reads it. It reads a string as a double too (`to_f`), so `999999999999999.9999`, which
+ * that rounds up to 10^15, overflows there: a string is judged by its digits and by the double alike.
  */
 function fitsServiceAmount(amount: number | string): boolean {
   if (typeof amount === 'number') return Math.abs(amount) < 1e15;
@@ -293,7 +294,7 @@ function fitsServiceAmount(amount: number | string): boolean {
     amount
       .replace(/^-/, '')
       .split('.')[0]!
-      .replace(/^0+(?=\d)/, '').length <= 15
+      .replace(/^0+(?=\d)/, '').length <= 15 && Math.abs(Number(amount)) < 1e15
   );
 }
 

@@ -70,6 +70,20 @@ describe('request() keeps to /api/v1/', () => {
     expect(seen.every((s) => s.key === KEY)).toBe(true);
   });
 
+  it('refuses a query written in the path beside `query`, which would replace it without a word', async () => {
+    const error = (await raw({
+      method: 'GET',
+      path: 'transactions?search=coffee',
+      query: { page: 2 },
+    })) as InvalidRequestError;
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.member).toBe('path');
+    expect(error.message).toMatch(/must not hold a query \(\?…\) when `query` is given/);
+    // Alone, a query in the path is sent as written.
+    await client().request({ method: 'GET', path: 'transactions?search=coffee' });
+    expect(seen).toHaveLength(1);
+  });
+
   it('does not repeat an over-long path in its message', async () => {
     const path = `transactions/${'x'.repeat(100_000)}`;
     const error = (await raw({ method: 'GET', path })) as InvalidRequestError;

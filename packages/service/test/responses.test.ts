@@ -94,6 +94,19 @@ describe('real-format responses are read liberally', () => {
     expect(tx.signed_amount_cents).toBe(123456);
   });
 
+  it('a currency code stored in lower case is looked up as the service does, in any case', async () => {
+    // IDR has cents in the service's table (Intl says none): "idr" must not fall through to Intl's 0.
+    serveOne(
+      wireTransaction({
+        amount: 'Rp1.000,00',
+        amount_cents: 100000,
+        signed_amount_cents: 100000,
+        currency: 'idr',
+      }),
+    );
+    expect((await client().transactions.get(TX_ID)).amount_decimal).toBe('1000.00');
+  });
+
   it('French formatting with non-breaking spaces, expense', async () => {
     serveOne(
       wireTransaction({
