@@ -50,9 +50,9 @@ for (const [conversion, precision, codes] of TABLE)
 
 const guessed = new Map<string, ServiceCurrency>();
 
-/** Whether the service's table lists `code`, in any case. */
+/** Whether the service's table lists `code` (upper case: what a client sends is strict). */
 export function isServiceCurrency(code: string): boolean {
-  return known.has(code.toUpperCase());
+  return known.has(code);
 }
 
 /**
