@@ -159,49 +159,50 @@ describe('findAccountSuccessors', () => {
         ...fields,
       }),
     );
-  const balance = (amount: string, on: string) => ({
-    amount,
-    currency: 'GBP',
-    fetchedAt: `${on}T09:00:00.000Z`,
-  });
-
-  it('names no pair of accounts that share their rows by chance: two pots fed by one standing order hold different money', async () => {
+  it('names no pair of accounts that share their rows by chance: two pots fed by one standing order part in the middle', async () => {
     const standingOrder = { amount: '50.00', description: 'STANDING ORDER FROM CURRENT' };
+    const interest = (account: string, amount: string) =>
+      fixtures.transaction('c1', account, `id:${account}-int`, {
+        date: '2025-06-30',
+        amount,
+        merchant: null,
+        description: 'INTEREST',
+      });
+    const potA = fixtures.account('c1', 'potA', { state: 'gone' });
+    const potB = fixtures.account('c1', 'potB');
     const rows = [...monthly('potA', 14, standingOrder), ...monthly('potB', 14, standingOrder)];
-    rows.push(
-      fixtures.transaction('c1', 'potA', 'id:a-int', {
-        date: '2025-06-30',
-        amount: '0.41',
-        merchant: null,
-        description: 'INTEREST',
-      }),
-    );
-    rows.push(
-      fixtures.transaction('c1', 'potB', 'id:b-int', {
-        date: '2025-06-30',
-        amount: '1.93',
-        merchant: null,
-        description: 'INTEREST',
-      }),
-    );
-    const potA = fixtures.account('c1', 'potA', { state: 'gone', balance: balance('700.41', '2026-02-01') });
-    const potB = fixtures.account('c1', 'potB', { balance: balance('2701.93', '2026-02-01') });
-    expect(await (await stored([potA, potB], rows)).findAccountSuccessors('c1')).toEqual([]);
-    // The same rows and the money to match (the new link of one pot): named.
-    const relinked = fixtures.account('c1', 'potB', { balance: balance('700.41', '2026-02-01') });
-    const found = await (await stored([potA, relinked], rows)).findAccountSuccessors('c1');
+    // 14 of 15 rows alike, but the two earned different interest in June.
+    const apart = [...rows, interest('potA', '0.41'), interest('potB', '1.93')];
+    expect(await (await stored([potA, potB], apart)).findAccountSuccessors('c1')).toEqual([]);
+    // The same pot linked again lists the same interest: named.
+    const alike = [...rows, interest('potA', '0.41'), interest('potB', '0.41')];
+    const found = await (await stored([potA, potB], alike)).findAccountSuccessors('c1');
     expect(found.map((f) => [f.previous.id, f.successor.id, f.rows.length, f.previousRows])).toEqual([
-      ['potA', 'potB', 14, 15],
+      ['potA', 'potB', 15, 15],
     ]);
   });
 
-  it("compares a row stored without a currency in its account's currency", async () => {
-    const old = fixtures.account('c1', 'old', {
-      state: 'gone',
-      currency: 'GBP',
-      balance: balance('-162.80', '2026-02-28'),
+  it('names a new link that lists purchases the old one still held pending when it stopped', async () => {
+    // The old link's last read was on 28 February; card purchases of the 25th to the 27th posted after.
+    const old = fixtures.account('c1', 'old', { state: 'gone' });
+    const linked = fixtures.account('c1', 'new');
+    const rows = Array.from({ length: 28 }, (_, i) => i + 1).flatMap((d) => {
+      const fields = {
+        date: `2026-02-${String(d).padStart(2, '0')}`,
+        amount: `-${d}.10`,
+        merchant: `Shop ${d}`,
+      };
+      const listed = [fixtures.transaction('c1', 'new', `id:n${d}`, fields)];
+      if (d < 25 || d === 28) listed.push(fixtures.transaction('c1', 'old', `id:o${d}`, fields));
+      return listed;
     });
-    const linked = fixtures.account('c1', 'new', { balance: balance('-162.80', '2026-02-28') });
+    const found = await (await stored([old, linked], rows)).findAccountSuccessors('c1');
+    expect(found.map((f) => [f.rows.length, f.previousRows, f.successorRows])).toEqual([[25, 25, 28]]);
+  });
+
+  it("compares a row stored without a currency in its account's currency", async () => {
+    const old = fixtures.account('c1', 'old', { state: 'gone', currency: 'GBP' });
+    const linked = fixtures.account('c1', 'new');
     const rows = Array.from({ length: 28 }, (_, i) => i + 1).flatMap((d) => {
       const fields = {
         date: `2026-02-${String(d).padStart(2, '0')}`,

@@ -10,7 +10,7 @@
 import { addDays } from '@finsync/internals/calendar';
 import type { MirrorAccount, MirrorTransaction } from '../model.js';
 import type { Storage } from '../storage/types.js';
-import { addDecimals, sameDecimal, subtractDecimals } from './decimal.js';
+import { PENDING_MATCH_DAYS } from './twins.js';
 
 /** How alike two accounts' histories must be before one is said to continue the other. */
 export interface AccountSuccessorOptions {
@@ -90,33 +90,16 @@ function contentOf(row: MirrorTransaction, account: MirrorAccount): string {
 }
 
 /**
- * Whether the new link's balance, walked back through its posted rows to the day of the old link's
- * last balance, is that balance. Two accounts that share their rows by chance (two pots fed by one
- * standing order) hold different money; the old link of one account held what the new one held then.
- * The day is taken a day either side (the balance's day in the provider's zone, a row of that day
- * posted after it was read).
+ * Whether every row of either account left unpaired, in the dates both cover, lies within
+ * `PENDING_MATCH_DAYS` of either end of them. Where two links of one account part, it is at their
+ * ends: the new link's history starts part-way through a day, and the old one stopped before the
+ * purchases it held pending were posted. Two accounts that share their rows by chance (two pots fed by
+ * one standing order) part in the middle too, where one earned interest the other did not.
  */
-function balancesAgree(
-  previous: MirrorAccount,
-  successor: MirrorAccount,
-  successorRows: MirrorTransaction[],
-): boolean {
-  if (!previous.balance || !successor.balance) return false;
-  if (
-    previous.balance.currency &&
-    successor.balance.currency &&
-    previous.balance.currency !== successor.balance.currency
-  )
-    return false;
-  const day = previous.balance.fetchedAt.slice(0, 10);
-  return [addDays(day, -1), day, addDays(day, 1)].some((on) => {
-    const after = successorRows.filter((row) => row.date > on).map((row) => row.amount);
-    const then =
-      after.length === 0
-        ? successor.balance!.amount
-        : subtractDecimals(successor.balance!.amount, addDecimals(...after));
-    return sameDecimal(then, previous.balance!.amount);
-  });
+function partOnlyAtTheEnds(unpaired: readonly MirrorTransaction[], from: string, to: string): boolean {
+  const early = addDays(from, PENDING_MATCH_DAYS);
+  const late = addDays(to, -PENDING_MATCH_DAYS);
+  return unpaired.every((row) => row.date <= early || row.date >= late);
 }
 
 interface PostedHistory {
@@ -179,15 +162,19 @@ function compare(
     else waiting.set(content, [row.key]);
   }
   const rows: AccountSuccessor['rows'] = [];
+  const unpaired: MirrorTransaction[] = [];
   for (const row of oldRows) {
     const successorKey = waiting.get(contentOf(row, previous))?.shift();
     if (successorKey !== undefined) rows.push({ previousKey: row.key, successorKey });
+    else unpaired.push(row);
   }
+  const pairedNew = new Set(rows.map((r) => r.successorKey));
+  for (const row of newRows) if (!pairedNew.has(row.key)) unpaired.push(row);
   const enough =
     rows.length >= options.minimumRows &&
     rows.length >= options.minimumShare * oldRows.length &&
     rows.length >= options.minimumShare * newRows.length;
-  if (!enough || !balancesAgree(previous, successor, successorHistory.rows)) return undefined;
+  if (!enough || !partOnlyAtTheEnds(unpaired, from, to)) return undefined;
   return {
     connectionId: previous.connectionId,
     previous,
@@ -204,8 +191,8 @@ function compare(
  * The accounts of a connection that continue an account the engine no longer reads. A pair is named
  * only when nothing else can be meant: the old account is `gone` or `inactive`, the new one `active`,
  * both in one currency (when both are known) and at one bank (when both name it), their posted rows
- * alike over the dates both cover (see `AccountSuccessorOptions`), their balances agreeing (the new
- * one walked back to the day of the old one's last), and no other active account alike enough. Reads
+ * alike over the dates both cover (see `AccountSuccessorOptions`), parting only at the ends of those
+ * dates (`PENDING_MATCH_DAYS`), and no other active account alike enough. Reads
  * two accounts' posted rows at a time, for each old account and each candidate; writes nothing.
  */
 export async function findAccountSuccessors(
