@@ -67,14 +67,29 @@ export interface UserSyncSummary {
  */
 function staleBalances(report: ConnectionReport, before: readonly string[]): string[] {
   const stale = new Set(before);
+  // A balance read but not stored (the account's closing write failed) is still the old one.
+  const unstored = new Set(
+    report.issues.filter((i) => i.stage === 'storage' && i.accountId !== null).map((i) => i.accountId!),
+  );
   for (const account of report.accounts) {
-    if (account.balance === 'failed') stale.add(account.accountId);
+    if (account.state !== 'active')
+      stale.delete(account.accountId); // no longer read: its balance is its last
+    else if (account.balance === 'failed' || unstored.has(account.accountId)) stale.add(account.accountId);
     else if (account.balance === 'updated' || account.balance === 'unchanged')
       stale.delete(account.accountId);
   }
   for (const issue of report.issues)
     if (issue.stage === 'balance' && issue.accountId !== null) stale.add(issue.accountId);
   return [...stale].sort();
+}
+
+/** The accounts whose balance is stale after `summary`; a result stored before the list existed says it by its issues. */
+export function staleBalancesOf(summary: UserSyncSummary | null): string[] {
+  if (!summary) return [];
+  return (
+    summary.stale_balances ??
+    summary.issues.filter((i) => i.stage === 'balance' && i.account_id !== null).map((i) => i.account_id!)
+  );
 }
 
 export interface RunningSync {
@@ -173,7 +188,7 @@ export class SyncRuns {
     this.#finishing.add(run);
     // What stays stale comes from the result before: a run that does not reach an account says nothing of it.
     const before = await this.last(userId).catch(() => null);
-    const summary = summarize(run.run_id, report, applied, before?.stale_balances ?? []);
+    const summary = summarize(run.run_id, report, applied, staleBalancesOf(before));
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {

@@ -18,7 +18,7 @@ import { loadMasterKey } from './crypto.js';
 import { FeedApplier } from './feed.js';
 import { ApiProblem } from './problem.js';
 import { ProviderKeys } from './provider-keys.js';
-import { SyncRuns, balanceCheck, type RunningSync, type UserSyncSummary } from './runs.js';
+import { SyncRuns, balanceCheck, staleBalancesOf, type RunningSync, type UserSyncSummary } from './runs.js';
 import { AccountSuccessors } from './successors.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore } from './store/types.js';
@@ -255,8 +255,9 @@ export class ServerRuntime {
           account_type: a.account_type,
           currency: a.currency,
           balance: a.balance,
-          // A failed balance read keeps the balance before: the rows synced since may have moved on from it.
-          balance_stale: lastSync?.stale_balances?.includes(a.provider_account_id) ?? false,
+          // A failed balance read keeps the balance before, until a sync reads it again: the rows synced
+          // since may have moved on from it.
+          balance_stale: staleBalancesOf(lastSync).includes(a.provider_account_id),
           state: a.state,
           last_synced_at: state?.lastSyncedAt ?? null,
           synced_through: state?.watermark ?? null,

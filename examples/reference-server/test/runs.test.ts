@@ -1,6 +1,6 @@
 import type { ConnectionReport, SyncEngine } from '@finsync/sync';
 import { describe, expect, it } from 'vitest';
-import { SyncRuns } from '../src/runs.js';
+import { SyncRuns, staleBalancesOf, summarize } from '../src/runs.js';
 import type { AppStore } from '../src/store/types.js';
 
 /** A store whose saving of the last result waits until the test lets it go. */
@@ -54,5 +54,55 @@ describe('SyncRuns', () => {
     release();
     await finished;
     expect(runs.running('u1')).toBe(second);
+  });
+});
+
+describe('balances no sync has read since one failed to (stale_balances)', () => {
+  const account = (accountId: string, balance: string, state = 'active') =>
+    ({ accountId, name: accountId, state, balance, replacements: {}, reconciliation: null }) as unknown;
+  const report = (accounts: unknown[], issues: Array<{ stage: string; accountId: string | null }> = []) =>
+    ({
+      ok: issues.length === 0,
+      outcome: 'partial',
+      status: 'active',
+      startedAt: '2026-06-01T00:00:00Z',
+      finishedAt: '2026-06-01T00:00:01Z',
+      accounts,
+      issues: issues.map((i) => ({ ...i, message: 'x', error: new Error('x') })),
+    }) as unknown as ConnectionReport;
+
+  it('are kept until a run reads them, and stored with each result', () => {
+    const failed = summarize(
+      'r1',
+      report([account('a', 'failed'), account('b', 'updated')], [{ stage: 'balance', accountId: 'a' }]),
+      0,
+    );
+    expect(failed.stale_balances).toEqual(['a']);
+    // A run that did not reach the accounts says nothing of them.
+    const unreached = summarize(
+      'r2',
+      report([], [{ stage: 'accounts', accountId: null }]),
+      0,
+      staleBalancesOf(failed),
+    );
+    expect(unreached.stale_balances).toEqual(['a']);
+    // Read, but its closing write failed: still the old balance.
+    const unstored = summarize(
+      'r3',
+      report([account('a', 'updated')], [{ stage: 'storage', accountId: 'a' }]),
+      0,
+      ['a'],
+    );
+    expect(unstored.stale_balances).toEqual(['a']);
+    expect(summarize('r4', report([account('a', 'unchanged')]), 0, ['a']).stale_balances).toEqual([]);
+    // An account no longer read keeps its last balance as what it is: no longer flagged.
+    expect(summarize('r5', report([account('a', 'skipped', 'gone')]), 0, ['a']).stale_balances).toEqual([]);
+  });
+
+  it('are read from the issues of a result stored before the list existed', () => {
+    const old = summarize('r1', report([account('a', 'failed')], [{ stage: 'balance', accountId: 'a' }]), 0);
+    delete old.stale_balances;
+    expect(staleBalancesOf(old)).toEqual(['a']);
+    expect(staleBalancesOf(null)).toEqual([]);
   });
 });

@@ -211,7 +211,7 @@ export async function overview(
       name: a.name,
       account_type: a.account_type,
       balance: money(a.balance, a.currency),
-      /** Whether the last sync could not read the balance, so the one shown is older. */
+      /** Whether a sync could not read the balance and none has since, so the one shown is older. */
       balance_stale: a.balance_stale,
       state: a.state,
       last_synced_at: a.last_synced_at,
@@ -245,7 +245,7 @@ export async function overview(
         : null,
     /** Why there is no chart, when the account has a balance all the same. */
     chart_note: staleAccount
-      ? "The last sync could not read this account's balance, so the one shown is older than its rows. The chart is drawn again once a sync reads it."
+      ? "A sync could not read this account's balance, and none has since, so the one shown is older than its rows. The chart is drawn again once a sync reads it."
       : null,
     transactions: rendered.map((t, i) => ({
       id: t.id,

@@ -117,7 +117,7 @@ export const SyncStatusSchema = z
         balance: z.string().nullable(),
         balance_stale: z.boolean().openapi({
           description:
-            "`true` when the last sync could not read the account's balance: `balance` is the one before, which the rows synced since may have moved on from",
+            "`true` when a sync could not read the account's balance and none has read it since: `balance` is the one before, which the rows synced since may have moved on from",
         }),
         state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
         last_synced_at: z.string().nullable(),

@@ -172,8 +172,10 @@ function renderAccounts(data) {
             ? setAgo(el('span', `fresh fresh-${fresh}`), 'synced ', account.last_synced_at)
             : el('span', `fresh fresh-${fresh}`, 'never synced'),
           check ? el('span', `check ${check.status}`, checkText(check)) : null,
-          // The last sync could not read a newer balance: say how old this one is.
-          account.balance_stale ? el('span', 'balance-stale', 'balance not read in the last sync') : null,
+          // A sync could not read a newer balance, and none has since: say so.
+          account.balance_stale
+            ? el('span', 'balance-stale', 'balance not read since a sync failed to')
+            : null,
         ),
         account.last_error
           ? titled(el('span', 'account-error', account.last_error), account.last_error)
