@@ -52,7 +52,11 @@ export function checkBodyText(
       path += typeof segment === 'number' ? `[${segment}]` : path ? `.${segment}` : segment;
       if (path.length > MAX_MEMBER_PATH) break;
     }
-    malformed.push(path.length > MAX_MEMBER_PATH ? `${path.slice(0, MAX_MEMBER_PATH - 1)}…` : path);
+    if (path.length <= MAX_MEMBER_PATH) return void malformed.push(path);
+    // Cut between two characters, never inside one (a surrogate pair): the answer must be valid text.
+    let cut = MAX_MEMBER_PATH - 1;
+    if (/[\uD800-\uDBFF]/.test(path[cut - 1]!)) cut -= 1;
+    malformed.push(`${path.slice(0, cut)}…`);
   };
   // False when too deep; the recursion is bounded by the depth it checks.
   const walk = (value: unknown, depth: number): boolean => {

@@ -45,7 +45,7 @@ async function prepareDemo() {
   if (!(await store.getProviderCredential(demo.id)))
     await server.runtime.setProviderKey(demo.id, SANDBOX_KEY, SANDBOX);
   // Keys are stored hashed, so the demo key can't be shown again: each start issues a fresh one.
-  await revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' });
+  await revokeApiKeys(store, demo.id, { namePrefix: 'npm-start ' });
   const { key } = await createApiKey(store, demo.id, { name: `npm-start ${new Date().toISOString()}` });
   return { demo, key, summary: await server.runtime.syncUser(demo.id) };
 }
@@ -54,7 +54,7 @@ async function prepareDemo() {
 async function retireDemo() {
   const { store } = server.runtime;
   const demo = await findUser(store, 'demo');
-  return demo ? revokeApiKeys(store, demo.id, { namePrefix: 'npm-start' }) : 0;
+  return demo ? revokeApiKeys(store, demo.id, { namePrefix: 'npm-start ' }) : 0;
 }
 
 const where = () => (server.runtime.store.kind === 'sqlite' ? dataDir : server.runtime.databaseDescription);

@@ -268,6 +268,15 @@ for (const backend of BACKENDS) {
           expect(error.length).toBeLessThan(200);
         }
         expect(await get()).toEqual(before);
+        // Cut between characters, never inside a surrogate pair: the refusal is itself valid text.
+        const emoji = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${txId}`, {
+          ['😀'.repeat(100)]: 'a\u0000b',
+        });
+        const [named] = (emoji.body as { errors: string[] }).errors;
+        expect(named).toMatch(/^(😀)+… contains/);
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(named!)).toBe(
+          false,
+        );
       });
 
       it('a name of any valid text, astral characters included, is answered and read back alike', async () => {

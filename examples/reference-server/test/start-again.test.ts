@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../src/server.js';
-import { createUser } from '../src/users.js';
+import { createApiKey, createUser, findUser } from '../src/users.js';
 
 const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.ts');
 
@@ -40,6 +40,11 @@ describe('npm start after a first start stopped halfway', () => {
   }, 60_000);
 
   it('with FINSYNC_DEMO=off makes no demo user key, prints none, and the key an earlier start printed stops working', async () => {
+    // A key the operator made for the demo user themselves, its name only starting like npm start's.
+    const between = await startReferenceServer({ dataDir, port: 0, scheduler: false, sandbox: false });
+    const demo = (await findUser(between.runtime.store, 'demo'))!;
+    const own = (await createApiKey(between.runtime.store, demo.id, { name: 'npm-starter laptop' })).key;
+    await between.close({ graceMs: 0 });
     const started = await startMain(dataDir, 'Ctrl-C stops it', { FINSYNC_DEMO: 'off' });
     try {
       expect(started.printed, started.stderr()).toMatch(
@@ -50,6 +55,8 @@ describe('npm start after a first start stopped halfway', () => {
         headers: { 'X-Api-Key': demoKey },
       });
       expect(response.status).toBe(401);
+      const kept = await fetch(`${started.url}/api/v1/transactions`, { headers: { 'X-Api-Key': own } });
+      expect(kept.status).toBe(200);
     } finally {
       await started.stop();
     }

@@ -84,15 +84,18 @@ export class LineWriter {
    */
   async flush(signal?: AbortSignal): Promise<boolean> {
     if (this.#error) throw this.#error;
+    // A stream destroyed with lines queued dropped them: not flushed.
+    if (this.stream.destroyed) return this.stream.writableLength === 0 && !this.stream.errored;
     if (this.stream.writableLength === 0) return true;
     const flushed = await new Promise<boolean>((resolve) => {
       const onAbort = () => resolve(false);
       if (signal?.aborted) return resolve(false);
       signal?.addEventListener('abort', onAbort, { once: true });
-      // Written after everything queued, so its callback runs once all of it is out (or failed).
-      this.stream.write('', () => {
+      // Written after everything queued, so its callback runs once all of it is out, or with the
+      // error that stopped it (a stream destroyed meanwhile calls it with one too).
+      this.stream.write('', (error) => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(true);
+        resolve(!error);
       });
     });
     if (this.#error) throw this.#error;

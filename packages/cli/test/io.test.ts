@@ -40,6 +40,16 @@ describe('LineWriter', () => {
     expect(await out.flush(AbortSignal.abort())).toBe(false);
   });
 
+  it('flush says false when the stream was destroyed with lines queued (they were dropped)', async () => {
+    const { stream, written } = slowStream(50);
+    const out = new LineWriter(stream);
+    for (let i = 0; i < 5; i += 1) await out.write(`line ${i}\n`);
+    const flushed = out.flush();
+    stream.destroy();
+    expect(await flushed).toBe(false);
+    expect(written.length).toBeLessThan(5);
+  });
+
   it('a write waiting for room gives up when its signal aborts', async () => {
     const stream = new Writable({ highWaterMark: 4, write: () => undefined }); // never drains
     const out = new LineWriter(stream);

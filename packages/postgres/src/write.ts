@@ -179,7 +179,13 @@ export async function writeBatch(
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId, at } = batch.fence;
-    if (at !== undefined && Number.isNaN(Date.parse(at)))
+    if (
+      at !== undefined &&
+      !(
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/.test(at) &&
+        !Number.isNaN(Date.parse(at))
+      )
+    )
       throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
     const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
       connectionId,

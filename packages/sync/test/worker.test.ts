@@ -59,7 +59,9 @@ describe('SyncWorker', () => {
     await expect(fenced(at(500))).resolves.toBeUndefined();
     // Past its lease by its own clock, though not by the machine's: refused.
     await expect(fenced(at(1_500))).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(fenced('not a time')).rejects.toThrow(/fence.at must be an ISO timestamp/);
+    // Only a timestamp: Date.parse alone reads "1" and "Nov 30 1999" as times long past any lease.
+    for (const time of ['not a time', '1', 'Nov 30 1999', '2026'])
+      await expect(fenced(time)).rejects.toThrow(/fence.at must be an ISO timestamp/);
   });
 
   it('several workers over one store sync every connection exactly once at a time', async () => {

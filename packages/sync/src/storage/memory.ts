@@ -327,7 +327,10 @@ export class MemoryStorage implements Storage, WorkQueue {
 /** The time a fence judges its lease at, in ms: `at` when given (a bad one is refused), else now. */
 function fenceTime(at: string | undefined): number {
   if (at === undefined) return Date.now();
-  const ms = Date.parse(at);
+  const ms = ISO_TIMESTAMP.test(at) ? Date.parse(at) : Number.NaN;
   if (Number.isNaN(ms)) throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
   return ms;
 }
+
+/** What `Date#toISOString` writes, or the same with a zone offset: `Date.parse` alone takes "1" or "Nov 30". */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
