@@ -52,14 +52,19 @@ function causeChain(error: unknown): unknown[] | undefined {
 }
 
 /** How many values `holdsSecret` looks at before it gives up (and counts the secret as held). */
-const SEARCH_BUDGET = 2_000;
-/** How deep below an error `holdsSecret` looks. */
-const SEARCH_DEPTH = 6;
+const SEARCH_BUDGET = 20_000;
+/** How deep below one error of a cause chain `holdsSecret` looks (the chain's links are searched one by one). */
+const SEARCH_DEPTH = 8;
+/** Bytes (a Buffer, a typed array) read as text to look for the secret; more count as holding it. */
+const SEARCH_BYTES = 65_536;
+/** Getters a logger prints that are not own properties: a kept `Request`'s headers and URL, a `URL`'s. */
+const PRINTED_GETTERS = ['headers', 'url', 'href'] as const;
 
 /**
- * Whether `value` holds `secret` anywhere a logger could print it: a string, an own property (named
- * or valued; enumerable or not), an array item, a Map's or Headers' entries, however deep, down to
- * `SEARCH_DEPTH`. Too much to search, or a getter that throws, counts as holding it.
+ * Whether `value` holds `secret` anywhere a logger could print it: a string, an own property (named,
+ * symbol-keyed or valued; enumerable or not), an array item, a Map's or Headers' entries, a Request's
+ * headers and URL, a Buffer's bytes, however deep, down to `SEARCH_DEPTH`. Its `cause` is not searched
+ * here (the chain is, link by link). Too much to search, or a getter that throws, counts as holding it.
  */
 function holdsSecret(value: unknown, secret: string): boolean {
   let budget = SEARCH_BUDGET;
@@ -71,16 +76,39 @@ function holdsSecret(value: unknown, secret: string): boolean {
     if (seen.has(item)) return false;
     seen.add(item);
     if (depth > SEARCH_DEPTH) return true;
+    if (ArrayBuffer.isView(item) || item instanceof ArrayBuffer) {
+      const bytes =
+        item instanceof ArrayBuffer
+          ? new Uint8Array(item)
+          : new Uint8Array(item.buffer, item.byteOffset, item.byteLength);
+      if (bytes.length > SEARCH_BYTES) return true;
+      let text = '';
+      for (let i = 0; i < bytes.length; i += 4096)
+        text += String.fromCharCode(...bytes.subarray(i, i + 4096));
+      return text.includes(secret);
+    }
     // Headers, Map, URLSearchParams: their entries are not own properties, but are printed.
     const entries = (item as { entries?: unknown }).entries;
     if (typeof entries === 'function' && !Array.isArray(item)) {
       for (const entry of (entries as () => Iterable<unknown>).call(item))
         if (search(entry, depth + 1)) return true;
     }
+    const proto: unknown = Object.getPrototypeOf(item);
+    if (proto !== Object.prototype && proto !== null && !Array.isArray(item))
+      for (const name of PRINTED_GETTERS)
+        if (
+          name in item &&
+          !Object.hasOwn(item, name) &&
+          search((item as Record<string, unknown>)[name], depth + 1)
+        )
+          return true;
     for (const name of Object.getOwnPropertyNames(item)) {
       if (name.includes(secret)) return true;
+      if (name === 'cause' && item instanceof Error) continue;
       if (search((item as Record<string, unknown>)[name], depth + 1)) return true;
     }
+    for (const symbol of Object.getOwnPropertySymbols(item))
+      if (search((item as Record<symbol, unknown>)[symbol], depth + 1)) return true;
     return false;
   };
   try {

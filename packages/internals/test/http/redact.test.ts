@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, redact, safeCause } from '../../src/http/redact.js';
+import { excerpt, quotesSecret, redact, safeCause } from '../../src/http/redact.js';
 import { errorOptions, requestErrorJSON } from '../../src/http/error-base.js';
 
 const KEY = 'sk_live_0123456789';
@@ -41,6 +41,35 @@ describe('what an error keeps as its cause', () => {
     expect(errorOptions({ cause: plain })).toEqual({ cause: plain });
     expect(errorOptions({ cause: 'a reason' })).toEqual({ cause: 'a reason' });
     expect(errorOptions({})).toBeUndefined();
+  });
+
+  it('counts the key as quoted wherever a logger would print it, and keeps an ordinary cause', () => {
+    const holding = [
+      Object.assign(new Error('x'), { [Symbol('sent')]: { 'x-api-key': KEY } }),
+      Object.assign(new Error('x'), {
+        req: new Request('https://example.test/', { headers: { 'x-api-key': KEY } }),
+      }),
+      Object.assign(new Error('x'), { target: new URL(`https://example.test/?key=${KEY}`) }),
+      Object.assign(new Error('x'), { body: Buffer.from(`{"key":"${KEY}"}`) }),
+      new Error('outer', {
+        cause: Object.assign(new Error('inner'), { sent: new Map([['x-api-key', KEY]]) }),
+      }),
+    ];
+    for (const error of holding) expect(quotesSecret(error, KEY)).toBe(true);
+    let chain = new Error('link 0');
+    for (let i = 1; i < 8; i += 1) chain = new Error(`link ${i}`, { cause: chain });
+    const ordinary = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+        errno: -111,
+        code: 'ECONNREFUSED',
+        syscall: 'connect',
+        address: '127.0.0.1',
+        port: 1,
+      }),
+      Object.assign(new Error('x'), { body: Buffer.alloc(3_000, 'a') }),
+      chain,
+    ];
+    for (const error of ordinary) expect(quotesSecret(error, KEY)).toBe(false);
   });
 
   it('serializes the request fields and nothing else', () => {
