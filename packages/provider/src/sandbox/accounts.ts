@@ -285,12 +285,18 @@ export function resolveAccounts(
         );
       // The old link may be gone from the list: the history is drawn from its id alone.
       const original = specs.find((other) => other.id === historyOf);
+      const originalProfile = original?.profile ?? 'current';
+      const rateOf = (other: SandboxAccountSpec) =>
+        other.transactionsPerDay ??
+        (isOrdinary(originalProfile) ? defaultPerDay : FEW_ROWS_PER_DAY[originalProfile]);
+      const openingOf = (other: SandboxAccountSpec) =>
+        other.openingBalance === undefined ? undefined : parseMinor(other.openingBalance, decimals);
       if (
         original &&
-        ((original.profile ?? 'current') !== profile ||
+        (originalProfile !== profile ||
           original.currency !== spec.currency ||
-          original.transactionsPerDay !== spec.transactionsPerDay ||
-          original.openingBalance !== spec.openingBalance)
+          rateOf(original) !== meanPerDay ||
+          openingOf(original) !== openingOf(spec))
       )
         throw new RangeError(
           `account ${spec.id} is a new link of ${historyOf}: it must have the same profile, currency, transactionsPerDay and openingBalance`,
