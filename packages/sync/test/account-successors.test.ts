@@ -182,16 +182,19 @@ describe('findAccountSuccessors', () => {
     ]);
   });
 
+  /** A card purchase on day `d` of February 2026. */
+  const shopping = (d: number) => ({
+    date: `2026-02-${String(d).padStart(2, '0')}`,
+    amount: `-${d}.10`,
+    merchant: `Shop ${d}`,
+  });
+
   it('names a new link that lists purchases the old one still held pending when it stopped', async () => {
     // The old link's last read was on 28 February; card purchases of the 25th to the 27th posted after.
     const old = fixtures.account('c1', 'old', { state: 'gone' });
     const linked = fixtures.account('c1', 'new');
     const rows = Array.from({ length: 28 }, (_, i) => i + 1).flatMap((d) => {
-      const fields = {
-        date: `2026-02-${String(d).padStart(2, '0')}`,
-        amount: `-${d}.10`,
-        merchant: `Shop ${d}`,
-      };
+      const fields = shopping(d);
       const listed = [fixtures.transaction('c1', 'new', `id:n${d}`, fields)];
       if (d < 25 || d === 28) listed.push(fixtures.transaction('c1', 'old', `id:o${d}`, fields));
       return listed;
@@ -204,11 +207,7 @@ describe('findAccountSuccessors', () => {
     const old = fixtures.account('c1', 'old', { state: 'gone', currency: 'GBP' });
     const linked = fixtures.account('c1', 'new');
     const rows = Array.from({ length: 28 }, (_, i) => i + 1).flatMap((d) => {
-      const fields = {
-        date: `2026-02-${String(d).padStart(2, '0')}`,
-        amount: `-${d}.10`,
-        merchant: `Shop ${d}`,
-      };
+      const fields = shopping(d);
       return [
         fixtures.transaction('c1', 'old', `id:o${d}`, { ...fields, currency: null }),
         fixtures.transaction('c1', 'new', `id:n${d}`, { ...fields, currency: 'GBP' }),
