@@ -2,10 +2,10 @@
  * Accounts that continue one another. When a user removes a bank from the provider and links it again,
  * the provider lists the same bank account under a new id, with its history under new transaction ids:
  * the mirror, which follows the provider, then holds the old account (`gone`, or `inactive`) and the new
- * one, the same purchases in both. Nothing in the provider's answers links them, and a merge on the
- * account's name alone has merged accounts that were not one (two cards of one bank). So the engine
- * merges nothing: it finds the pairs whose posted history is the same, row for row, and says so; the app
- * asks its user, and moves what the user did to the old rows (`rows`).
+ * one, the same purchases in both. Nothing in the provider's answers links them, and neither a name
+ * nor a bank tells two accounts apart (two cards of one bank). So the engine merges nothing: it finds
+ * the pairs whose posted history is the same, row for row, and says so; the app asks its user, and
+ * moves what the user did to the old rows (`rows`).
  */
 import { addDays } from '@finsync/internals/calendar';
 import type { MirrorAccount, MirrorTransaction } from '../model.js';
