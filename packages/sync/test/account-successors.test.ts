@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { makeChange } from '../src/engine/changes.js';
 import {
   MemoryStorage,
+  SyncAbortedError,
   SyncEngine,
   UnknownConnectionError,
   type MirrorAccount,
@@ -232,6 +233,17 @@ describe('findAccountSuccessors', () => {
     );
     await expect(h.engine.findAccountSuccessors('nope')).rejects.toBeInstanceOf(UnknownConnectionError);
     expect(await h.engine.findAccountSuccessors('c1', null as never)).toHaveLength(1);
+    // Cancellation: a stopped call rejects as a stopped sync does, the signal's reason as its cause.
+    const stop = new AbortController();
+    stop.abort(new Error('user left the page'));
+    const stopped = await h.engine
+      .findAccountSuccessors('c1', { signal: stop.signal })
+      .catch((e: unknown) => e);
+    expect(stopped).toBeInstanceOf(SyncAbortedError);
+    expect((stopped as Error).cause).toEqual(new Error('user left the page'));
+    await expect(h.engine.findAccountSuccessors('c1', { signal: 'soon' as never })).rejects.toThrow(
+      TypeError,
+    );
     expect(await h.engine.findAccountSuccessors('c1')).toHaveLength(1);
   });
 });

@@ -8,6 +8,8 @@
  * moves what the user did to the old rows (`rows`).
  */
 import { addDays } from '@finsync/internals/calendar';
+import { checkedSignal } from '@finsync/internals/http';
+import { SyncAbortedError } from '../errors.js';
 import type { MirrorAccount, MirrorTransaction } from '../model.js';
 import type { Storage } from '../storage/types.js';
 import { PENDING_MATCH_DAYS } from './twins.js';
@@ -27,6 +29,8 @@ export interface AccountSuccessorOptions {
    * holding an unbounded history in memory. 1 to 10,000,000.
    */
   maxRowsPerAccount?: number;
+  /** Stops the reading: the call rejects with `SyncAbortedError` (its `cause` the signal's reason). */
+  signal?: AbortSignal;
 }
 
 /** One account that continues another: the old one is no longer read, the new one is. */
@@ -52,7 +56,9 @@ export interface AccountSuccessor {
 
 const DEFAULTS = { minimumShare: 0.8, minimumRows: 10, maxRowsPerAccount: 200_000 } as const;
 
-function checked(given: AccountSuccessorOptions | null | undefined): Required<AccountSuccessorOptions> {
+function checked(
+  given: AccountSuccessorOptions | null | undefined,
+): Required<Omit<AccountSuccessorOptions, 'signal'>> {
   const options = given ?? {};
   const merged = {
     minimumShare: options.minimumShare ?? DEFAULTS.minimumShare,
@@ -108,15 +114,23 @@ interface PostedHistory {
   last: string | undefined;
 }
 
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new SyncAbortedError('finding account successors was aborted', { cause: signal.reason });
+}
+
 async function postedHistory(
   storage: Storage,
   account: MirrorAccount,
   maxRows: number,
+  signal: AbortSignal | undefined,
 ): Promise<PostedHistory> {
   const rows: MirrorTransaction[] = [];
   let first: string | undefined;
   let last: string | undefined;
+  let read = 0;
   for await (const row of storage.scanTransactions(account.connectionId, account.id)) {
+    if ((read += 1) % 1_000 === 0) stopIfAborted(signal);
     // Holds are the bank's guesses, and differ between links; the posted history is the account's own.
     if (row.isPending) continue;
     if (rows.length === maxRows)
@@ -144,7 +158,7 @@ function compare(
   previousHistory: PostedHistory,
   successor: MirrorAccount,
   successorHistory: PostedHistory,
-  options: Required<AccountSuccessorOptions>,
+  options: Required<Omit<AccountSuccessorOptions, 'signal'>>,
 ): AccountSuccessor | undefined {
   if (!previousHistory.first || !previousHistory.last || !successorHistory.first || !successorHistory.last)
     return undefined;
@@ -201,6 +215,8 @@ export async function findAccountSuccessors(
   options: AccountSuccessorOptions = {},
 ): Promise<AccountSuccessor[]> {
   const limits = checked(options);
+  const signal = checkedSignal(options?.signal);
+  stopIfAborted(signal);
   const accounts = await storage.listAccounts(connectionId);
   const previous = accounts.filter((a) => a.state !== 'active');
   const current = accounts.filter((a) => a.state === 'active');
@@ -218,9 +234,10 @@ export async function findAccountSuccessors(
   for (const old of previous) {
     const others = candidates(old);
     if (others.length === 0) continue;
-    const oldHistory = await postedHistory(storage, old, limits.maxRowsPerAccount);
+    const oldHistory = await postedHistory(storage, old, limits.maxRowsPerAccount, signal);
     for (const other of others) {
-      const otherHistory = await postedHistory(storage, other, limits.maxRowsPerAccount);
+      stopIfAborted(signal);
+      const otherHistory = await postedHistory(storage, other, limits.maxRowsPerAccount, signal);
       const pair = compare(old, oldHistory, other, otherHistory, limits);
       if (pair) found.push(pair);
     }
