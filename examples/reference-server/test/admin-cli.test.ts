@@ -2,24 +2,20 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startReferenceServer } from '../src/server.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli.ts');
+/** The admin command, built once by test/global-setup.ts: plain `node`, as `npm run build` ships it. */
+const cli = inject('adminCli');
 const run = (dataDir: string, args: string[], input?: string) =>
-  spawnSync(
-    process.execPath,
-    ['--conditions=@finsync/source', '--import', import.meta.resolve('tsx'), cli, ...args],
-    {
-      env: { ...process.env, FINSYNC_DATA_DIR: dataDir, DATABASE_URL: '' },
-      encoding: 'utf8',
-      input,
-      timeout: 60_000,
-    },
-  );
+  spawnSync(process.execPath, ['--enable-source-maps', cli, ...args], {
+    env: { ...process.env, FINSYNC_DATA_DIR: dataDir, DATABASE_URL: '' },
+    encoding: 'utf8',
+    input,
+    timeout: 60_000,
+  });
 
 describe('npm run admin', () => {
   let dataDir: string;
@@ -46,7 +42,6 @@ describe('npm run admin', () => {
     }
     expect(run(dataDir, []).status).toBe(2);
     expect(run(dataDir, ['create-user', 'x', '--scope', 'admin']).status).toBe(2);
-    // Nine processes, each compiling the CLI through tsx: about 25 s on a quiet 2-core machine.
   }, 120_000);
 
   it('refuses a data directory without the server’s database, and creates nothing there', () => {
