@@ -10,6 +10,7 @@ import {
   type ConnectionState,
   type WriteBatch,
 } from '@finsync/sync';
+import { fenceTime } from '@finsync/sync/sql';
 import type { ClientBase } from 'pg';
 import { codec, toColumns, type SqlValue } from './rows.js';
 import { FEED_LOCK } from './schema.js';
@@ -179,18 +180,10 @@ export async function writeBatch(
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId, at } = batch.fence;
-    if (
-      at !== undefined &&
-      !(
-        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/.test(at) &&
-        !Number.isNaN(Date.parse(at))
-      )
-    )
-      throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
     const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
       connectionId,
       workerId,
-      at ?? new Date().toISOString(),
+      new Date(fenceTime(at)).toISOString(),
     ]);
     if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
   }

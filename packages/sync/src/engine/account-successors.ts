@@ -9,6 +9,7 @@
  */
 import { addDays } from '@finsync/internals/calendar';
 import { checkedSignal } from '@finsync/internals/http';
+import { toDecimalString } from '@finsync/internals/money';
 import { SyncAbortedError } from '../errors.js';
 import type { MirrorAccount, MirrorTransaction } from '../model.js';
 import type { Storage } from '../storage/types.js';
@@ -79,20 +80,19 @@ function checked(
   return merged;
 }
 
-/** A decimal string without the zeros that do not change its value: `-12.50` and `-12.5` are one amount. */
-function canonicalAmount(amount: string): string {
-  let text = amount.startsWith('+') ? amount.slice(1) : amount;
-  if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
-  return /^-?0*$/.test(text) ? '0' : text;
-}
-
 /**
  * What makes two rows one purchase across two links of one account: everything but the id. A row
  * stored before its account's currency was known has none: it is in the account's.
  */
 function contentOf(row: MirrorTransaction, account: MirrorAccount): string {
   const currency = row.currency ?? account.currency;
-  return JSON.stringify([row.date, canonicalAmount(row.amount), currency, row.merchant, row.description]);
+  return JSON.stringify([
+    row.date,
+    toDecimalString(row.amount) ?? row.amount,
+    currency,
+    row.merchant,
+    row.description,
+  ]);
 }
 
 /**

@@ -23,6 +23,7 @@ export {
 } from './columns.js';
 export { LINK_FLAGS, feedColumns, feedEntryFromRow, feedValues } from './feed.js';
 export { feedReadBounds } from '../storage/feed-read.js';
+export { fenceTime } from '../storage/fence.js';
 export {
   checkMigrationOrder,
   migrationFailed,

@@ -19,6 +19,7 @@ import type {
   WriteBatch,
 } from './types.js';
 import { feedReadBounds } from './feed-read.js';
+import { fenceTime } from './fence.js';
 import { MAX_QUERY_KEYS } from './types.js';
 
 type Table<R> = Map<string, R>;
@@ -323,14 +324,3 @@ export class MemoryStorage implements Storage, WorkQueue {
     if (this.#closed) throw new Error('MemoryStorage is closed');
   }
 }
-
-/** The time a fence judges its lease at, in ms: `at` when given (a bad one is refused), else now. */
-function fenceTime(at: string | undefined): number {
-  if (at === undefined) return Date.now();
-  const ms = ISO_TIMESTAMP.test(at) ? Date.parse(at) : Number.NaN;
-  if (Number.isNaN(ms)) throw new TypeError(`fence.at must be an ISO timestamp, got ${JSON.stringify(at)}`);
-  return ms;
-}
-
-/** What `Date#toISOString` writes, or the same with a zone offset: `Date.parse` alone takes "1" or "Nov 30". */
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
