@@ -174,6 +174,37 @@ describe('getHoldings', () => {
     });
   });
 
+  it('gives a position without a currency of its own or its security the envelope currency', async () => {
+    server.use(
+      http.get(`${BASE}/accounts/5003/holdings`, () =>
+        HttpResponse.json({
+          holdings: [
+            { security: { name: 'Fund A', tickerSymbol: 'FNDA' }, quantity: 3, value: 30 },
+            { security: { name: 'Fund B', currency: 'usd' }, quantity: 1, value: 10 },
+            { security: null, quantity: 2, value: 20, currency: 'chf' },
+          ],
+          totalValue: 60,
+          currency: 'eur',
+        }),
+      ),
+    );
+    const result = await client().getHoldings(5003);
+    if (!result.supported) throw new Error('expected holdings');
+    expect(result.holdings.map((h) => h.currency)).toEqual(['EUR', 'USD', 'CHF']);
+  });
+
+  it('leaves the currency null when neither the position, its security nor the envelope names one', async () => {
+    server.use(
+      http.get(`${BASE}/accounts/5004/holdings`, () =>
+        HttpResponse.json({ holdings: [{ security: { name: 'Fund A' }, quantity: 3 }] }),
+      ),
+    );
+    const result = await client().getHoldings(5004);
+    if (!result.supported) throw new Error('expected holdings');
+    expect(result).toMatchObject({ currency: null, totalValue: null });
+    expect(result.holdings[0]?.currency).toBeNull();
+  });
+
   it.each([501, 404])('answers %i with supported: false instead of throwing', async (status) => {
     server.use(
       http.get(`${BASE}/accounts/5002/holdings`, () =>

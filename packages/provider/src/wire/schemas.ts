@@ -397,7 +397,10 @@ export const HoldingSchema = z
     value: wire.value,
     /** Total cost of the position, a decimal string, or `null` when the broker does not report it. */
     costBasis: wire.costBasis,
-    /** ISO 4217 code of the money fields, upper-cased: the holding's, else its security's, else `null`. */
+    /**
+     * ISO 4217 code of the money fields, upper-cased: the holding's, else its security's, else (in
+     * `HoldingsSchema`) the envelope's, else `null`.
+     */
     currency: wire.currency ?? wire.security?.currency ?? null,
     /** The upstream aggregator's own record, unread, or `null`. */
     raw: wire.raw ?? null,
@@ -423,8 +426,16 @@ export const HoldingsSchema = z
     currency: currencyCode,
   })
   .transform((wire) => ({
-    /** Every position of the account. */
-    holdings: wire.holdings,
+    /**
+     * Every position of the account. A position whose entry and security both leave the currency out
+     * is in the envelope's: the total is their sum, in one currency, and the provider names it there.
+     */
+    holdings:
+      wire.currency === null
+        ? wire.holdings
+        : wire.holdings.map((holding) =>
+            holding.currency === null ? { ...holding, currency: wire.currency } : holding,
+          ),
     /** Total market value, a decimal string, or `null` when not sent. */
     totalValue: wire.totalValue ?? wire.total_value,
     /** ISO 4217 code of the total, upper-cased, or `null`. */
