@@ -9,12 +9,13 @@ import { prepareCached } from '../src/store/sqlite-schema.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
 import type { AppStore, NewTransaction } from '../src/store/types.js';
+import { createUser } from '../src/users.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
 
 const now = () => new Date().toISOString();
 
-async function seedUser(store: AppStore, name: string) {
-  const user = { id: randomUUID(), name, created_at: now() };
+async function seedUser(store: AppStore, name: string, id = randomUUID()) {
+  const user = { id, name, created_at: now() };
   const account = {
     id: randomUUID(),
     user_id: user.id,
@@ -300,6 +301,19 @@ for (const backend of BACKENDS) {
         expect(await store.getTransaction(user.id, row.id)).toMatchObject({ notes: 'before' });
       },
     );
+
+    it('finds a user by id before another user named with that id (a database from before such names were refused)', async () => {
+      const { store } = opened;
+      const id = randomUUID();
+      await expect(createUser(store, id.toUpperCase())).rejects.toThrow(/shape of a user id/);
+      expect((await store.listUsers()).filter((u) => u.name.toLowerCase() === id)).toEqual([]);
+      // Seeded straight into the store, as a database from before the refusal may hold it, and
+      // before the user whose id it is, so that neither insertion order nor rowid picks the answer.
+      const { user: namedLikeIt } = await seedUser(store, id);
+      await seedUser(store, `owner-${id.slice(0, 8)}`, id);
+      expect(await store.findUser(id)).toMatchObject({ id, name: `owner-${id.slice(0, 8)}` });
+      expect(await store.findUser(namedLikeIt.id)).toMatchObject({ id: namedLikeIt.id, name: id });
+    });
 
     it('money, dates and timestamps come back as the exact text written', async () => {
       const { store } = opened;

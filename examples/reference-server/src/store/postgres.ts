@@ -93,7 +93,8 @@ export class PostgresAppStore implements AppStore {
 
   async findUser(idOrName: string): Promise<User | undefined> {
     const [user] = await this.#rows<User>(
-      `SELECT id, name, created_at FROM ${this.#s}.app_users WHERE id = $1 OR name = $1`,
+      // An id wins over a name (names shaped like an id are refused, but older databases may hold one).
+      `SELECT id, name, created_at FROM ${this.#s}.app_users WHERE id = $1 OR name = $1 ORDER BY id = $1 DESC LIMIT 1`,
       [idOrName],
     );
     return user;

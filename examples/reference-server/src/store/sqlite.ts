@@ -88,7 +88,9 @@ export class SqliteAppStore implements AppStore {
 
   findUser(idOrName: string): Promise<User | undefined> {
     return this.#get(
-      'SELECT id, name, created_at FROM app_users WHERE id = ? OR name = ?',
+      // An id wins over a name (names shaped like an id are refused, but older databases may hold one).
+      'SELECT id, name, created_at FROM app_users WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1',
+      idOrName,
       idOrName,
       idOrName,
     );
