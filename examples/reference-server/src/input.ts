@@ -21,6 +21,22 @@ const malformedText = (text: string) => LONE_SURROGATE.test(text) || text.includ
  * An amount written as text, as every write takes it: digits, an optional minus and decimals. Not
  * `+5`, ` 12 `, `12.`, `.5` or `1e3`, which some parsers read and others refuse.
  */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `text` has the shape of a record id (a UUID, in any case). */
+export function isRecordId(text: string): boolean {
+  return UUID.test(text);
+}
+
+/**
+ * A record id as stored, from one sent in any case: the service's ids are PostgreSQL `uuid`s, which
+ * read `6F1C…` as `6f1c…`, and every id here is written in lower case. Text that is no UUID comes back
+ * lower-cased too, and still matches nothing.
+ */
+export function storedIdOf(text: string): string {
+  return text.toLowerCase();
+}
+
 export const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /** How many malformed members a refusal names; the rest it counts. */

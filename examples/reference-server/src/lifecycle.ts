@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toDecimalString } from '@finsync/provider';
-import { DECIMAL_TEXT, amountProblem, calendarDateOf, unreadableAmountProblem } from './input.js';
+import {
+  DECIMAL_TEXT,
+  amountProblem,
+  calendarDateOf,
+  isRecordId,
+  storedIdOf,
+  unreadableAmountProblem,
+} from './input.js';
 import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
@@ -15,7 +22,6 @@ import { isNature, storedFromWrite } from './sign-convention.js';
 import { API_KEY_PREFIX, type AppStore, type CommitDeadline, type LockableField } from './store/types.js';
 import { findRow } from './transactions.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (...errors: string[]) =>
   new ApiProblem(422, 'validation_failed', 'Transaction could not be created', errors);
 
@@ -69,8 +75,8 @@ export async function createTransaction(
     ]);
   }
   const source = externalId ? (sourceGiven ?? 'api') : undefined;
-  const account = UUID.test(accountId)
-    ? (await store.listAccounts(userId)).find((a) => a.id === accountId)
+  const account = isRecordId(accountId)
+    ? (await store.listAccounts(userId)).find((a) => a.id === storedIdOf(accountId))
     : undefined;
   if (!account) throw invalid(`Account ${accountId} not found`);
   const original = externalId ? await findByKey(store, account.id, source!, externalId) : undefined;
@@ -94,12 +100,17 @@ export async function createTransaction(
   else if (!/^[A-Z]{3}$/.test(currency)) errors.push('Currency must be a three-letter code such as USD');
   const amount = signedAmount(raw, currency, errors);
   const notes = optionalText(raw, 'notes', errors) ?? null;
-  const categoryId = optionalText(raw, 'category_id', errors) || undefined;
-  const merchantId = optionalText(raw, 'merchant_id', errors) || undefined;
+  // Blank (empty or only white space) is "none", as the service's `compact_blank`.
+  const reference = (name: string) => {
+    const value = optionalText(raw, name, errors);
+    return value === undefined || value.trim() === '' ? undefined : storedIdOf(value);
+  };
+  const categoryId = reference('category_id');
+  const merchantId = reference('merchant_id');
   const tagIds = raw.tag_ids === undefined || raw.tag_ids === null ? [] : raw.tag_ids;
   if (!Array.isArray(tagIds) || tagIds.some((t) => typeof t !== 'string'))
     errors.push('tag_ids must be a list of tag ids');
-  const tags = Array.isArray(tagIds) ? [...new Set(tagIds as string[])] : [];
+  const tags = Array.isArray(tagIds) ? [...new Set((tagIds as string[]).map(storedIdOf))] : [];
   if (categoryId && !(await store.ownedIds('category', userId, [categoryId])).size)
     errors.push(`Category ${categoryId} not found`);
   if (merchantId && !(await store.ownedIds('merchant', userId, [merchantId])).size)
@@ -203,6 +214,8 @@ export async function deleteTransaction(
   id: string,
   options: WriteOptions = {},
 ) {
+  if (!isRecordId(id)) throw notFound();
+  id = storedIdOf(id);
   if (!(await findRow(store, userId, id))) throw notFound();
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id);
@@ -222,7 +235,8 @@ export async function restoreTransaction(
   id: string,
   options: WriteOptions = {},
 ) {
-  if (!UUID.test(id)) throw notFound();
+  if (!isRecordId(id)) throw notFound();
+  id = storedIdOf(id);
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id, { deleted: true });
     if (!row) throw notFound();

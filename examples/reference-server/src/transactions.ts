@@ -5,7 +5,7 @@
  */
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
-import { amountProblem, isCalendarDate, unreadableAmountProblem } from './input.js';
+import { amountProblem, isCalendarDate, isRecordId, storedIdOf, unreadableAmountProblem } from './input.js';
 import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderRows, renderSteps, renderTransactions } from './render.js';
@@ -22,7 +22,6 @@ import type {
 
 export { ApiProblem, notFound } from './problem.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MEMBERS = [
   'date',
   'amount',
@@ -36,7 +35,7 @@ const MEMBERS = [
 ] as const;
 
 export async function findRow(store: AppStore, userId: string, id: string) {
-  return UUID.test(id) ? store.getTransaction(userId, id) : undefined;
+  return isRecordId(id) ? store.getTransaction(userId, storedIdOf(id)) : undefined;
 }
 
 export async function getTransaction(store: AppStore, userId: string, id: string): Promise<unknown> {
@@ -82,30 +81,36 @@ export async function listTransactions(store: AppStore, userId: string, params: 
         `${name} must be a date (YYYY-MM-DD)`,
       ]);
   }
-  const merge = (one: string | undefined, many: string[] | undefined) =>
-    one === undefined && many === undefined
-      ? undefined
-      : [...new Set([...(one ? [one] : []), ...(many ?? [])])];
+  // As the service, which applies `account_id` and `account_ids[]` one after the other: a row must
+  // match both, so the single id narrows the list (to nothing when the list does not hold it).
+  const both = (one: string | undefined, many: string[] | undefined) => {
+    const list = many && [...new Set(many.map(storedIdOf))];
+    if (one === undefined) return list;
+    const single = storedIdOf(one);
+    return list === undefined || list.includes(single) ? [single] : [];
+  };
   const { rows, pagination } = await pageAsTheService(page, perPage, (window) =>
     store.findTransactions(
       userId,
       {
-        account_ids: merge(params.account_id, params.account_ids),
-        category_ids: merge(params.category_id, params.category_ids),
-        merchant_ids: merge(params.merchant_id, params.merchant_ids),
+        account_ids: both(params.account_id, params.account_ids),
+        category_ids: both(params.category_id, params.category_ids),
+        merchant_ids: both(params.merchant_id, params.merchant_ids),
         start_date: params.start_date,
         end_date: params.end_date,
         min_amount: params.min_amount === undefined ? undefined : toDecimalString(params.min_amount),
         max_amount: params.max_amount === undefined ? undefined : toDecimalString(params.max_amount),
         type: params.type,
         search: params.search,
-        tag_ids: params.tag_ids,
+        tag_ids: params.tag_ids?.map(storedIdOf),
       },
       window,
     ),
   );
   return { transactions: await renderTransactions(store, rows), pagination };
 }
+
+const isBlank = (value: unknown) => typeof value === 'string' && value.trim() === '';
 
 /** Reads `{ "transaction": { … } }` into the members to apply, or throws the 400/422 that says why. */
 function readUpdate(body: unknown) {
@@ -134,7 +139,8 @@ function readUpdate(body: unknown) {
       if (name === 'tag_ids') input.tag_ids = [];
       continue;
     }
-    if ((name === 'category_id' || name === 'merchant_id' || name === 'amount') && value === '') continue;
+    // Blank (Ruby's `blank?`: empty or only white space) is "not sent" for these, as in the service.
+    if ((name === 'category_id' || name === 'merchant_id' || name === 'amount') && isBlank(value)) continue;
     input[name] = value;
   }
   const parsed = TransactionUpdateMembers.safeParse(input);
@@ -187,13 +193,17 @@ export function updateTransaction(
     group?: boolean;
   } = {},
 ): Awaitable<unknown> {
-  if (!UUID.test(id)) throw notFound();
+  if (!isRecordId(id)) throw notFound();
+  const storedId = storedIdOf(id);
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
   // answer is what commits, and on SQLite the reads share the write's lock instead of each taking one.
-  return store.atomically((unit) => runSteps(updateSteps(unit, userId, id, body, today, options.keyId)), {
-    group: options.group ?? true,
-    deadline: options.deadline,
-  });
+  return store.atomically(
+    (unit) => runSteps(updateSteps(unit, userId, storedId, body, today, options.keyId)),
+    {
+      group: options.group ?? true,
+      deadline: options.deadline,
+    },
+  );
 }
 
 function* updateSteps(
@@ -257,16 +267,18 @@ function* checkUpdate(
   if (name !== undefined) changes.name = name.trim();
   if (update.notes !== undefined) changes.notes = update.notes;
   if (update.category_id !== undefined) {
-    if (!(yield* step(reads.ownedIds('category', userId, [update.category_id]))).size)
+    const categoryId = storedIdOf(update.category_id);
+    if (!(yield* step(reads.ownedIds('category', userId, [categoryId]))).size)
       errors.push(`Category ${update.category_id} not found`);
-    else changes.category_id = update.category_id;
+    else changes.category_id = categoryId;
   }
   if (update.merchant_id !== undefined) {
-    if (!(yield* step(reads.ownedIds('merchant', userId, [update.merchant_id]))).size)
+    const merchantId = storedIdOf(update.merchant_id);
+    if (!(yield* step(reads.ownedIds('merchant', userId, [merchantId]))).size)
       errors.push(`Merchant ${update.merchant_id} not found`);
-    else changes.merchant_id = update.merchant_id;
+    else changes.merchant_id = merchantId;
   }
-  const tagIds = update.tag_ids === undefined ? undefined : [...new Set(update.tag_ids)];
+  const tagIds = update.tag_ids === undefined ? undefined : [...new Set(update.tag_ids.map(storedIdOf))];
   if (tagIds) {
     const owned = yield* step(reads.ownedIds('tag', userId, tagIds));
     for (const tag of tagIds) if (!owned.has(tag)) errors.push(`Tag ${tag} not found`);

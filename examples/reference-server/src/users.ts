@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, hashesMatch } from './crypto.js';
+import { isRecordId } from './input.js';
 import { thenApply, type Awaitable } from './store/steps.js';
 import type { ApiKeyInfo, AppStore, Scope, User } from './store/types.js';
 
@@ -23,14 +24,12 @@ const DEFAULT_CATEGORIES: Array<[name: string, color: string, icon: string]> = [
   ['Transfers', '#64748b', 'arrow-left-right'],
 ];
 
-const UUID_SHAPED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Creates a user with the default categories, in one unit of work. */
 export async function createUser(store: AppStore, name: string): Promise<User> {
   const trimmed = name.trim();
   if (!/^[\w.@-]{1,64}$/.test(trimmed)) throw new Error('a user name is 1–64 letters, digits, or . _ @ -');
   // The admin commands take a user's name or id: a name shaped like an id could name another user.
-  if (UUID_SHAPED.test(trimmed)) throw new Error('a user name may not have the shape of a user id (a UUID)');
+  if (isRecordId(trimmed)) throw new Error('a user name may not have the shape of a user id (a UUID)');
   const user: User = { id: randomUUID(), name: trimmed, created_at: new Date().toISOString() };
   await store.atomically(async (unit) => {
     await unit.insertUser(user);

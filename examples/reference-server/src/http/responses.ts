@@ -82,16 +82,16 @@ export function withErrorExamples<R extends { responses: Record<string | number,
 export const ok = (schema: z.ZodType, description: string) => json(schema, description);
 export const err = (description: string) => json(ErrorSchema, description);
 
-/** The answers every authenticated route may give besides its own. */
+/** The answers every authenticated route may give besides its own (the request timeout covers reads too). */
 export const AUTH_ERRORS = {
   401: err('Missing or invalid API key'),
   429: err('Rate limit exceeded (when the operator set one); see Retry-After'),
+  503: err('The database is busy, or the request took too long; try again after Retry-After'),
 } as const;
 export const WRITE_ERRORS = {
   ...AUTH_ERRORS,
   403: err('The key has read scope only'),
   413: err('The body is larger than the limit (1 MiB by default)'),
-  503: err('The database is busy, or the request took too long; try again after Retry-After'),
 } as const;
 /** For the writes that read a JSON body (the others take any body, and ignore it). */
 export const JSON_BODY_ERRORS = {

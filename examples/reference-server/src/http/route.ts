@@ -81,11 +81,17 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   });
 }
 
-/** Hono's query object: one value as a string, a repeated one as a list. */
+/**
+ * Hono's query object: one value as a string, a repeated one as a list. A blank value (empty or only
+ * white space: `?account_id=`, `?search=%20`) is left out, as the service's filters skip a value that
+ * is not `present?`: a form's empty field filters nothing instead of emptying the list.
+ */
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
   const values: Record<string, string | string[]> = {};
-  for (const [key, list] of Object.entries(c.req.queries()))
-    values[key] = list.length === 1 ? list[0]! : list;
+  for (const [key, all] of Object.entries(c.req.queries())) {
+    const list = all.filter((value) => value.trim() !== '');
+    if (list.length > 0) values[key] = list.length === 1 ? list[0]! : list;
+  }
   return values;
 }
 
