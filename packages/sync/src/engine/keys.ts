@@ -52,6 +52,11 @@ const KeyedRecord = plainObjectConstructor(function (
  * identical pending purchases stay two rows, and the same two come back as the same two keys.
  * A row listed without a currency is recorded in the account's (`accountCurrency`, when known);
  * its key is made from what the provider listed, so it does not move when the account's is learnt.
+ *
+ * An id listed twice in one response is one row, and the listing kept is the one a bank would list
+ * last: the posted copy over a pending one (a hold that posted under its id, its stale copy still
+ * listed), else the later-dated, else the later-listed, since the provider promises no order.
+ * `duplicateIds` counts the copies left out.
  */
 export function keyTransactions(
   connectionId: string,
@@ -59,18 +64,22 @@ export function keyTransactions(
   rows: Iterable<Transaction>,
   accountCurrency: string | null = null,
 ): { records: MirrorTransaction[]; duplicateIds: number } {
-  const seenIds = new Set<string>();
+  const positionOfId = new Map<string, number>();
   const occurrences = new Map<string, number>();
   const records: MirrorTransaction[] = [];
   let duplicateIds = 0;
   for (const row of rows) {
     let key: string;
     if (row.id !== null) {
-      if (seenIds.has(row.id)) {
+      const position = positionOfId.get(row.id);
+      if (position !== undefined) {
         duplicateIds += 1;
+        const kept = records[position]!;
+        if (listedLast(row, kept))
+          records[position] = new KeyedRecord(connectionId, accountId, kept.key, row, accountCurrency);
         continue;
       }
-      seenIds.add(row.id);
+      positionOfId.set(row.id, records.length);
       key = idKey(row.id);
     } else {
       const hash = digest([
@@ -89,6 +98,12 @@ export function keyTransactions(
     records.push(new KeyedRecord(connectionId, accountId, key, row, accountCurrency));
   }
   return { records, duplicateIds };
+}
+
+/** Whether `row`, listed after `kept` under the same id, is the later state of the two. */
+function listedLast(row: Transaction, kept: MirrorTransaction): boolean {
+  if (row.isPending !== kept.isPending) return !row.isPending;
+  return row.date >= kept.date;
 }
 
 export function sameTransaction(a: MirrorTransaction, b: MirrorTransaction): boolean {

@@ -37,6 +37,11 @@ export interface AccountReport {
   /** Rows the provider counted but did not send, even after window splitting. */
   shortfall: number;
   /**
+   * Copies of a row listed twice under one id in one answer, left out: the posted copy is kept over a
+   * pending one, else the later-dated, else the later-listed.
+   */
+  duplicateIds: number;
+  /**
    * The balance fetch: `updated` (it changed), `unchanged`, `failed` (the previous balance is kept),
    * or `skipped` (not reached, e.g. the run stopped first).
    */

@@ -234,6 +234,7 @@ async function syncAccountPhases(
     modified: 0,
     removed: 0,
     shortfall: 0,
+    duplicateIds: 0,
     balance: 'skipped',
     holdings: 'skipped',
     window: null,

@@ -113,7 +113,13 @@ async function syncPages(
       report.window = { from: reads.window().from ?? null, to };
       report.shortfall += page.shortfall;
       onFetched(page.transactions.length);
-      const { records } = keyTransactions(ctx.connectionId, accountId, page.transactions, currency);
+      const { records, duplicateIds } = keyTransactions(
+        ctx.connectionId,
+        accountId,
+        page.transactions,
+        currency,
+      );
+      report.duplicateIds += duplicateIds;
       const window = { from: page.from ?? undefined, to: page.to ?? undefined };
       if (committing && !independent(committing.writes, window, records)) await landed();
       // A hold at the window's end whose posted twin lies in the next window pairs there: the next

@@ -1,0 +1,68 @@
+/**
+ * Provider answers no sandbox option makes, each from a review of the engine: an id listed twice in
+ * one answer, a posted row missing for one read beside its identical twin, an empty answer in an
+ * outage, an account whose rows arrive after its first sync, a row re-dated across the edge of the
+ * re-read, a holdings answer that fails once.
+ */
+import { describe, expect, it } from 'vitest';
+import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
+
+const gbp = (amount: number | string) => () => ({ balance: { amount, currency: 'GBP' } });
+
+describe('an id listed twice in one answer', () => {
+  it('keeps the posted copy over its stale pending one, whichever is listed first, and counts the copy left out', async () => {
+    for (const postedFirst of [false, true]) {
+      const pending: WireRow = {
+        id: 'tx9',
+        amount: -10,
+        date: '2026-03-13',
+        merchant: 'Fuel',
+        isPending: true,
+      };
+      const posted: WireRow = {
+        id: 'tx9',
+        amount: -42.17,
+        date: '2026-03-15',
+        merchant: 'Fuel',
+        isPending: false,
+      };
+      const rows: WireRow[] = [pending];
+      let balance = '0';
+      const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+        today: '2026-03-15',
+        balance: () => gbp(balance)(),
+      });
+      await h.engine.sync('c1');
+      rows.splice(0, 1, ...(postedFirst ? [posted, pending] : [pending, posted]));
+      balance = '-42.17';
+      h.today.date = '2026-03-16';
+      const report = await h.engine.sync('c1');
+      expect(report.accounts[0]).toMatchObject({ duplicateIds: 1 });
+      const stored = await h.storage.findTransactions('c1', '4711');
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({
+        key: 'id:tx9',
+        amount: '-42.17',
+        isPending: false,
+        date: '2026-03-15',
+      });
+      const [account] = await h.storage.listAccounts('c1');
+      expect(account!.reconciliation?.status).not.toBe('mismatch');
+    }
+  });
+
+  it('keeps the later-dated of two posted copies', async () => {
+    const rows: WireRow[] = [
+      { id: 'a', amount: -5, date: '2026-03-12', merchant: 'Cafe', isPending: false },
+      { id: 'a', amount: -5, date: '2026-03-11', merchant: 'Cafe', isPending: false },
+    ];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: gbp(-5),
+    });
+    await h.engine.sync('c1');
+    expect(await h.storage.findTransactions('c1', '4711')).toMatchObject([
+      { key: 'id:a', date: '2026-03-12' },
+    ]);
+  });
+});
