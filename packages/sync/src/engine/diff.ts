@@ -92,9 +92,10 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   for (const [key, row] of listedSuperseded) {
     const was = supersededByKey.get(key)!;
     const standIn = listedNow!.get(was.replacedBy);
-    // A hold taken for re-listed (3c) that the bank lists beside the hold that took its place: two
-    // purchases after all, both shown.
-    const relistedBeside = was.reason === 'id-changed' && was.record.isPending && standIn !== undefined;
+    // A row taken for re-issued (1) or a hold for re-listed (3c) that the bank lists beside the row
+    // that took its place: two purchases after all (two identical fares, one missing from one
+    // answer), both shown.
+    const relistedBeside = was.reason === 'id-changed' && standIn !== undefined;
     const tippedBeside =
       was.reason === 'posted' && standIn !== undefined && standIn.amount !== was.record.amount;
     if (!relistedBeside && !tippedBeside) continue;
