@@ -109,3 +109,46 @@ describe('a posted row missing from one answer beside an identical new purchase'
     expect(account!.reconciliation?.status).not.toBe('mismatch');
   });
 });
+
+describe('an account whose rows arrive after its first sync', () => {
+  it('reads its whole history once they do, and its balance adds up with them', async () => {
+    // Newly linked: the provider knows the balance, and has not imported the rows yet.
+    const rows: WireRow[] = [];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: gbp(1250),
+    });
+    const first = await h.engine.sync('c1');
+    expect(first.accounts[0]).toMatchObject({ fetched: 0, window: { from: null } });
+    rows.push(
+      { id: 'old', amount: 2000, date: '2026-01-05', merchant: 'Salary', isPending: false },
+      { id: 'a', amount: -700, date: '2026-02-20', merchant: 'Rent', isPending: false },
+      { id: 'b', amount: -50, date: '2026-03-10', merchant: 'Shop', isPending: false },
+    );
+    for (const day of ['16', '20', '25']) {
+      h.today.date = `2026-03-${day}`;
+      await h.engine.sync('c1');
+    }
+    const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort();
+    expect(keys).toEqual(['id:a', 'id:b', 'id:old']);
+    const [account] = await h.storage.listAccounts('c1');
+    expect(account!.reconciliation).toMatchObject({ status: 'balanced', openingBalance: '0' });
+  });
+
+  it('also adds up when the rows the provider brings later were not yet in the balance', async () => {
+    const rows: WireRow[] = [];
+    let balance = '0';
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: () => gbp(balance)(),
+    });
+    await h.engine.sync('c1');
+    // A posting dated the day of the first sync, which the balance counts only from the next day.
+    rows.push({ id: 'a', amount: -30, date: '2026-03-15', merchant: 'Shop', isPending: false });
+    balance = '-30';
+    h.today.date = '2026-03-16';
+    await h.engine.sync('c1');
+    const [account] = await h.storage.listAccounts('c1');
+    expect(account!.reconciliation).toMatchObject({ status: 'balanced' });
+  });
+});

@@ -18,6 +18,16 @@ export function emptyLedger(): AccountLedger {
   };
 }
 
+/**
+ * Rows dated before this day are older than the history an anchor knew: its earliest posted row, or,
+ * for an anchor taken over no posted row at all (an account whose rows the provider had not imported
+ * yet, or an empty answer), the day after the anchor, since any row dated by then may be history the
+ * balance already held.
+ */
+function olderHistoryBefore(anchor: NonNullable<AccountLedger['anchor']>): string {
+  return anchor.historyFrom ?? addDays(anchor.on, 1);
+}
+
 function earlier(a: string | null, b: string): string {
   return a === null || b < a ? b : a;
 }
@@ -77,7 +87,7 @@ export async function recountedLedger(
 ): Promise<AccountLedger | undefined> {
   // Since the anchor, no posted row dated before its history had been counted: all of them are
   // history synced further back.
-  const counted = await countRows(rows, ledger.anchor?.historyFrom ?? null);
+  const counted = await countRows(rows, ledger.anchor ? olderHistoryBefore(ledger.anchor) : null);
   const postedTotal = counted.postedTotal;
   const olderHistoryDelta = ledger.anchor ? counted.olderTotal : '0';
   if (
@@ -114,7 +124,7 @@ export function advanceLedger(
     if (!anchor) return;
     // Rows dated before the history the anchor knew are history synced further back: they move
     // the opening balance, not the current one.
-    if (anchor.historyFrom !== null && row.date < anchor.historyFrom) older.push(amount);
+    if (row.date < olderHistoryBefore(anchor)) older.push(amount);
     else next.changedFrom = earlier(next.changedFrom, row.date);
   };
   for (const change of changes) {

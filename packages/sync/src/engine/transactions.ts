@@ -215,6 +215,10 @@ async function syncPages(
     // Whatever stopped the run, no commit of it is still running when this returns.
     await committing?.done.catch(() => undefined);
   }
+  // A first read that found no row at all (a bank whose history the provider has not imported yet)
+  // leaves the account as never read: the next run asks for the whole history again, where a
+  // watermark would have it re-read only the last days and never see the rows dated before them.
+  if (syncState.watermark === null && state.ledger?.rows === 0) state = { ...state, watermark: null };
   return state;
 }
 
