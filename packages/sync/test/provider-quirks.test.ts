@@ -102,7 +102,7 @@ describe('a posted row missing from one answer beside an identical new purchase'
       (entry) => entry.entity === 'transaction',
     );
     // Shown once, as a purchase of its own (no link), and left alone after.
-    expect(feed.map((entry) => `${entry.op} ${entry.key} ${entry.replaces?.key ?? '-'}`)).toEqual([
+    expect(feed.map((entry) => `${entry.op} ${entry.key} ${entry.replaces ?? '-'}`)).toEqual([
       'added id:f1 -',
     ]);
     const [account] = await h.storage.listAccounts('c1');
