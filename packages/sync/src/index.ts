@@ -16,6 +16,7 @@ export type { ScheduleOptions } from './engine/scheduler.js';
 export type { SyncEvents, SyncEventName, SyncListener, SyncProgress } from './engine/events.js';
 export type { AccountReport, ConnectionReport, SyncIssue, SyncReport, SyncStage } from './engine/report.js';
 export { PENDING_MATCH_DAYS } from './engine/twins.js';
+export { REDATED_MARGIN_DAYS } from './engine/transaction-reads.js';
 export { MemoryStorage } from './storage/memory.js';
 export type {
   Storage,

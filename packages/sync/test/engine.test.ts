@@ -112,8 +112,9 @@ describe('later syncs', () => {
     expect(await h.storage.lastSeq()).toBe(seq);
     const active = h.sandbox.listAccounts().filter((a) => a.status === 'ACTIVE');
     for (const a of active) expect(transactionRequests(h.sandbox, a.id)).toHaveLength(1);
-    // The overlap window is re-read: 31 days back from the watermark with pending rows.
-    expect(transactionRequests(h.sandbox, '4711')[0]!.query.from).toBe('2026-05-30');
+    // The overlap window is re-read: 31 days back from the watermark with pending rows, asked from 7
+    // days before that (REDATED_MARGIN_DAYS), so a row re-dated out of those days is seen moved.
+    expect(transactionRequests(h.sandbox, '4711')[0]!.query.from).toBe('2026-05-23');
     // Holdings are not asked again where the provider said it has none.
     expect(h.sandbox.requests.filter((r) => r.path.endsWith('/5002/holdings'))).toEqual([]);
   });

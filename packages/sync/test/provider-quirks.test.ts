@@ -152,3 +152,56 @@ describe('an account whose rows arrive after its first sync', () => {
     expect(account!.reconciliation).toMatchObject({ status: 'balanced' });
   });
 });
+
+describe('a posted row the bank re-dates across the first day a re-read judges', () => {
+  it('is seen moved, kept under its id, and the balance still adds up', async () => {
+    const rows: WireRow[] = [
+      { id: 'tx1', amount: -100, date: '2026-02-12', merchant: 'Rent', isPending: false },
+      { id: 'tx2', amount: -50, date: '2026-03-10', merchant: 'Shop', isPending: false },
+    ];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: gbp(-150),
+    });
+    await h.engine.sync('c1');
+    // The bank now dates tx1 one day earlier (a value date for a booking date), out of the days the
+    // next re-read judges: from 2026-02-12, 31 days back from the watermark (the 15th).
+    rows[0]!.date = '2026-02-11';
+    const before = await h.storage.lastSeq();
+    for (const day of ['16', '17', '18']) {
+      h.today.date = `2026-03-${day}`;
+      await h.engine.sync('c1');
+    }
+    const stored = await h.storage.findTransactions('c1', '4711');
+    expect(stored.map((row) => `${row.key} ${row.date}`).sort()).toEqual([
+      'id:tx1 2026-02-11',
+      'id:tx2 2026-03-10',
+    ]);
+    const feed = (await h.storage.readChanges({ after: before, limit: 50 })).filter(
+      (entry) => entry.entity === 'transaction',
+    );
+    expect(feed.map((entry) => `${entry.op} ${entry.key}`)).toEqual(['modified id:tx1']);
+    const [account] = await h.storage.listAccounts('c1');
+    expect(account!.reconciliation?.status).not.toBe('mismatch');
+  });
+
+  it('still removes a row the bank dropped from the days it judges, and none from the days before', async () => {
+    const rows: WireRow[] = [
+      { id: 'early', amount: -5, date: '2026-02-10', merchant: 'Cafe', isPending: false },
+      { id: 'gone', amount: -20, date: '2026-03-01', merchant: 'Shop', isPending: false },
+    ];
+    let balance = '-25';
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: () => gbp(balance)(),
+    });
+    await h.engine.sync('c1');
+    rows.splice(0, 2);
+    balance = '-5';
+    h.today.date = '2026-03-16';
+    const report = await h.engine.sync('c1');
+    // Asked from 7 days before the first day judged (2026-02-12): 'early' is read, not judged.
+    expect(report.accounts[0]!.window).toEqual({ from: '2026-02-05', to: '2026-03-16' });
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:early']);
+  });
+});

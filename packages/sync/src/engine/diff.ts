@@ -48,6 +48,12 @@ export interface WindowDiffInput {
    * mean the provider dropped the row; otherwise nothing is removed.
    */
   complete: boolean;
+  /**
+   * Stored rows dated before this day are not taken for dropped when the window does not list them:
+   * the read reached back to them only to see a row the bank re-dated out of the days it judges
+   * (transaction-reads.ts, `REDATED_MARGIN_DAYS`). Undefined: every day of the window is judged.
+   */
+  judgedFrom?: string | undefined;
   /** Superseded holds dated before this day are forgotten: no routine re-read reaches back there. */
   forgetBefore?: string | undefined;
   /**
@@ -111,6 +117,9 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       ? input.storedInWindow.filter((row) => !incomingKeys.has(row.key)).map((row) => [row.key, row])
       : [],
   );
+  // Rows dated before the judged days still pair (a re-issued id, a hold and its posting), but one
+  // that pairs with nothing is not taken for dropped (below).
+  const judged = (date: string) => input.judgedFrom === undefined || date >= input.judgedFrom;
 
   /** Links decided below: what an added row replaces, and what replaces a removed one. */
   const replaces = new Map<string, ReplacementLink>();
@@ -277,6 +286,10 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     }
   }
 
+  // Not listed, dated before the judged days, and standing for nothing listed: it may have been
+  // re-dated further back, and the reads that judged its date found it there. It stays.
+  for (const row of unlinked()) if (!judged(row.date)) vanished.delete(row.key);
+
   // A hold that vanished with no posting to stand for it is remembered, standing for itself, so that
   // a posting listed in a later read is still linked to it (3a).
   for (const row of unlinked()) if (row.isPending) supersede(row, row.key, 'lapsed');
@@ -287,6 +300,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     if (released.has(row.key) || listedSuperseded.has(row.key)) continue;
     const inWindow =
       (input.window.from === undefined || row.record.date >= input.window.from) &&
+      judged(row.record.date) &&
       (input.window.to === undefined || row.record.date <= input.window.to);
     // A lapsed hold is by its nature not listed: it goes with age, or when its posting takes it.
     const gone = input.complete && inWindow && row.reason !== 'posted' && row.reason !== 'lapsed';

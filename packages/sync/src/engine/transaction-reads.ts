@@ -15,10 +15,23 @@ import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState } from '../model.js';
 import type { RunContext } from './context.js';
 
+/**
+ * Days a routine re-read asks for before the first day it judges. A bank may re-date a posted row a
+ * day or a few (a time zone, a value date for a booking date): one dated on the first judged day and
+ * moved earlier would fall out of the asked days and be taken for dropped. Read, it is seen moved.
+ * Fewer than `PENDING_MATCH_DAYS`, so no read reaches a hold whose posting is forgotten (twins.ts).
+ */
+export const REDATED_MARGIN_DAYS = 7;
+
 /** The days an account's reads ask for, and how. */
 export interface ReadPlan {
   /** First day, or undefined for the whole history. */
   from: string | undefined;
+  /**
+   * First day whose stored rows the reads may find dropped: `from`, or for a routine re-read
+   * `REDATED_MARGIN_DAYS` after it (a stored row dated before is judged by the reads that reached it).
+   */
+  judgedFrom: string | undefined;
   to: string;
   /** Days per request when the reads are walked in windows. */
   windowDays: number;
@@ -33,7 +46,7 @@ export interface TransactionReads {
    * re-read's `from` reaches back to the oldest hold still stored. Throws what working it out throws
    * (a malformed stored watermark), in the account's turn.
    */
-  window(): { from: string | undefined; to: string };
+  window(): { from: string | undefined; to: string; judgedFrom: string | undefined };
   /**
    * How the reads will ask, as of now and without sending or fixing anything (the window is still
    * worked out when the first request goes out). Undefined when it cannot be worked out (a malformed
@@ -71,18 +84,24 @@ export function openTransactionReads(
   const planOf = (): ReadPlan => {
     const to = ctx.clock.today();
     const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
-    const from = laterDate(
+    const judgedFrom = laterDate(
       syncState.watermark !== null ? addDays(syncState.watermark, -overlap) : undefined,
       tuning.startDate,
     );
+    const from = withMargin(judgedFrom);
     // A routine re-sync is one request; first syncs and gaps of over a year are walked in windows.
     const days = from === undefined ? null : daysBetween(from, to) + 1;
     const windowDays =
       syncState.watermark === null
         ? tuning.windowDays
         : Math.max(tuning.windowDays, Math.min(days ?? 0, 366));
-    return { from, to, windowDays, days };
+    return { from, judgedFrom, to, windowDays, days };
   };
+  /** A routine re-read's first day, `REDATED_MARGIN_DAYS` before the first it judges (never before `startDate`). */
+  const withMargin = (judgedFrom: string | undefined) =>
+    syncState.watermark === null || judgedFrom === undefined
+      ? judgedFrom
+      : laterDate(addDays(judgedFrom, -REDATED_MARGIN_DAYS), tuning.startDate);
   /** Worked out once, when the first request goes out: `to` is that request's day. */
   let window: ReadPlan | undefined;
   const windowOf = () => (window ??= planOf());
@@ -92,13 +111,18 @@ export function openTransactionReads(
    * request reaches (`windowDays`), and never before `startDate`.
    */
   const reachBackToHolds = async (plan: ReadPlan): Promise<ReadPlan> => {
-    if (syncState.watermark === null || plan.from === undefined || !tuning.includePending) return plan;
+    const judged = plan.judgedFrom;
+    if (syncState.watermark === null || judged === undefined || !tuning.includePending) return plan;
     const holds = await ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
     let oldest: string | undefined;
     for (const hold of holds) if (oldest === undefined || hold.date < oldest) oldest = hold.date;
-    if (oldest === undefined || oldest >= plan.from) return plan;
-    const from = laterDate(laterDate(oldest, addDays(plan.to, -(plan.windowDays - 1))), tuning.startDate)!;
-    return from < plan.from ? { ...plan, from, days: daysBetween(from, plan.to) + 1 } : plan;
+    if (oldest === undefined || oldest >= judged) return plan;
+    // The margin inside the one request, as for any re-read.
+    const earliest = addDays(plan.to, -(plan.windowDays - 1 - REDATED_MARGIN_DAYS));
+    const judgedFrom = laterDate(laterDate(oldest, earliest), tuning.startDate)!;
+    if (judgedFrom >= judged) return plan;
+    const from = withMargin(judgedFrom)!;
+    return { ...plan, from, judgedFrom, days: daysBetween(from, plan.to) + 1 };
   };
   const abandon = new AbortController();
   let iterator: AsyncIterator<TransactionPage> | undefined;
@@ -152,8 +176,8 @@ export function openTransactionReads(
   };
   return {
     window: () => {
-      const { from, to } = windowOf();
-      return { from, to };
+      const { from, to, judgedFrom } = windowOf();
+      return { from, to, judgedFrom };
     },
     plan: () => {
       try {

@@ -144,6 +144,7 @@ async function syncPages(
         superseded,
         window,
         complete: page.shortfall === 0,
+        judgedFrom: reads.window().judgedFrom,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
         read: reads.window(),
