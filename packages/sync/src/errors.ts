@@ -76,3 +76,25 @@ export class LeaseLostError extends SyncError {
     this.workerId = workerId;
   }
 }
+
+/**
+ * The provider answered 404 for the holdings of an account whose holdings are mirrored. Some
+ * providers say "no holdings here" with a 404, but one that listed them before more likely failed for
+ * a moment: the mirrored holdings are kept, and asked for again on the next run. (A 501 still says the
+ * account has none to give: they are removed.)
+ */
+export class HoldingsNotFoundError extends SyncError {
+  override readonly name: string = 'HoldingsNotFoundError';
+  /** The provider's account id. */
+  readonly accountId: string;
+  /** How many holdings are mirrored, and kept. */
+  readonly kept: number;
+
+  constructor(accountId: string, kept: number) {
+    super(
+      `the provider answered 404 for the holdings of account ${shownId(accountId)}, which has ${kept} mirrored: they are kept, and asked for again on the next run`,
+    );
+    this.accountId = accountId;
+    this.kept = kept;
+  }
+}

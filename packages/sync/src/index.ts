@@ -35,5 +35,6 @@ export {
   MissingCredentialsError,
   SyncAbortedError,
   LeaseLostError,
+  HoldingsNotFoundError,
 } from './errors.js';
 export type * from './model.js';

@@ -5,7 +5,11 @@
  * re-read, a holdings answer that fails once.
  */
 import { describe, expect, it } from 'vitest';
+import { HoldingsNotFoundError } from '../src/index.js';
 import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
+import { createHarness, useMsw } from './harness.js';
+
+useMsw();
 
 const gbp = (amount: number | string) => () => ({ balance: { amount, currency: 'GBP' } });
 
@@ -203,5 +207,42 @@ describe('a posted row the bank re-dates across the first day a re-read judges',
     // Asked from 7 days before the first day judged (2026-02-12): 'early' is read, not judged.
     expect(report.accounts[0]!.window).toEqual({ from: '2026-02-05', to: '2026-03-16' });
     expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:early']);
+  });
+});
+
+describe('a holdings answer that fails once', () => {
+  it('keeps the mirrored holdings through a 404, reports it, and asks again the next run', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    const mirrored = await h.storage.listHoldings('c1', '5001');
+    expect(mirrored.length).toBeGreaterThan(0);
+    h.sandbox.faults.add({
+      kind: 'status',
+      status: 404,
+      times: 1,
+      match: { endpoint: 'holdings', accountId: '5001' },
+    });
+    const failed = await h.engine.sync('c1');
+    const account = failed.accounts.find((a) => a.accountId === '5001')!;
+    expect(account.holdings).toBe('failed');
+    expect(account.issues.map((i) => i.error)).toEqual([expect.any(HoldingsNotFoundError)]);
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual(mirrored);
+    const again = await h.engine.sync('c1');
+    expect(again.accounts.find((a) => a.accountId === '5001')!.holdings).toBe('unchanged');
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual(mirrored);
+  });
+
+  it('still removes them when the provider answers 501: the account has none to give', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    h.sandbox.faults.add({
+      kind: 'status',
+      status: 501,
+      times: 1,
+      match: { endpoint: 'holdings', accountId: '5001' },
+    });
+    const report = await h.engine.sync('c1');
+    expect(report.accounts.find((a) => a.accountId === '5001')!.holdings).toBe('unsupported');
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 /** The holdings phase of a run: the account's holdings mirrored as the provider lists them. */
 import type { HoldingsResult } from '@finsync/provider';
+import { HoldingsNotFoundError } from '../errors.js';
 import type { HoldingChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
@@ -23,6 +24,9 @@ export async function syncHoldings(
   const stored = new Map(
     (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
   );
+  // Thrown, so the run reports it, keeps the holdings and the account's support as they were.
+  if (!result.supported && result.status === 404 && stored.size > 0)
+    throw new HoldingsNotFoundError(accountId, stored.size);
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
   if (result.supported) {
