@@ -193,20 +193,22 @@ describe('a posted row the bank re-dates across the first day a re-read judges',
     const rows: WireRow[] = [
       { id: 'early', amount: -5, date: '2026-02-10', merchant: 'Cafe', isPending: false },
       { id: 'gone', amount: -20, date: '2026-03-01', merchant: 'Shop', isPending: false },
+      { id: 'stays', amount: -7, date: '2026-03-05', merchant: 'Bakery', isPending: false },
     ];
-    let balance = '-25';
+    let balance = '-32';
     const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
       today: '2026-03-15',
       balance: () => gbp(balance)(),
     });
     await h.engine.sync('c1');
     rows.splice(0, 2);
-    balance = '-5';
+    balance = '-12';
     h.today.date = '2026-03-16';
     const report = await h.engine.sync('c1');
     // Asked from 7 days before the first day judged (2026-02-12): 'early' is read, not judged.
     expect(report.accounts[0]!.window).toEqual({ from: '2026-02-05', to: '2026-03-16' });
-    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:early']);
+    const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort();
+    expect(keys).toEqual(['id:early', 'id:stays']);
   });
 });
 
@@ -244,5 +246,50 @@ describe('a holdings answer that fails once', () => {
     const report = await h.engine.sync('c1');
     expect(report.accounts.find((a) => a.accountId === '5001')!.holdings).toBe('unsupported');
     expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
+  });
+});
+
+describe('an answer with no row at all', () => {
+  it('removes no posted row (a passing failure looks like this), and the next answer changes nothing', async () => {
+    const rows: WireRow[] = [
+      { id: 'tx1', amount: -100, date: '2026-03-01', merchant: 'Rent', isPending: false },
+      { id: 'tx2', amount: -50, date: '2026-03-10', merchant: 'Shop', isPending: false },
+      { id: null, amount: -9, date: '2026-03-14', merchant: 'Cafe', isPending: true },
+    ];
+    let outage = false;
+    const h = await engineOverCraftedProvider(
+      (url) => (outage ? { transactions: [], total: 0 } : listedBetweenAskedDates(rows)(url)),
+      { today: '2026-03-15', balance: gbp(-150) },
+    );
+    await h.engine.sync('c1');
+    const before = await h.storage.lastSeq();
+    outage = true;
+    h.today.date = '2026-03-16';
+    await h.engine.sync('c1');
+    outage = false;
+    h.today.date = '2026-03-17';
+    await h.engine.sync('c1');
+    const feed = (await h.storage.readChanges({ after: before, limit: 50 })).filter(
+      (entry) => entry.entity === 'transaction',
+    );
+    expect(feed.map((entry) => `${entry.op} ${entry.key}`)).toEqual([]);
+    expect(await h.storage.findTransactions('c1', '4711')).toHaveLength(3);
+  });
+
+  it('still lets the holds go when no posted row is mirrored in those days', async () => {
+    const rows: WireRow[] = [
+      { id: 'tx1', amount: -100, date: '2026-01-01', merchant: 'Rent', isPending: false },
+      { id: null, amount: -9, date: '2026-03-14', merchant: 'Cafe', isPending: true },
+    ];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: gbp(-100),
+    });
+    await h.engine.sync('c1');
+    rows.pop();
+    h.today.date = '2026-03-16';
+    const report = await h.engine.sync('c1');
+    expect(report.accounts[0]).toMatchObject({ fetched: 0, removed: 1 });
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:tx1']);
   });
 });

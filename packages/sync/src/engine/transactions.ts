@@ -1,4 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
+import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
@@ -143,7 +144,7 @@ async function syncPages(
         storedPending,
         superseded,
         window,
-        complete: page.shortfall === 0,
+        complete: page.shortfall === 0 && !emptyOverPosted(ctx, accountId, page, storedInWindow, reads),
         judgedFrom: reads.window().judgedFrom,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
@@ -221,6 +222,36 @@ async function syncPages(
   // watermark would have it re-read only the last days and never see the rows dated before them.
   if (syncState.watermark === null && state.ledger?.rows === 0) state = { ...state, watermark: null };
   return state;
+}
+
+/**
+ * An answer with no row at all for days where posted rows are mirrored is what a provider's passing
+ * failure looks like (a `200` with `transactions: []`), and not what a bank does (it re-issues ids,
+ * re-dates rows or drops a hold, and lists the rest): it removes nothing, as an answer cut short.
+ * Should a bank really take back every posted row of those days, the rows stay until an answer
+ * lists any row there, and the balance check says `mismatch` meanwhile.
+ */
+function emptyOverPosted(
+  ctx: RunContext,
+  accountId: string,
+  page: TransactionPage,
+  storedInWindow: readonly MirrorTransaction[],
+  reads: TransactionReads,
+): boolean {
+  if (page.transactions.length > 0) return false;
+  const { judgedFrom } = reads.window();
+  const posted = storedInWindow.filter(
+    (row) => !row.isPending && (judgedFrom === undefined || row.date >= judgedFrom),
+  ).length;
+  if (posted === 0) return false;
+  ctx.logger?.warn?.('the provider listed no row where posted rows are mirrored: nothing removed', {
+    connectionId: ctx.connectionId,
+    accountId,
+    from: page.from ?? null,
+    to: page.to ?? null,
+    posted,
+  });
+  return true;
 }
 
 /**
