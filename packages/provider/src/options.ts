@@ -114,6 +114,12 @@ function checkedBaseUrl(value: unknown, apiKey: string): string {
       `baseUrl must not hold a user name or password (${url.origin}); the provider is authenticated by apiKey`,
     );
   }
+  // Paths are appended to it: `…/v1?x=1` would ask `…/v1?x=1/accounts`. Not echoed: a query may hold a token.
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value as string)) {
+    throw new TypeError(
+      `baseUrl must not hold a query or a fragment (${url.origin}${url.pathname}); request paths are appended to it`,
+    );
+  }
   return (value as string).replace(/\/+$/, '');
 }
 

@@ -142,6 +142,15 @@ describe('constructor options', () => {
       /got "https:\/\/api\.example\.com:99999\/v1"$/,
     ],
     ['baseUrl', 'https://bob:pw0rd@SECRET@exa mple.com/', /got "https:\/\/exa mple\.com\/"$/],
+    // Paths are appended to it: a query or a fragment would swallow them. Refused without the query,
+    // which may hold a token.
+    [
+      'baseUrl',
+      'http://127.0.0.1:9/api/v1?token=SECRETabc',
+      /^baseUrl must not hold a query or a fragment \(http:\/\/127\.0\.0\.1:9\/api\/v1\); request paths are appended to it$/,
+    ],
+    ['baseUrl', 'http://127.0.0.1:9/api/v1#frag', /must not hold a query or a fragment/],
+    ['baseUrl', 'http://127.0.0.1:9/api/v1?', /must not hold a query or a fragment/],
   ])('refuses %s: %o with a TypeError naming it and the value', (name, value, message) => {
     expect(make({ [name]: value })).toThrow(TypeError);
     expect(make({ [name]: value })).toThrow(message);
