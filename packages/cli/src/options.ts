@@ -90,11 +90,20 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         throw new CliError(`no database at ${target.file}: run \`finsync sync\` first, or pass --database`);
       if (statSync(target.file).isDirectory()) throw new CliError(`${target.file} is a directory`);
     } else {
-      mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
+      if (existsSync(target.file) && statSync(target.file).isDirectory())
+        throw new CliError(`${target.file} is a directory`);
+      try {
+        mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
+      } catch (error) {
+        throw new CliError(
+          `cannot make the directory of ${target.file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): is a part of the path a file?`,
+        );
+      }
       try {
         closeSync(openSync(target.file, 'wx', 0o600));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
       }
     }
     try {
@@ -158,6 +167,8 @@ export async function resolveConnection(
  * message says how) and only warned about when it is not (a secret mounted read-only by a container
  * runtime, say). A path that does not exist is not echoed: it may be the key, pasted by mistake.
  */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 export function readKeyFile(path: string): string {
   let text: string;
   if (path === '-') {
@@ -273,6 +284,11 @@ export async function resolveProvider(
     };
   }
   const apiKey = flags.keyFile !== undefined ? readKeyFile(flags.keyFile) : env.LUNCHFLOW_API_KEY?.trim();
+  // Refused here, before any database is opened or created: no HTTP header can carry such a key.
+  if (apiKey && CONTROL_CHARACTER.test(apiKey))
+    throw new CliError(
+      `the key ${flags.keyFile !== undefined ? 'in the key file' : 'in LUNCHFLOW_API_KEY'} holds a control character (an escape, a line break?): give the key alone`,
+    );
   const { baseUrl, description } = baseUrlFromEnv(env.LUNCHFLOW_BASE_URL);
   if (!apiKey) {
     const key = stored ? await openStoredKey(stored.target, stored.connectionId, env) : undefined;

@@ -55,6 +55,29 @@ describe('errors and exit codes', () => {
     expect(existsSync(join(dir, 'missing.db'))).toBe(false);
   });
 
+  it('a key with a control character in LUNCHFLOW_API_KEY: exit 2, one line that does not quote it, no database created', async () => {
+    const result = await runCli(['sync', '--database', 'escaped.db'], {
+      cwd: dir,
+      env: { ...env, LUNCHFLOW_API_KEY: `${KEY}\u001b` },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('LUNCHFLOW_API_KEY holds a control character');
+    expect(result.stderr).not.toMatch(/unexpected error|at .*\.js/);
+    expectNoKey(result);
+    expect(existsSync(join(dir, 'escaped.db'))).toBe(false);
+  });
+
+  it('sync into a directory, or under a file: exit 2 and one line saying which', async () => {
+    await writeFile(join(dir, 'plain-file'), '');
+    const intoDirectory = await runCli(['sync', '--sandbox', '--database', '.'], { cwd: dir });
+    expect(intoDirectory.code).toBe(2);
+    expect(intoDirectory.stderr).toContain(`${dir} is a directory`);
+    const underFile = await runCli(['sync', '--sandbox', '--database', 'plain-file/x.db'], { cwd: dir });
+    expect(underFile.code).toBe(2);
+    expect(underFile.stderr).toContain(`cannot make the directory of ${join(dir, 'plain-file', 'x.db')}`);
+    for (const result of [intoDirectory, underFile]) expect(result.stderr).not.toContain('unexpected error');
+  });
+
   it('status on the empty file a first sync killed before its first write leaves: says to sync again', async () => {
     await writeFile(join(dir, 'interrupted.db'), '');
     const result = await runCli(['status', '--database', 'interrupted.db'], { cwd: dir });
