@@ -43,6 +43,8 @@ const started = Date.now();
 const MAY_BE_UNBUILT = new Set([]);
 /** Entry points that need an optional peer the fresh project does not install. */
 const NEEDS_PEER = new Map([['@finsync/sync/testing', 'vitest']]);
+/** Entry points offered as ESM only (no `require` condition): their types are checked from ESM alone. */
+const ESM_ONLY = new Set(['@finsync/sync/testing']);
 /** Entry points whose types need the DOM lib (msw's own types do); type-checked in a program with it. */
 const NEEDS_DOM_LIB = new Set(['@finsync/provider/msw', '@finsync/service/msw']);
 
@@ -183,6 +185,12 @@ async function main() {
       if (!files.has('README.md')) problems.push('has no README.md');
       const tests = [...files].filter((f) => /\.test\.[cm]?[jt]s$/.test(f));
       if (tests.length > 0) problems.push(`ships tests: ${tests.join(', ')}`);
+      // A source named by an absolute path is the build machine's: missing on a user's, and a leak.
+      const absolute = [...files]
+        .filter((f) => f.endsWith('.map'))
+        .filter((f) => JSON.parse(readFileSync(join(pkg.dir, f), 'utf8')).sources.some((s) => isAbsolute(s)));
+      if (absolute.length > 0)
+        problems.push(`ships source maps naming absolute paths: ${absolute.join(', ')}`);
       if (problems.length > 0 && MAY_BE_UNBUILT.has(pkg.manifest.name)) {
         skipped.push(
           `${pkg.manifest.name}: its tarball ${problems.join('; ')}, so it is not installed or run`,
@@ -351,15 +359,18 @@ async function main() {
     const typeResults = await Promise.all(
       typePrograms.map(async (program) => {
         // Every entry point of the program, imported by both files, so both its ESM and its
-        // CommonJS declaration files are loaded and checked.
-        const everyEntryPoint = [
-          ...program.entries.map(
-            ({ specifier }, i) => `import type * as entryPoint${i} from '${specifier}';`,
-          ),
-          `export type EveryEntryPoint = [${program.entries.map((_, i) => `typeof entryPoint${i}`).join(', ')}];`,
-        ].join('\n');
+        // CommonJS declaration files are loaded and checked (an ESM-only one by the ESM file alone).
+        const everyEntryPoint = (file) => {
+          const entries = program.entries.filter(
+            ({ specifier }) => !(file.endsWith('.cts') && ESM_ONLY.has(specifier)),
+          );
+          return [
+            ...entries.map(({ specifier }, i) => `import type * as entryPoint${i} from '${specifier}';`),
+            `export type EveryEntryPoint = [${entries.map((_, i) => `typeof entryPoint${i}`).join(', ')}];`,
+          ].join('\n');
+        };
         program.files.forEach((file, i) =>
-          writeFileSync(join(project, file), `${everyEntryPoint}\n\n${program.sources[i]}\n`),
+          writeFileSync(join(project, file), `${everyEntryPoint(file)}\n\n${program.sources[i]}\n`),
         );
         const tsconfig = {
           compilerOptions: { ...TYPE_CHECK_OPTIONS, lib: program.lib, skipLibCheck: program.skipLibCheck },

@@ -7,7 +7,26 @@
  * mapped to its source here; a new module in package.json `exports` needs a line below too (the
  * packaging test in pack-smoke fails if a .d.ts still names @finsync/internals).
  */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+
 const internals = /^@finsync\/internals(\/|$)/;
+
+/**
+ * tsup's split CommonJS build names each output file in its own source map by its absolute path (the
+ * build machine's, shipped to every user, and missing on theirs): made relative to the map, as every
+ * other source is.
+ */
+async function relativeCjsMapSources(dir = 'dist'): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.cjs.map')) continue;
+    const file = join(dir, name);
+    const map = JSON.parse(await readFile(file, 'utf8')) as { sources: string[] };
+    if (!map.sources.some((source) => isAbsolute(source))) continue;
+    map.sources = map.sources.map((source) => (isAbsolute(source) ? relative(dir, source) : source));
+    await writeFile(file, JSON.stringify(map));
+  }
+}
 
 /** Relative to the package being built (tsup runs in its directory; all packages are siblings). */
 const paths = {
@@ -29,18 +48,28 @@ export interface PublishedBuildOptions {
   external?: string[];
   /** Also bundled into the CommonJS build: ESM-only dependencies, so `require()` works without require(esm). */
   cjsBundles?: string[];
+  /** Entries built as ESM only: what they import cannot be required (vitest), so no CommonJS build is offered. */
+  esmOnly?: string[];
 }
 
 /** `defineConfig`'s input for one package: ESM (which cleans dist/) and CJS, each with its .d.ts. */
-export function publishedBuilds({ entry, external = [], cjsBundles = [] }: PublishedBuildOptions) {
+export function publishedBuilds({
+  entry,
+  external = [],
+  cjsBundles = [],
+  esmOnly = [],
+}: PublishedBuildOptions) {
   const common = { entry, dts: bundleInternals.dts, sourcemap: true, target: 'node20', external };
+  const cjsEntry = Object.fromEntries(Object.entries(entry).filter(([name]) => !esmOnly.includes(name)));
   return [
     { ...common, format: ['esm' as const], clean: true, noExternal: bundleInternals.noExternal },
     // Split, as the ESM build is: code two entries share (SyncError, SandboxProvider) is one module
     // both require, so a class is the same whichever entry it came from and `instanceof` holds.
     {
       ...common,
+      entry: cjsEntry,
       format: ['cjs' as const],
+      onSuccess: () => relativeCjsMapSources(),
       splitting: true,
       noExternal: [...bundleInternals.noExternal, ...cjsBundles],
     },

@@ -9,7 +9,8 @@ export default defineConfig(
       sql: 'src/sql/index.ts',
       credentials: 'src/credentials/index.ts',
     },
-    // The conformance suite runs inside the consumer's vitest.
+    // The conformance suite runs inside the consumer's vitest, which cannot be required: ESM only.
     external: ['vitest'],
+    esmOnly: ['testing'],
   }),
 );
