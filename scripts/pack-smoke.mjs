@@ -564,6 +564,8 @@ try {
 // MSW: the provider's handlers and the fake service, in one server.
 const store = new FakeServiceStore({ apiKeys: [{ key: 'k'.repeat(64), scope: 'read_write' }] });
 const checking = store.addAccount({ name: 'Checking', account_type: 'depository' });
+// As a sync brings it: a deleted synced row is kept aside and can be restored (one the API created goes).
+const synced = store.addTransaction({ account_id: checking.id, name: 'Rent', date: '2026-04-01', amount: '900' });
 const msw = setupServer(
   ...createProviderHandlers(new SandboxProvider({ seed: 7 })),
   ...createServiceHandlers(store, { baseUrl: 'http://service.test' }),
@@ -582,9 +584,10 @@ try {
   const edited = await service.transactions.update(made.transaction.id, { notes: 'from the tarball' });
   assert.equal(edited.notes, 'from the tarball');
   await service.transactions.delete(made.transaction.id);
+  await service.transactions.delete(synced.id);
   assert.equal((await service.transactions.list().toArray({ limit: 10 })).length, 0);
-  const restored = await service.transactions.restore(made.transaction.id);
-  assert.equal(restored.id, made.transaction.id);
+  const restored = await service.transactions.restore(synced.id);
+  assert.equal(restored.id, synced.id);
   ok('ServiceClient created, updated, deleted and restored a transaction on the fake service (@finsync/service/msw)');
 } finally {
   msw.close();

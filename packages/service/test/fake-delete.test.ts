@@ -152,6 +152,31 @@ describe('restore (finsync extension)', () => {
   });
 });
 
+describe('a row the API created, deleted', () => {
+  it('is destroyed, as the reference server destroys it: not listed as deleted, 404 on restore', async () => {
+    const made = await client.transactions.create({
+      account_id: world.checking.id,
+      name: 'Coffee',
+      date: '2026-05-02',
+      amount: '4.50',
+      external_id: 'app-1',
+    });
+    await client.transactions.delete(made.transaction.id);
+    expect(await deletedIds()).toEqual([]);
+    expect(await settle(client.transactions.restore(made.transaction.id))).toBeInstanceOf(NotFoundError);
+    // Its idempotency key is free again: the same create makes a new row.
+    const again = await client.transactions.create({
+      account_id: world.checking.id,
+      name: 'Coffee',
+      date: '2026-05-02',
+      amount: '4.50',
+      external_id: 'app-1',
+    });
+    expect(again.created).toBe(true);
+    expect(again.transaction.id).not.toBe(made.transaction.id);
+  });
+});
+
 describe('listDeleted (finsync extension)', () => {
   it('pages the deleted rows, most recently deleted first, in the index envelope', async () => {
     for (const tx of [world.salary, world.market, world.coffee]) await client.transactions.delete(tx.id);
@@ -194,6 +219,20 @@ describe('listDeleted (finsync extension)', () => {
       client.transactions.listDeleted({ account_id: world.checking.id } as { page?: number }),
     ).toThrow(/account_id/);
     expect(world.store.requests).toEqual([]);
+  });
+
+  it('answers a page past the end with the last page, and refuses a per_page over 100 with a 400, as the reference server', async () => {
+    for (const tx of [world.salary, world.market, world.coffee]) await client.transactions.delete(tx.id);
+    const past = await raw('GET', '/api/v1/transactions/deleted?page=5&per_page=2');
+    expect(past.status).toBe(200);
+    expect(past.body.pagination).toEqual({ page: 2, per_page: 2, total_count: 3, total_pages: 2 });
+    const tooMany = await raw('GET', '/api/v1/transactions/deleted?per_page=101');
+    expect(tooMany).toMatchObject({
+      status: 400,
+      body: { error: 'bad_request', message: 'per_page must be an integer from 1 to 100' },
+    });
+    expect((await raw('GET', '/api/v1/transactions/deleted?page=0')).status).toBe(400);
+    expect((await raw('GET', '/api/v1/transactions/deleted?page=&per_page=')).status).toBe(200);
   });
 
   it('GET /transactions/deleted is the list, not a show of id "deleted"', async () => {

@@ -151,5 +151,6 @@ export function applyCreate(
     ...(tagIds.length > 0 ? ['tag_ids'] : []),
   ];
   store.transactions.set(tx.id, tx);
+  store.createdByApi.add(tx.id);
   return { status: 201, body: renderTransaction(store, tx, locale) };
 }

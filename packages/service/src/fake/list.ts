@@ -21,16 +21,15 @@ export interface PageRules {
    * `safe_per_page_param`), 100 in the base controller (accounts).
    */
   above100: 25 | 100;
-  /**
-   * A page past the end: Sure's Pagy (`overflow: :last_page`) answers the last page and says so in
-   * `pagination.page`; finsync's deleted list answers an empty page.
-   */
-  overflow: 'last_page' | 'empty';
 }
 
-export const SURE_PAGES: PageRules = { above100: 25, overflow: 'last_page' };
+export const SURE_PAGES: PageRules = { above100: 25 };
 
-/** One page of `rows` as `{ [key]: rendered rows, pagination }`; `page` ≥ 1, `per_page` 1–100 else per `rules`. */
+/**
+ * One page of `rows` as `{ [key]: rendered rows, pagination }`; `page` ≥ 1, `per_page` 1–100 else per
+ * `rules`. A page past the end is the last page, as Sure's Pagy (`overflow: :last_page`) answers it,
+ * and `pagination.page` says which.
+ */
 export function paginate<T>(
   key: string,
   rows: T[],
@@ -42,7 +41,7 @@ export function paginate<T>(
   const perPage = asked >= 1 && asked <= 100 ? asked : asked > 100 ? rules.above100 : 25;
   const totalPages = Math.max(1, Math.ceil(rows.length / perPage));
   let page = Math.max(1, toI(url.searchParams.get('page')));
-  if (page > totalPages && rules.overflow === 'last_page') page = totalPages;
+  if (page > totalPages) page = totalPages;
   return {
     status: 200,
     body: {
@@ -158,11 +157,23 @@ export function listDeletedTransactions(
   url: URL,
   locale: string,
 ): FakeResult {
+  // As the reference server, which serves it: `page` and `per_page` checked (a blank one is not
+  // sent), a page past the end answered with the last page, as the index.
+  for (const [name, max] of [
+    ['page', 100_000],
+    ['per_page', 100],
+  ] as const) {
+    const value = url.searchParams.get(name)?.trim();
+    if (!value) continue;
+    const problem = !/^\d{1,9}$/.test(value)
+      ? `${name} must be a positive integer`
+      : Number(value) < 1 || Number(value) > max
+        ? `${name} must be an integer from 1 to ${max}`
+        : undefined;
+    if (problem) return { status: 400, body: { error: 'bad_request', message: problem, errors: [problem] } };
+  }
   const rows = [...store.deletedTransactions.values()]
     .filter((tx) => store.canAccess(key, tx.account_id))
     .reverse();
-  return paginate('transactions', rows, url, (tx) => renderTransaction(store, tx, locale), {
-    above100: 25,
-    overflow: 'empty',
-  });
+  return paginate('transactions', rows, url, (tx) => renderTransaction(store, tx, locale), { above100: 100 });
 }

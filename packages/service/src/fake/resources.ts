@@ -77,7 +77,6 @@ export function listAccounts(store: FakeServiceStore, key: FakeApiKey, url: URL,
     .sort(byName);
   return paginate('accounts', rows, url, (a) => renderAccount(a, locale), {
     above100: 100,
-    overflow: 'last_page',
   });
 }
 

@@ -270,6 +270,12 @@ export class FakeServiceStore {
    * extensions. The service itself destroys the row.
    */
   readonly deletedTransactions = new Map<string, FakeTransaction>();
+  /**
+   * Ids of the transactions `POST /api/v1/transactions` created. Deleted, such a row is destroyed, as
+   * the reference server destroys it (it keeps aside only rows a sync brought, which a later sync
+   * would otherwise bring back): it is not in the deleted list and cannot be restored.
+   */
+  readonly createdByApi = new Set<string>();
   /** Transfers, by id. */
   readonly transfers = new Map<string, FakeTransfer>();
   /** Every request answered, oldest first (bodies included, headers never). */
@@ -434,7 +440,8 @@ export class FakeServiceStore {
     if (!tx) return undefined;
     this.transactions.delete(id);
     this.deletedTransactions.delete(id);
-    this.deletedTransactions.set(id, tx);
+    if (this.createdByApi.has(id)) this.createdByApi.delete(id);
+    else this.deletedTransactions.set(id, tx);
     for (const [transferId, transfer] of this.transfers) {
       if (transfer.inflow_transaction_id === id || transfer.outflow_transaction_id === id) {
         this.transfers.delete(transferId);
