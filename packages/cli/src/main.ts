@@ -33,7 +33,8 @@ const ENVIRONMENT_HELP = `Environment:
   FINSYNC_MASTER_KEY        the master key stored keys are sealed under (32 bytes, hex or base64),
                             instead of finsync.master.key in the database's directory
   FINSYNC_CREDENTIALS_FILE  where stored keys are kept (default <database>.credentials.json for
-                            SQLite, ./finsync.credentials.json for PostgreSQL)`;
+                            SQLite, ./finsync.credentials.json for PostgreSQL)
+  FINSYNC_DEBUG             set: print the stack of an unexpected error`;
 
 /**
  * Flags that would carry the key. They are refused before parsing, with a message that does not

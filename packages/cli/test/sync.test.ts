@@ -137,6 +137,15 @@ describe('finsync on a SQLite file, against the sandbox', () => {
       .split('\n')
       .map((line) => (JSON.parse(line) as FeedEntry).seq);
     expect(seqs).toEqual(entries.filter((e) => e.seq > middle).map((e) => e.seq));
+
+    // The last entry's cursor reads nothing, and exits 0; one past it is from another database.
+    const last = entries.at(-1)!.seq;
+    const upToDate = await runCli(['feed', '--after', String(last)], { cwd: dir });
+    expect(upToDate).toMatchObject({ code: 0, stdout: '' });
+    const elsewhere = await runCli(['feed', '--after', String(last + 1000)], { cwd: dir });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stdout).toBe('');
+    expect(elsewhere.stderr).toContain(`--after ${last + 1000} is past the feed's last entry (${last})`);
   });
 
   it('export --format csv has one row per transaction with the exact amounts', async () => {

@@ -3,7 +3,7 @@
  * A consumer saves the last `seq` it applied and passes it as `--after` next time.
  */
 import { SyncEngine } from '@finsync/sync';
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { LineWriter, OutputClosed, sleep } from '../io.js';
 import { openStorage, resolveConnection, resolveDatabase, type DatabaseFlags } from '../options.js';
 
@@ -32,6 +32,13 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
     // Only to reject a typo: an unknown connection would otherwise print nothing, for ever.
     const connectionId =
       flags.connection === undefined ? undefined : (await resolveConnection(storage, flags.connection)).id;
+    // A cursor past the last entry was saved from another database, or this one was made again: read
+    // on, it would skip every entry up to it in silence (with --follow, the new ones too).
+    const last = await storage.lastSeq();
+    if (flags.after > last)
+      throw new CliError(
+        `--after ${flags.after} is past the feed's last entry (${last}): a cursor saved from another database, or from one made again? Read from --after 0`,
+      );
     const engine = new SyncEngine({ storage });
     let after = flags.after;
     let cut = false;
