@@ -79,9 +79,10 @@ export class LeaseLostError extends SyncError {
 
 /**
  * The provider answered 404 for the holdings of an account whose holdings are mirrored. Some
- * providers say "no holdings here" with a 404, but one that listed them before more likely failed for
- * a moment: the mirrored holdings are kept, and asked for again on the next run. (A 501 still says the
- * account has none to give: they are removed.)
+ * providers say "no holdings here" with a 404, but one that listed them lately more likely failed for
+ * a moment: for `holdingsRecheckDays` after its last answer the mirrored holdings are kept, and asked
+ * for again on the next run; after that the 404 is believed, and they are removed. (A 501 is believed
+ * at once.)
  */
 export class HoldingsNotFoundError extends SyncError {
   override readonly name: string = 'HoldingsNotFoundError';
@@ -92,7 +93,7 @@ export class HoldingsNotFoundError extends SyncError {
 
   constructor(accountId: string, kept: number) {
     super(
-      `the provider answered 404 for the holdings of account ${shownId(accountId)}, which has ${kept} mirrored: they are kept, and asked for again on the next run`,
+      `the provider answered 404 for the holdings of account ${shownId(accountId)}, which has ${kept} mirrored: they are kept, and asked for again on the next run (for holdingsRecheckDays after its last answer)`,
     );
     this.accountId = accountId;
     this.kept = kept;

@@ -4,7 +4,7 @@
  * shapes the sandbox does not make (rows without a currency, a provider that filters by date).
  */
 import { ProviderClient } from '@finsync/provider';
-import { MemoryStorage, SyncEngine } from '../src/index.js';
+import { MemoryStorage, SyncEngine, type SyncTuning } from '../src/index.js';
 
 function listed(accounts: unknown[]) {
   return { accounts, total: accounts.length };
@@ -19,6 +19,8 @@ export async function engineOverCraftedProvider(
     balance?: () => unknown;
     /** The `/accounts` list; the one active account 4711 when left out. */
     accounts?: () => unknown[];
+    /** Engine tuning (`startDate`, `includePending`, …). */
+    tuning?: Partial<SyncTuning>;
   },
 ) {
   const today = { date: options.today };
@@ -41,6 +43,7 @@ export async function engineOverCraftedProvider(
   }) as typeof globalThis.fetch;
   const storage = new MemoryStorage();
   const engine = new SyncEngine({
+    ...options.tuning,
     storage,
     clock: { now: () => new Date(`${today.date}T12:00:00Z`), today: () => today.date },
   });

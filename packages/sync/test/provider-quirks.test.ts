@@ -136,7 +136,9 @@ describe('an account whose rows arrive after its first sync', () => {
     const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort();
     expect(keys).toEqual(['id:a', 'id:b', 'id:old']);
     const [account] = await h.storage.listAccounts('c1');
-    expect(account!.reconciliation).toMatchObject({ status: 'balanced', openingBalance: '0' });
+    // The anchor taken over no row tested nothing: taken again with the rows, the opening balance 0.
+    expect(account!.reconciliation).toMatchObject({ openingBalance: '0' });
+    expect(account!.reconciliation?.status).not.toBe('mismatch');
   });
 
   it('also adds up when the rows the provider brings later were not yet in the balance', async () => {
@@ -152,8 +154,9 @@ describe('an account whose rows arrive after its first sync', () => {
     balance = '-30';
     h.today.date = '2026-03-16';
     await h.engine.sync('c1');
+    // The anchor over no row tested nothing: taken again with the row, not a mismatch.
     const [account] = await h.storage.listAccounts('c1');
-    expect(account!.reconciliation).toMatchObject({ status: 'balanced' });
+    expect(account!.reconciliation).toMatchObject({ status: 'unchecked', openingBalance: '0' });
   });
 });
 
@@ -291,5 +294,101 @@ describe('an answer with no row at all', () => {
     const report = await h.engine.sync('c1');
     expect(report.accounts[0]).toMatchObject({ fetched: 0, removed: 1 });
     expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:tx1']);
+  });
+});
+
+describe('the bounds of what an empty first read, an empty answer and a holdings 404 keep', () => {
+  it('an anchor over no row is taken again with the first rows, whatever the balance counted of them', async () => {
+    const rows: WireRow[] = [];
+    let balance = '1000';
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: () => gbp(balance)(),
+    });
+    await h.engine.sync('c1');
+    // The history arrives: a card purchase pending on the first day (not in its balance) posted the day
+    // before, beside history the balance held.
+    rows.push(
+      { id: 'sal', amount: 2000, date: '2026-01-05', merchant: 'Salary', isPending: false },
+      { id: 'rent', amount: -700, date: '2026-02-20', merchant: 'Rent', isPending: false },
+      { id: 'cof', amount: -5, date: '2026-03-14', merchant: 'Cafe', isPending: false },
+    );
+    balance = '995';
+    const statuses: string[] = [];
+    for (const day of ['16', '17', '18']) {
+      h.today.date = `2026-03-${day}`;
+      if (day === '18') {
+        rows.push({ id: 'bus', amount: -3, date: '2026-03-18', merchant: 'Bus', isPending: false });
+        balance = '992';
+      }
+      await h.engine.sync('c1');
+      statuses.push((await h.storage.listAccounts('c1'))[0]!.reconciliation!.status);
+    }
+    expect(statuses).toEqual(['unchecked', 'unchecked', 'balanced']);
+  });
+
+  it('an empty account read from startDate is walked once, then re-read in one request a run', async () => {
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates([]), {
+      today: '2026-03-15',
+      tuning: { startDate: '2024-01-01' },
+    });
+    await h.engine.sync('c1');
+    const requests = () => h.asked.filter((url) => url.pathname.endsWith('/transactions')).length;
+    const perRun: number[] = [];
+    for (const day of ['16', '17', '18']) {
+      h.today.date = `2026-03-${day}`;
+      const before = requests();
+      await h.engine.sync('c1');
+      perRun.push(requests() - before);
+    }
+    expect(perRun).toEqual([1, 1, 1]);
+  });
+
+  it("an empty answer still removes a posted row a quiet account's bank took back, before it leaves the re-read", async () => {
+    const rows: WireRow[] = [
+      { id: 'a', amount: -100, date: '2026-01-20', merchant: 'Rent', isPending: false },
+      { id: 'x', amount: -40, date: '2026-03-10', merchant: 'Shop', isPending: false },
+    ];
+    let balance = '-140';
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: () => gbp(balance)(),
+    });
+    await h.engine.sync('c1');
+    rows.splice(1, 1);
+    balance = '-100';
+    let removedOn: string | undefined;
+    for (let day = 16; day <= 31 + 30 && removedOn === undefined; day += 1) {
+      h.today.date =
+        day <= 31
+          ? `2026-03-${String(day).padStart(2, '0')}`
+          : `2026-04-${String(day - 31).padStart(2, '0')}`;
+      await h.engine.sync('c1');
+      const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key);
+      if (!keys.includes('id:x')) removedOn = h.today.date;
+    }
+    // A run on day D judges from D − 32 (31 days before the watermark, the day before): x (2026-03-10)
+    // is in the first 7 judged days, where an empty answer is believed, from 2026-04-05.
+    expect(removedOn).toBe('2026-04-05');
+    const [account] = await h.storage.listAccounts('c1');
+    expect(account!.reconciliation?.status).not.toBe('mismatch');
+  });
+});
+
+describe('a holdings 404 that lasts', () => {
+  it('is believed once holdingsRecheckDays have passed since the last answer: the holdings go', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    expect((await h.storage.listHoldings('c1', '5001')).length).toBeGreaterThan(0);
+    h.sandbox.faults.add({ kind: 'status', status: 404, match: { endpoint: 'holdings', accountId: '5001' } });
+    const outcomes: string[] = [];
+    for (let run = 0; run < 4; run += 1) {
+      h.sandbox.advanceDays(10);
+      const report = await h.engine.sync('c1');
+      outcomes.push(report.accounts.find((a) => a.accountId === '5001')!.holdings);
+    }
+    // 10 and 20 days after the last answer: a passing failure; at 30 (holdingsRecheckDays), believed.
+    expect(outcomes).toEqual(['failed', 'failed', 'unsupported', 'skipped']);
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
   });
 });

@@ -84,12 +84,14 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
 /**
  * Hono's query object: one value as a string, a repeated one as a list. A blank value (empty or only
  * white space: `?account_id=`, `?search=%20`) is left out, as the service's filters skip a value that
- * is not `present?`: a form's empty field filters nothing instead of emptying the list.
+ * is not `present?`: a form's empty field filters nothing instead of emptying the list. Not in a
+ * bracketed list (`?account_ids[]=`): there Rails hands the service `[""]`, which is `present?`,
+ * and its filter matches nothing; so does this server's.
  */
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
   const values: Record<string, string | string[]> = {};
   for (const [key, all] of Object.entries(c.req.queries())) {
-    const list = all.filter((value) => value.trim() !== '');
+    const list = key.endsWith('[]') ? all : all.filter((value) => value.trim() !== '');
     if (list.length > 0) values[key] = list.length === 1 ? list[0]! : list;
   }
   return values;

@@ -181,7 +181,7 @@ export async function overview(
   const names = new Map(records.map((r) => [r.id, r.name]));
   // The chosen account, else the first everyday account with a balance, else any with one.
   const account =
-    records.find((r) => r.id === selected) ??
+    records.find((r) => r.id === selected?.toLowerCase()) ??
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];

@@ -19,13 +19,17 @@ export async function syncHoldings(
   ctx: RunContext,
   accountId: string,
   answer: Promise<HoldingsResult>,
+  /** When the provider last answered for the holdings (the account's `holdingsCheckedAt`). */
+  lastAnswered: string | null,
 ): Promise<HoldingsOutcome> {
   const result = await answer;
   const stored = new Map(
     (await ctx.storage.listHoldings(ctx.connectionId, accountId)).map((h) => [h.key, h]),
   );
-  // Thrown, so the run reports it, keeps the holdings and the account's support as they were.
-  if (!result.supported && result.status === 404 && stored.size > 0)
+  // A 404 where holdings are mirrored is taken for a passing failure (thrown: the run reports it, and
+  // keeps the holdings and the account's support as they were) for `holdingsRecheckDays` after the
+  // last answer; past that, the provider means it: the account has none to give.
+  if (!result.supported && result.status === 404 && stored.size > 0 && recentlyAnswered(ctx, lastAnswered))
     throw new HoldingsNotFoundError(accountId, stored.size);
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
@@ -44,4 +48,10 @@ export async function syncHoldings(
     result: !result.supported ? 'unsupported' : changes.length > 0 ? 'updated' : 'unchanged',
     changes,
   };
+}
+
+function recentlyAnswered(ctx: RunContext, lastAnswered: string | null): boolean {
+  if (lastAnswered === null) return false;
+  const since = ctx.clock.now().getTime() - Date.parse(lastAnswered);
+  return since < ctx.tuning.holdingsRecheckDays * 86_400_000;
 }

@@ -18,16 +18,6 @@ export function emptyLedger(): AccountLedger {
   };
 }
 
-/**
- * Rows dated before this day are older than the history an anchor knew: its earliest posted row, or,
- * for an anchor taken over no posted row at all (an account whose rows the provider had not imported
- * yet, or an empty answer), the day after the anchor, since any row dated by then may be history the
- * balance already held.
- */
-function olderHistoryBefore(anchor: NonNullable<AccountLedger['anchor']>): string {
-  return anchor.historyFrom ?? addDays(anchor.on, 1);
-}
-
 function earlier(a: string | null, b: string): string {
   return a === null || b < a ? b : a;
 }
@@ -87,7 +77,7 @@ export async function recountedLedger(
 ): Promise<AccountLedger | undefined> {
   // Since the anchor, no posted row dated before its history had been counted: all of them are
   // history synced further back.
-  const counted = await countRows(rows, ledger.anchor ? olderHistoryBefore(ledger.anchor) : null);
+  const counted = await countRows(rows, ledger.anchor?.historyFrom ?? null);
   const postedTotal = counted.postedTotal;
   const olderHistoryDelta = ledger.anchor ? counted.olderTotal : '0';
   if (
@@ -124,7 +114,7 @@ export function advanceLedger(
     if (!anchor) return;
     // Rows dated before the history the anchor knew are history synced further back: they move
     // the opening balance, not the current one.
-    if (row.date < olderHistoryBefore(anchor)) older.push(amount);
+    if (anchor.historyFrom !== null && row.date < anchor.historyFrom) older.push(amount);
     else next.changedFrom = earlier(next.changedFrom, row.date);
   };
   for (const change of changes) {
@@ -134,6 +124,11 @@ export function advanceLedger(
   }
   if (moved.length > 0) next.postedTotal = addDecimals(next.postedTotal, ...moved);
   if (older.length > 0) next.olderHistoryDelta = addDecimals(next.olderHistoryDelta, ...older);
+  // An anchor taken over no posted row (an account whose history the provider had not imported yet)
+  // tests nothing: the first rows may be history the balance held, postings it did not count yet, or
+  // both. The next check takes it again, as a first sync's does.
+  if (next.anchor?.historyFrom === null && moved.length > 0)
+    return { ...next, anchor: null, olderHistoryDelta: '0', changedFrom: null };
   return next;
 }
 

@@ -309,7 +309,7 @@ async function syncAccountPhases(
 
   if (withHoldings) {
     try {
-      const outcome = await syncHoldings(ctx, account.id, answers().holdings());
+      const outcome = await syncHoldings(ctx, account.id, answers().holdings(), syncState.holdingsCheckedAt);
       report.holdings = outcome.result;
       closing.push(...outcome.changes);
       syncState = {

@@ -185,7 +185,7 @@ export function syncRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, req
     responses: {
       202: ok(RunSchema, 'Started (or already running): its id and progress'),
       200: ok(SummarySchema, 'With `wait=true`: the run, ended'),
-      400: err('`wait` is neither `true` nor `false`'),
+      400: err('`wait` is neither `true` nor `false` (sent blank, it is not sent)'),
       422: err('No provider key is configured'),
       ...WRITE_ERRORS,
     },
