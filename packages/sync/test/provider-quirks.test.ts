@@ -344,7 +344,37 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
     expect(perRun).toEqual([1, 1, 1]);
   });
 
-  it("an empty answer still removes a posted row a quiet account's bank took back, before it leaves the re-read", async () => {
+  it('an empty answer removes nothing: not when a re-read reaches back to an old hold, not when runs are weeks apart', async () => {
+    for (const gapDays of [1, 14]) {
+      const rows: WireRow[] = [
+        { id: null, amount: -200, date: '2026-02-01', merchant: 'Hotel', isPending: true },
+        { id: 'p1', amount: -30, date: '2026-02-03', merchant: 'Shop', isPending: false },
+        { id: 'p2', amount: -40, date: '2026-03-10', merchant: 'Cafe', isPending: false },
+      ];
+      let outage = false;
+      const h = await engineOverCraftedProvider(
+        (url) => (outage ? { transactions: [], total: 0 } : listedBetweenAskedDates(rows)(url)),
+        { today: '2026-03-15', balance: gbp(-70) },
+      );
+      await h.engine.sync('c1');
+      const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
+      outage = true;
+      h.today.date = day(gapDays);
+      await h.engine.sync('c1');
+      outage = false;
+      for (let run = 2; run <= 4; run += 1) {
+        h.today.date = day(gapDays * run);
+        await h.engine.sync('c1');
+      }
+      const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort();
+      expect(
+        keys.filter((key) => key.startsWith('id:')),
+        `runs ${gapDays} days apart`,
+      ).toEqual(['id:p1', 'id:p2']);
+    }
+  });
+
+  it('the limit: a posted row the bank takes back from an account that lists nothing else stays, and the check says mismatch', async () => {
     const rows: WireRow[] = [
       { id: 'a', amount: -100, date: '2026-01-20', merchant: 'Rent', isPending: false },
       { id: 'x', amount: -40, date: '2026-03-10', merchant: 'Shop', isPending: false },
@@ -355,23 +385,44 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
       balance: () => gbp(balance)(),
     });
     await h.engine.sync('c1');
+    await h.engine.sync('c1');
     rows.splice(1, 1);
     balance = '-100';
-    let removedOn: string | undefined;
-    for (let day = 16; day <= 31 + 30 && removedOn === undefined; day += 1) {
-      h.today.date =
-        day <= 31
-          ? `2026-03-${String(day).padStart(2, '0')}`
-          : `2026-04-${String(day - 31).padStart(2, '0')}`;
+    for (const date of ['2026-03-16', '2026-04-20']) {
+      h.today.date = date;
       await h.engine.sync('c1');
-      const keys = (await h.storage.findTransactions('c1', '4711')).map((row) => row.key);
-      if (!keys.includes('id:x')) removedOn = h.today.date;
     }
-    // A run on day D judges from D − 32 (31 days before the watermark, the day before): x (2026-03-10)
-    // is in the first 7 judged days, where an empty answer is believed, from 2026-04-05.
-    expect(removedOn).toBe('2026-04-05');
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort()).toEqual([
+      'id:a',
+      'id:x',
+    ]);
     const [account] = await h.storage.listAccounts('c1');
-    expect(account!.reconciliation?.status).not.toBe('mismatch');
+    expect(account!.reconciliation).toMatchObject({ status: 'mismatch', difference: '40' });
+  });
+
+  it('a first read in one request from startDate that found nothing reads from startDate again', async () => {
+    const rows: WireRow[] = [];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      tuning: { startDate: '2026-01-01' },
+    });
+    await h.engine.sync('c1');
+    rows.push({ id: 'old', amount: -9, date: '2026-01-10', merchant: 'Shop', isPending: false });
+    h.today.date = '2026-03-16';
+    await h.engine.sync('c1');
+    expect(h.lastFrom()).toBe('2026-01-01');
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toEqual(['id:old']);
+  });
+
+  it('a first whole read that found only holds reads the whole history again', async () => {
+    const rows: WireRow[] = [{ id: null, amount: -9, date: '2026-03-14', merchant: 'Cafe', isPending: true }];
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), { today: '2026-03-15' });
+    await h.engine.sync('c1');
+    rows.push({ id: 'old', amount: -50, date: '2025-11-02', merchant: 'Shop', isPending: false });
+    h.today.date = '2026-03-16';
+    await h.engine.sync('c1');
+    expect(h.lastFrom()).toBeNull();
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key)).toContain('id:old');
   });
 });
 

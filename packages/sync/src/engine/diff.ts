@@ -54,11 +54,6 @@ export interface WindowDiffInput {
    * (transaction-reads.ts, `REDATED_MARGIN_DAYS`). Undefined: every day of the window is judged.
    */
   judgedFrom?: string | undefined;
-  /**
-   * Rows dated on or after this day that the answer leaves out are kept, holds too, and so are the
-   * superseded rows of those days: an answer with no row at all (transactions.ts).
-   */
-  keepUnlistedFrom?: string | undefined;
   /** Superseded holds dated before this day are forgotten: no routine re-read reaches back there. */
   forgetBefore?: string | undefined;
   /**
@@ -125,8 +120,6 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // Rows dated before the judged days still pair (a re-issued id, a hold and its posting), but one
   // that pairs with nothing is not taken for dropped (below).
   const judged = (date: string) => input.judgedFrom === undefined || date >= input.judgedFrom;
-  const keptByEmptyAnswer = (row: MirrorTransaction) =>
-    input.keepUnlistedFrom !== undefined && row.date >= input.keepUnlistedFrom;
 
   /** Links decided below: what an added row replaces, and what replaces a removed one. */
   const replaces = new Map<string, ReplacementLink>();
@@ -294,9 +287,8 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   }
 
   // Not listed, dated before the judged days, and standing for nothing listed: it may have been
-  // re-dated further back, and the reads that judged its date found it there. It stays; so does a
-  // row an answer with no row at all left out, past its first days.
-  for (const row of unlinked()) if (!judged(row.date) || keptByEmptyAnswer(row)) vanished.delete(row.key);
+  // re-dated further back, and the reads that judged its date found it there. It stays.
+  for (const row of unlinked()) if (!judged(row.date)) vanished.delete(row.key);
 
   // A hold that vanished with no posting to stand for it is remembered, standing for itself, so that
   // a posting listed in a later read is still linked to it (3a).
@@ -309,7 +301,6 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     const inWindow =
       (input.window.from === undefined || row.record.date >= input.window.from) &&
       judged(row.record.date) &&
-      !(input.keepUnlistedFrom !== undefined && row.record.date >= input.keepUnlistedFrom) &&
       (input.window.to === undefined || row.record.date <= input.window.to);
     // A lapsed hold is by its nature not listed: it goes with age, or when its posting takes it.
     const gone = input.complete && inWindow && row.reason !== 'posted' && row.reason !== 'lapsed';

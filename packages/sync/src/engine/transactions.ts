@@ -1,5 +1,4 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
@@ -145,9 +144,8 @@ async function syncPages(
         storedPending,
         superseded,
         window,
-        complete: page.shortfall === 0,
+        complete: page.shortfall === 0 && !emptyOverPosted(ctx, accountId, page, storedInWindow, reads),
         judgedFrom: reads.window().judgedFrom,
-        keepUnlistedFrom: emptyAnswerKeepsFrom(ctx, accountId, page, storedInWindow, reads),
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
         read: reads.window(),
@@ -219,11 +217,13 @@ async function syncPages(
     // Whatever stopped the run, no commit of it is still running when this returns.
     await committing?.done.catch(() => undefined);
   }
-  // A first read of the whole history that found no row at all (a bank whose history the provider
-  // has not imported yet) leaves the account as never read: the next run asks for the whole history
-  // again, one request, where a watermark would have it re-read only the last days and never see the
-  // rows dated before them. Not a walk from `startDate`, which would cost a request a window each run.
-  if (syncState.watermark === null && from === undefined && state.ledger?.rows === 0)
+  // A first read, in one request, that found no posted row (a bank whose history the provider has not
+  // imported yet) leaves the account as never read: the next run asks for it all again, where a
+  // watermark would have it re-read only the last days and never see the rows dated before them. Not
+  // a walk of many windows from `startDate`, which would cost a request a window each run.
+  const plan = reads.plan();
+  const oneRequest = plan !== undefined && (plan.days === null || plan.days <= plan.windowDays);
+  if (syncState.watermark === null && oneRequest && state.ledger?.historyFrom === null)
     state = { ...state, watermark: null };
   return state;
 }
@@ -231,37 +231,32 @@ async function syncPages(
 /**
  * An answer with no row at all for days where posted rows are mirrored is what a provider's passing
  * failure looks like (a `200` with `transactions: []`), and seldom what a bank does (it re-issues ids,
- * re-dates rows or drops a hold, and lists the rest). Such an answer removes no row (hold or posted)
- * dated after the first `EMPTY_ANSWER_BELIEVED_DAYS` days the read judges: those go as in any answer, so a posted
- * row a quiet account's bank really took back goes before it leaves the re-read days (a week later at
- * most, at one run a week), and a failure costs at most that week's rows, added back the next run.
- * Returns the first day whose posted rows stay, or undefined for an answer that lists rows.
+ * re-dates rows or drops a hold, and lists the rest): it removes nothing, as an answer cut short.
+ * Believing some of it was tried, and lost rows for good where the days it removed were not read again
+ * (runs over a week apart, a re-read reaching back to an old hold). The limit: should a bank take back
+ * every posted row of the days a re-read judges, they stay, and the balance check says `mismatch`.
  */
-const EMPTY_ANSWER_BELIEVED_DAYS = 7;
-
-function emptyAnswerKeepsFrom(
+function emptyOverPosted(
   ctx: RunContext,
   accountId: string,
   page: TransactionPage,
   storedInWindow: readonly MirrorTransaction[],
   reads: TransactionReads,
-): string | undefined {
+): boolean {
+  if (page.transactions.length > 0) return false;
   const { judgedFrom } = reads.window();
-  if (page.transactions.length > 0 || judgedFrom === undefined) return undefined;
-  const keepFrom = addDays(judgedFrom, EMPTY_ANSWER_BELIEVED_DAYS);
-  const kept = storedInWindow.filter((row) => !row.isPending && row.date >= keepFrom).length;
-  if (kept === 0) return undefined;
-  ctx.logger?.warn?.(
-    'the provider listed no row where posted rows are mirrored: nothing after its first days removed',
-    {
-      connectionId: ctx.connectionId,
-      accountId,
-      from: page.from ?? null,
-      to: page.to ?? null,
-      kept,
-    },
-  );
-  return keepFrom;
+  const posted = storedInWindow.filter(
+    (row) => !row.isPending && (judgedFrom === undefined || row.date >= judgedFrom),
+  ).length;
+  if (posted === 0) return false;
+  ctx.logger?.warn?.('the provider listed no row where posted rows are mirrored: nothing removed', {
+    connectionId: ctx.connectionId,
+    accountId,
+    from: page.from ?? null,
+    to: page.to ?? null,
+    posted,
+  });
+  return true;
 }
 
 /**
