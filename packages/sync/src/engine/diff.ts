@@ -98,10 +98,11 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   for (const [key, row] of listedSuperseded) {
     const was = supersededByKey.get(key)!;
     const standIn = listedNow!.get(was.replacedBy);
-    // A row taken for re-issued (1) or a hold for re-listed (3c) that the bank lists beside the row
-    // that took its place: two purchases after all (two identical fares, one missing from one
-    // answer), both shown.
-    const relistedBeside = was.reason === 'id-changed' && standIn !== undefined;
+    // A hold taken for re-listed (3c) that the bank lists beside the hold that took its place: two
+    // purchases after all, both shown. Not a posted row taken for re-issued (1): shown beside the row
+    // that took its place, it would have no link to it, and a bank whose id switch flaps (old, new,
+    // both, old) would leave the user's edits on the row that goes (SPEC.md, the limit).
+    const relistedBeside = was.reason === 'id-changed' && was.record.isPending && standIn !== undefined;
     const tippedBeside =
       was.reason === 'posted' && standIn !== undefined && standIn.amount !== was.record.amount;
     if (!relistedBeside && !tippedBeside) continue;
