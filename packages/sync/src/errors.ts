@@ -99,3 +99,24 @@ export class HoldingsNotFoundError extends SyncError {
     this.kept = kept;
   }
 }
+
+/**
+ * The provider answered no row at all for days where posted rows are mirrored: what its passing
+ * failure looks like. Nothing was removed, and the balance was not checked against the rows; the next
+ * run reads those days again.
+ */
+export class EmptyAnswerError extends SyncError {
+  override readonly name: string = 'EmptyAnswerError';
+  /** The provider's account id. */
+  readonly accountId: string;
+  /** Mirrored posted rows the answer left out, all kept. */
+  readonly kept: number;
+
+  constructor(accountId: string, kept: number, days: { from: string | null; to: string | null }) {
+    super(
+      `the provider listed no row for account ${shownId(accountId)} from ${days.from ?? 'the start'} to ${days.to ?? 'today'}, where ${kept} posted rows are mirrored: taken for a passing failure, nothing removed`,
+    );
+    this.accountId = accountId;
+    this.kept = kept;
+  }
+}

@@ -36,5 +36,6 @@ export {
   SyncAbortedError,
   LeaseLostError,
   HoldingsNotFoundError,
+  EmptyAnswerError,
 } from './errors.js';
 export type * from './model.js';

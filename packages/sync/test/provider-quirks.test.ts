@@ -5,7 +5,7 @@
  * re-read, a holdings answer that fails once.
  */
 import { describe, expect, it } from 'vitest';
-import { HoldingsNotFoundError } from '../src/index.js';
+import { EmptyAnswerError, HoldingsNotFoundError } from '../src/index.js';
 import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
 import { createHarness, useMsw } from './harness.js';
 
@@ -293,7 +293,9 @@ describe('an answer with no row at all', () => {
     const before = await h.storage.lastSeq();
     outage = true;
     h.today.date = '2026-03-16';
-    await h.engine.sync('c1');
+    const during = await h.engine.sync('c1');
+    expect(during.ok).toBe(false);
+    expect(during.accounts[0]!.issues.map((i) => i.error)).toEqual([expect.any(EmptyAnswerError)]);
     outage = false;
     h.today.date = '2026-03-17';
     await h.engine.sync('c1');
@@ -399,7 +401,7 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
     }
   });
 
-  it('the limit: a posted row the bank takes back from an account that lists nothing else stays, and the check says mismatch', async () => {
+  it('the limit: a posted row the bank takes back from an account that lists nothing else stays, each run saying so, then the check says mismatch', async () => {
     const rows: WireRow[] = [
       { id: 'a', amount: -100, date: '2026-01-20', merchant: 'Rent', isPending: false },
       { id: 'x', amount: -40, date: '2026-03-10', merchant: 'Shop', isPending: false },
@@ -410,13 +412,18 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
       balance: () => gbp(balance)(),
     });
     await h.engine.sync('c1');
-    await h.engine.sync('c1');
     rows.splice(1, 1);
     balance = '-100';
-    for (const date of ['2026-03-16', '2026-04-20']) {
-      h.today.date = date;
-      await h.engine.sync('c1');
+    const reported: boolean[] = [];
+    for (let n = 1; n <= 30; n += 1) {
+      h.today.date = new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
+      const report = await h.engine.sync('c1');
+      reported.push(report.accounts[0]!.issues.some((i) => i.error instanceof EmptyAnswerError));
     }
+    // Reported while x lies in the days a re-read judges (31 back from the watermark), then not.
+    expect(reported.indexOf(false)).toBe(reported.lastIndexOf(true) + 1);
+    expect(reported.slice(0, 20).every(Boolean)).toBe(true);
+    expect(reported.at(-1)).toBe(false);
     expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort()).toEqual([
       'id:a',
       'id:x',

@@ -4,7 +4,8 @@ import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
 import { commitSlices } from './commit-slices.js';
-import type { RunContext } from './context.js';
+import { issue, type RunContext } from './context.js';
+import { EmptyAnswerError } from '../errors.js';
 import { diffWindow } from './diff.js';
 import { KeyFilter } from './key-filter.js';
 import { keyTransactions } from './keys.js';
@@ -144,7 +145,8 @@ async function syncPages(
         storedPending,
         superseded,
         window,
-        complete: page.shortfall === 0 && !emptyOverPosted(ctx, accountId, page, storedInWindow, reads),
+        complete:
+          page.shortfall === 0 && !emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report),
         judgedFrom: reads.window().judgedFrom,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
@@ -234,7 +236,8 @@ async function syncPages(
  * re-dates rows or drops a hold, and lists the rest): it removes nothing, as an answer cut short.
  * Believing some of it was tried, and lost rows for good where the days it removed were not read again
  * (runs over a week apart, a re-read reaching back to an old hold). The limit: should a bank take back
- * every posted row of the days a re-read judges, they stay, and the balance check says `mismatch`.
+ * every posted row of the days a re-read judges, they stay, and every run reports an `EmptyAnswerError`
+ * until those days leave the re-read (the balance check says `mismatch` from then on).
  */
 function emptyOverPosted(
   ctx: RunContext,
@@ -242,6 +245,7 @@ function emptyOverPosted(
   page: TransactionPage,
   storedInWindow: readonly MirrorTransaction[],
   reads: TransactionReads,
+  report: AccountReport,
 ): boolean {
   if (page.transactions.length > 0) return false;
   const { judgedFrom } = reads.window();
@@ -249,13 +253,15 @@ function emptyOverPosted(
     (row) => !row.isPending && (judgedFrom === undefined || row.date >= judgedFrom),
   ).length;
   if (posted === 0) return false;
-  ctx.logger?.warn?.('the provider listed no row where posted rows are mirrored: nothing removed', {
-    connectionId: ctx.connectionId,
-    accountId,
-    from: page.from ?? null,
-    to: page.to ?? null,
-    posted,
-  });
+  // An issue, so the run says it did not go cleanly and the balance is not checked against rows the
+  // answer did not confirm.
+  report.issues.push(
+    issue(
+      'transactions',
+      accountId,
+      new EmptyAnswerError(accountId, posted, { from: page.from ?? null, to: page.to ?? null }),
+    ),
+  );
   return true;
 }
 
