@@ -475,3 +475,85 @@ describe('a holdings 404 that lasts', () => {
     expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
   });
 });
+
+describe('an empty answer between runs far apart, and in a walk of windows', () => {
+  it('rows posted in the gap before an outage are read when the provider answers again', async () => {
+    const rows: WireRow[] = [
+      { id: 'old', amount: -100, date: '2026-03-10', merchant: 'Rent', isPending: false },
+    ];
+    let outage = false;
+    let balance = '-100';
+    const h = await engineOverCraftedProvider(
+      (url) => (outage ? { transactions: [], total: 0 } : listedBetweenAskedDates(rows)(url)),
+      { today: '2026-03-15', balance: () => gbp(balance)(), tuning: { includePending: false } },
+    );
+    await h.engine.sync('c1');
+    rows.push(
+      { id: 'gap1', amount: -5, date: '2026-03-18', merchant: 'Cafe', isPending: false },
+      { id: 'gap2', amount: -10, date: '2026-03-20', merchant: 'Shop', isPending: false },
+    );
+    balance = '-115';
+    outage = true;
+    h.today.date = '2026-04-04';
+    const during = await h.engine.sync('c1');
+    expect(during.accounts[0]!.issues.map((i) => i.error)).toEqual([expect.any(EmptyAnswerError)]);
+    outage = false;
+    for (const date of ['2026-04-05', '2026-04-06']) {
+      h.today.date = date;
+      await h.engine.sync('c1');
+    }
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort()).toEqual([
+      'id:gap1',
+      'id:gap2',
+      'id:old',
+    ]);
+    const [account] = await h.storage.listAccounts('c1');
+    expect(account!.reconciliation?.status).not.toBe('mismatch');
+  });
+
+  it('an empty window of a walk after a long gap is judged alone: nothing removed, and reported', async () => {
+    const rows: WireRow[] = [
+      { id: 'a', amount: -10, date: '2025-01-05', merchant: 'A', isPending: false },
+      { id: 'b', amount: -20, date: '2025-01-10', merchant: 'B', isPending: false },
+    ];
+    let failFirstWindow = false;
+    const h = await engineOverCraftedProvider(
+      (url) =>
+        failFirstWindow && (url.searchParams.get('from') ?? '') < '2025-02-01'
+          ? { transactions: [], total: 0 }
+          : listedBetweenAskedDates(rows)(url),
+      { today: '2025-01-15', balance: gbp(-30), tuning: { includePending: false } },
+    );
+    await h.engine.sync('c1');
+    rows.push({ id: 'c', amount: -5, date: '2026-02-10', merchant: 'C', isPending: false });
+    failFirstWindow = true;
+    h.today.date = '2026-02-20';
+    const report = await h.engine.sync('c1');
+    expect(report.accounts[0]).toMatchObject({ removed: 0, added: 1 });
+    expect(report.accounts[0]!.issues.map((i) => i.error)).toEqual([expect.any(EmptyAnswerError)]);
+    expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort()).toEqual([
+      'id:a',
+      'id:b',
+      'id:c',
+    ]);
+  });
+});
+
+describe('a connection of one account whose balance alone failed', () => {
+  it('is partial, not failed: its transactions synced', async () => {
+    const rows: WireRow[] = [
+      { id: 'a', amount: -10, date: '2026-03-10', merchant: 'Shop', isPending: false },
+    ];
+    let balanceFails = false;
+    const h = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-15',
+      balance: () => (balanceFails ? new Response('{}', { status: 400 }) : gbp(-10)()),
+    });
+    await h.engine.sync('c1');
+    rows.push({ id: 'b', amount: -5, date: '2026-03-15', merchant: 'Cafe', isPending: false });
+    balanceFails = true;
+    const report = await h.engine.sync('c1');
+    expect(report.accounts[0]).toMatchObject({ added: 1, balance: 'failed' });
+    expect(report.outcome).toBe('partial');
+  });
+});

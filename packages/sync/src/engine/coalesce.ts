@@ -13,7 +13,8 @@ import type { TransactionPage } from '@finsync/provider';
  * Joins each page onto the one before while that one holds fewer than `minRows` rows, the two are
  * adjacent (the next starts the day after the previous ends), and both are complete. A page the
  * provider cut short stays alone, so its incompleteness (which keeps the diff from removing rows)
- * reaches no window beyond its own.
+ * reaches no window beyond its own; so does an empty one, which the diff may take for a provider's
+ * passing failure (transactions.ts), and which, joined, would be judged with the rows of the next.
  */
 export async function* coalescePages(
   pages: AsyncIterable<TransactionPage>,
@@ -44,6 +45,8 @@ export async function* coalescePages(
 function joinable(group: TransactionPage, page: TransactionPage, minRows: number): boolean {
   return (
     group.transactions.length < minRows &&
+    group.transactions.length > 0 &&
+    page.transactions.length > 0 &&
     group.shortfall === 0 &&
     page.shortfall === 0 &&
     group.to !== null &&

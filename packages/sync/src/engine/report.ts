@@ -80,7 +80,11 @@ export interface ConnectionReport {
   connectionId: string;
   /** `true` only when nothing at all failed or was skipped. */
   ok: boolean;
-  /** `skipped`: nothing was fetched (re-auth needed, paused, or aborted before it began). */
+  /**
+   * `success`: no issue. `partial`: issues, and at least one account's transactions synced (its balance
+   * or holdings may have failed). `failed`: no account's transactions synced. `skipped`: nothing was
+   * fetched (re-auth needed, paused, or aborted before it began).
+   */
   outcome: 'success' | 'partial' | 'failed' | 'skipped';
   /** Connection status after the run. */
   status: ConnectionStatus;

@@ -133,10 +133,13 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   }
 
   const anyWork = accounts.length > 0;
+  // Partial when any account's rows synced: an account whose only issue is its balance or holdings
+  // synced its transactions, and "failed" would say nothing was (a one-account connection, say).
+  const rowsSynced = accounts.some((a) => !a.issues.some((i) => i.stage === 'transactions'));
   return {
     connectionId: ctx.connectionId,
     ok,
-    outcome: ok ? 'success' : anyWork && accounts.some((a) => a.issues.length === 0) ? 'partial' : 'failed',
+    outcome: ok ? 'success' : anyWork && rowsSynced ? 'partial' : 'failed',
     status: state.status,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

@@ -1,4 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
+import { addDays } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
@@ -83,6 +84,16 @@ async function syncPages(
     if (committedKeys) for (const change of batch.changes) committedKeys.add(change.key);
     return ctx.storage.apply(batch);
   };
+  // A first read, in one request, that has found no posted row yet (a bank whose history the provider
+  // has not imported) leaves the account as never read, in every commit: the next run asks for it all
+  // again, where a watermark would have it re-read only the last days and never see the rows dated
+  // before them. Not a walk of many windows from `startDate`, which would cost a request a window each run.
+  const plan = reads.plan();
+  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
+  const firstInOneRequest =
+    syncState.watermark === null &&
+    plan !== undefined &&
+    (plan.days === null || plan.days <= plan.windowDays);
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
@@ -131,6 +142,11 @@ async function syncPages(
         ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
         ctx.storage.listSuperseded(ctx.connectionId, accountId),
       ]);
+      // An empty answer taken for a passing failure removes nothing, and moves the watermark by no more
+      // than the re-read's overlap, so the next run judges again every day after the one before
+      // (rows posted in a long gap between runs included) while rows the bank really took back still
+      // leave the judged days as runs go on.
+      const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
       const diff = diffWindow({
         incoming: records,
         storedInWindow,
@@ -145,8 +161,7 @@ async function syncPages(
         storedPending,
         superseded,
         window,
-        complete:
-          page.shortfall === 0 && !emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report),
+        complete: page.shortfall === 0 && !setAside,
         judgedFrom: reads.window().judgedFrom,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
@@ -172,11 +187,16 @@ async function syncPages(
       for (const [index, slice] of slices.entries()) {
         const last = index === slices.length - 1;
         state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
-        if (last)
+        if (last && !(firstInOneRequest && state.ledger!.historyFrom === null)) {
+          const reached =
+            setAside && state.watermark !== null
+              ? earlierDay(windowEnd, addDays(state.watermark, overlap))
+              : windowEnd;
           state = {
             ...state,
-            watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
+            watermark: state.watermark !== null && state.watermark > reached ? state.watermark : reached,
           };
+        }
         // A window that changed nothing needs no commit of its own: the account's closing write
         // stores the state, and a crash before it only means the window is read again. This halves
         // the writes of a routine re-sync, where most windows change nothing.
@@ -219,14 +239,6 @@ async function syncPages(
     // Whatever stopped the run, no commit of it is still running when this returns.
     await committing?.done.catch(() => undefined);
   }
-  // A first read, in one request, that found no posted row (a bank whose history the provider has not
-  // imported yet) leaves the account as never read: the next run asks for it all again, where a
-  // watermark would have it re-read only the last days and never see the rows dated before them. Not
-  // a walk of many windows from `startDate`, which would cost a request a window each run.
-  const plan = reads.plan();
-  const oneRequest = plan !== undefined && (plan.days === null || plan.days <= plan.windowDays);
-  if (syncState.watermark === null && oneRequest && state.ledger?.historyFrom === null)
-    state = { ...state, watermark: null };
   return state;
 }
 
@@ -302,4 +314,8 @@ async function storedOutside(
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+function earlierDay(a: string, b: string): string {
+  return a < b ? a : b;
 }
