@@ -14,9 +14,9 @@ export const ExitCode = {
   keyRefused: 3,
   /** The provider rate-limited the connection: it is paused; try again later. */
   rateLimited: 4,
-  /** Some accounts synced, others failed. */
+  /** Some accounts' transactions synced; other accounts, or a balance or holdings, failed. */
   partial: 5,
-  /** Nothing synced. */
+  /** No account's transactions synced. */
   failed: 6,
   /** Stopped by Ctrl-C (128 + SIGINT), the shell convention. */
   interrupted: 130,
@@ -31,8 +31,8 @@ export const EXIT_CODES_HELP = `Exit codes:
     2  usage or configuration error (no key, no database, bad option)
     3  the provider refused the key (the connection needs a new key)
     4  rate limited (the connection is paused; try again later)
-    5  partial: some accounts failed, the others synced
-    6  failed: nothing synced
+    5  partial: some accounts (or a balance or holdings) failed, the others synced
+    6  failed: no account's transactions synced
   130  interrupted (Ctrl-C)`;
 
 /** An error the CLI expects and explains in one line, with the code to exit with. No stack is printed. */

@@ -67,9 +67,9 @@ export function advice(
         ? `rate limited: paused until ${formatTime(pausedUntil)}; run finsync sync again after that`
         : 'rate limited: try again later';
     case ExitCode.partial:
-      return 'some accounts failed (see issues); the next sync retries them';
+      return 'some accounts, or a balance or holdings, failed (see issues); the next sync retries them';
     case ExitCode.failed:
-      return 'nothing synced (see issues)';
+      return "no account's transactions synced (see issues)";
     case ExitCode.interrupted:
       return 'interrupted: what was committed is kept; the next sync carries on from there';
     default:

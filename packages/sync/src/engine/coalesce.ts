@@ -13,18 +13,20 @@ import type { TransactionPage } from '@finsync/provider';
  * Joins each page onto the one before while that one holds fewer than `minRows` rows, the two are
  * adjacent (the next starts the day after the previous ends), and both are complete. A page the
  * provider cut short stays alone, so its incompleteness (which keeps the diff from removing rows)
- * reaches no window beyond its own; so does an empty one, which the diff may take for a provider's
- * passing failure (transactions.ts), and which, joined, would be judged with the rows of the next.
+ * reaches no window beyond its own. With `emptyAlone` (a routine re-read) so does an empty page,
+ * which the diff may take for a provider's passing failure (transactions.ts), and which, joined, would
+ * be judged with the rows of the next; a first sync has nothing stored for one to hide.
  */
 export async function* coalescePages(
   pages: AsyncIterable<TransactionPage>,
   minRows: number,
+  { emptyAlone = false }: { emptyAlone?: boolean } = {},
 ): AsyncGenerator<TransactionPage> {
   let group: TransactionPage | undefined;
   /** Whether `group` is our own copy: a page passed on unjoined is not copied. */
   let owned = false;
   for await (const page of pages) {
-    if (group && joinable(group, page, minRows)) {
+    if (group && joinable(group, page, minRows) && !(emptyAlone && (isEmpty(group) || isEmpty(page)))) {
       // The provider's page is not ours to change: the first join makes the group a copy.
       if (!owned) {
         group = { ...group, transactions: [...group.transactions] };
@@ -45,8 +47,6 @@ export async function* coalescePages(
 function joinable(group: TransactionPage, page: TransactionPage, minRows: number): boolean {
   return (
     group.transactions.length < minRows &&
-    group.transactions.length > 0 &&
-    page.transactions.length > 0 &&
     group.shortfall === 0 &&
     page.shortfall === 0 &&
     group.to !== null &&
@@ -54,3 +54,5 @@ function joinable(group: TransactionPage, page: TransactionPage, minRows: number
     page.from === addDays(group.to, 1)
   );
 }
+
+const isEmpty = (page: TransactionPage) => page.transactions.length === 0;

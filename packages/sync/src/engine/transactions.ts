@@ -1,5 +1,4 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
@@ -89,7 +88,8 @@ async function syncPages(
   // again, where a watermark would have it re-read only the last days and never see the rows dated
   // before them. Not a walk of many windows from `startDate`, which would cost a request a window each run.
   const plan = reads.plan();
-  const overlap = tuning.includePending ? tuning.pendingOverlapDays : tuning.overlapDays;
+  /** Whether a window of this run was an empty answer set aside: the watermark then stays. */
+  let heldBack = false;
   const firstInOneRequest =
     syncState.watermark === null &&
     plan !== undefined &&
@@ -110,7 +110,11 @@ async function syncPages(
     // No page is read ahead beside one over a batch (a week of more rows than the client's pageRows,
     // or a dense window from a client with `spill: false`), so memory holds one big page, not two.
     // The provider client hands dense windows out in pages of whole weeks, so this is rare now.
-    const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2));
+    // A routine re-read keeps an empty window alone, so it is judged as the provider's passing failure
+    // it may be; a first sync has no rows stored for one to hide, and joins them (fewer commits).
+    const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2), {
+      emptyAlone: syncState.watermark !== null,
+    });
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
     const pagesAhead = readAhead(coalesced, {
@@ -142,11 +146,11 @@ async function syncPages(
         ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
         ctx.storage.listSuperseded(ctx.connectionId, accountId),
       ]);
-      // An empty answer taken for a passing failure removes nothing, and moves the watermark by no more
-      // than the re-read's overlap, so the next run judges again every day after the one before
-      // (rows posted in a long gap between runs included) while rows the bank really took back still
-      // leave the judged days as runs go on.
+      // An empty answer taken for a passing failure removes nothing, and holds the watermark where it
+      // was for the rest of the run, so the next run reads every day after the last good one again,
+      // however long the failure lasts (rows posted meanwhile included).
       const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
+      heldBack ||= setAside;
       const diff = diffWindow({
         incoming: records,
         storedInWindow,
@@ -187,16 +191,11 @@ async function syncPages(
       for (const [index, slice] of slices.entries()) {
         const last = index === slices.length - 1;
         state = { ...state, ledger: advanceLedger(state.ledger!, slice, diff.previous) };
-        if (last && !(firstInOneRequest && state.ledger!.historyFrom === null)) {
-          const reached =
-            setAside && state.watermark !== null
-              ? earlierDay(windowEnd, addDays(state.watermark, overlap))
-              : windowEnd;
+        if (last && !heldBack && !(firstInOneRequest && state.ledger!.historyFrom === null))
           state = {
             ...state,
-            watermark: state.watermark !== null && state.watermark > reached ? state.watermark : reached,
+            watermark: state.watermark !== null && state.watermark > windowEnd ? state.watermark : windowEnd,
           };
-        }
         // A window that changed nothing needs no commit of its own: the account's closing write
         // stores the state, and a crash before it only means the window is read again. This halves
         // the writes of a routine re-sync, where most windows change nothing.
@@ -248,8 +247,8 @@ async function syncPages(
  * re-dates rows or drops a hold, and lists the rest): it removes nothing, as an answer cut short.
  * Believing some of it was tried, and lost rows for good where the days it removed were not read again
  * (runs over a week apart, a re-read reaching back to an old hold). The limit: should a bank take back
- * every posted row of the days a re-read judges, they stay, and every run reports an `EmptyAnswerError`
- * until those days leave the re-read (the balance check says `mismatch` from then on).
+ * every posted row of the days a re-read judges and list nothing else, they stay, and every run reports
+ * an `EmptyAnswerError` until the account lists a row again (the watermark stays: syncPages).
  */
 function emptyOverPosted(
   ctx: RunContext,
@@ -314,8 +313,4 @@ async function storedOutside(
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function earlierDay(a: string, b: string): string {
-  return a < b ? a : b;
 }
