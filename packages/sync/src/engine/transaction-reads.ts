@@ -19,7 +19,9 @@ import type { RunContext } from './context.js';
  * Days a routine re-read asks for before the first day it judges. A bank may re-date a posted row a
  * day or a few (a time zone, a value date for a booking date): one dated on the first judged day and
  * moved earlier would fall out of the asked days and be taken for dropped. Read, it is seen moved.
- * Fewer than `PENDING_MATCH_DAYS`, so no read reaches a hold whose posting is forgotten (twins.ts).
+ * Fewer than `PENDING_MATCH_DAYS`, so a run the day after the last reaches no hold whose posting is
+ * forgotten (twins.ts). Runs further apart, or a watermark held by an empty answer, do reach such
+ * holds: one the bank still lists beside its posting pairs with it again by the twin rule.
  */
 export const REDATED_MARGIN_DAYS = 7;
 
