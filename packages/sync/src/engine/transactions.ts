@@ -88,12 +88,12 @@ async function syncPages(
   // again, where a watermark would have it re-read only the last days and never see the rows dated
   // before them. Not a walk of many windows from `startDate`, which would cost a request a window each run.
   const plan = reads.plan();
-  /** Whether a window of this run was an empty answer set aside: the watermark then stays. */
-  let heldBack = false;
   const firstInOneRequest =
     syncState.watermark === null &&
     plan !== undefined &&
     (plan.days === null || plan.days <= plan.windowDays);
+  /** Whether a window of this run was an empty answer set aside: the watermark then stays. */
+  let heldBack = false;
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
