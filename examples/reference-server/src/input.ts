@@ -17,10 +17,6 @@ export const MAX_JSON_DEPTH = 32;
 
 const malformedText = (text: string) => LONE_SURROGATE.test(text) || text.includes('\u0000');
 
-/**
- * An amount written as text, as every write takes it: digits, an optional minus and decimals. Not
- * `+5`, ` 12 `, `12.`, `.5` or `1e3`, which some parsers read and others refuse.
- */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether `text` has the shape of a record id (a UUID, in any case). */
@@ -37,6 +33,13 @@ export function storedIdOf(text: string): string {
   return text.toLowerCase();
 }
 
+/** Ruby's `blank?` for a member: a string empty or only white space, which the service takes for "not sent". */
+export const isBlank = (value: unknown): boolean => typeof value === 'string' && value.trim() === '';
+
+/**
+ * An amount written as text, as every write takes it: digits, an optional minus and decimals. Not
+ * `+5`, ` 12 `, `12.`, `.5` or `1e3`, which some parsers read and others refuse.
+ */
 export const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
 /** How many malformed members a refusal names; the rest it counts. */

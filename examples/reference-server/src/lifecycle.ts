@@ -11,6 +11,7 @@ import {
   DECIMAL_TEXT,
   amountProblem,
   calendarDateOf,
+  isBlank,
   isRecordId,
   storedIdOf,
   unreadableAmountProblem,
@@ -20,7 +21,6 @@ import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
 import { API_KEY_PREFIX, type AppStore, type CommitDeadline, type LockableField } from './store/types.js';
-import { findRow } from './transactions.js';
 
 const invalid = (...errors: string[]) =>
   new ApiProblem(422, 'validation_failed', 'Transaction could not be created', errors);
@@ -103,7 +103,7 @@ export async function createTransaction(
   // Blank (empty or only white space) is "none", as the service's `compact_blank`.
   const reference = (name: string) => {
     const value = optionalText(raw, name, errors);
-    return value === undefined || value.trim() === '' ? undefined : storedIdOf(value);
+    return value === undefined || isBlank(value) ? undefined : storedIdOf(value);
   };
   const categoryId = reference('category_id');
   const merchantId = reference('merchant_id');
@@ -216,7 +216,7 @@ export async function deleteTransaction(
 ) {
   if (!isRecordId(id)) throw notFound();
   id = storedIdOf(id);
-  if (!(await findRow(store, userId, id))) throw notFound();
+  if (!(await store.getTransaction(userId, id))) throw notFound();
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id);
     if (!row) throw notFound();

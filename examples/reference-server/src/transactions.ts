@@ -5,7 +5,14 @@
  */
 import { toDecimalString } from '@finsync/provider';
 import { TransactionUpdateMembers } from './http/schemas.js';
-import { amountProblem, isCalendarDate, isRecordId, storedIdOf, unreadableAmountProblem } from './input.js';
+import {
+  amountProblem,
+  isBlank,
+  isCalendarDate,
+  isRecordId,
+  storedIdOf,
+  unreadableAmountProblem,
+} from './input.js';
 import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderRows, renderSteps, renderTransactions } from './render.js';
@@ -109,8 +116,6 @@ export async function listTransactions(store: AppStore, userId: string, params: 
   );
   return { transactions: await renderTransactions(store, rows), pagination };
 }
-
-const isBlank = (value: unknown) => typeof value === 'string' && value.trim() === '';
 
 /** Reads `{ "transaction": { … } }` into the members to apply, or throws the 400/422 that says why. */
 function readUpdate(body: unknown) {

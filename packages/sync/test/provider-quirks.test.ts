@@ -13,6 +13,40 @@ useMsw();
 
 const gbp = (amount: number | string) => () => ({ balance: { amount, currency: 'GBP' } });
 
+/** Two identical £2.80 fares but for their ids. */
+const fare = (id: string): WireRow => ({
+  id,
+  amount: -2.8,
+  date: '2026-03-14',
+  merchant: 'TfL',
+  description: 'TFL TRAVEL CH',
+  isPending: false,
+});
+
+/** `n` days after 2026-03-15. */
+const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
+
+/**
+ * An account synced on 2025-01-15 (rows a and b, no holds), whose next run a year later is walked in
+ * windows; `failFirstWindow(true)` makes the provider answer the first window with no row.
+ */
+async function walkAfterALongGap() {
+  const rows: WireRow[] = [
+    { id: 'a', amount: -10, date: '2025-01-05', merchant: 'A', isPending: false },
+    { id: 'b', amount: -20, date: '2025-01-10', merchant: 'B', isPending: false },
+  ];
+  let failing = false;
+  const h = await engineOverCraftedProvider(
+    (url) =>
+      failing && (url.searchParams.get('from') ?? '') < '2025-02-01'
+        ? { transactions: [], total: 0 }
+        : listedBetweenAskedDates(rows)(url),
+    { today: '2025-01-15', balance: gbp(-30), tuning: { includePending: false } },
+  );
+  await h.engine.sync('c1');
+  return { h, rows, failFirstWindow: (fail: boolean) => (failing = fail) };
+}
+
 describe('an id listed twice in one answer', () => {
   it('keeps the posted copy over its stale pending one, whichever is listed first, and counts the copy left out', async () => {
     for (const postedFirst of [false, true]) {
@@ -73,14 +107,6 @@ describe('an id listed twice in one answer', () => {
 
 describe('a posted row missing from one answer beside an identical new purchase', () => {
   it('the limit: the two stay one row, linked as a re-issued id, and the check says mismatch', async () => {
-    const fare = (id: string): WireRow => ({
-      id,
-      amount: -2.8,
-      date: '2026-03-14',
-      merchant: 'TfL',
-      description: 'TFL TRAVEL CH',
-      isPending: false,
-    });
     let rows = [fare('f1')];
     let balance = '-2.8';
     const h = await engineOverCraftedProvider((url) => listedBetweenAskedDates(rows)(url), {
@@ -104,14 +130,6 @@ describe('a posted row missing from one answer beside an identical new purchase'
   });
 
   it('an id switch that flaps (old, new, both, old) keeps one row, the one the user edited', async () => {
-    const fare = (id: string): WireRow => ({
-      id,
-      amount: -2.8,
-      date: '2026-03-14',
-      merchant: 'TfL',
-      description: 'TFL TRAVEL CH',
-      isPending: false,
-    });
     let rows = [fare('A')];
     const h = await engineOverCraftedProvider((url) => listedBetweenAskedDates(rows)(url), {
       today: '2026-03-15',
@@ -384,7 +402,6 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
         { today: '2026-03-15', balance: gbp(-70) },
       );
       await h.engine.sync('c1');
-      const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
       outage = true;
       h.today.date = day(gapDays);
       await h.engine.sync('c1');
@@ -414,7 +431,6 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
     await h.engine.sync('c1');
     rows.splice(1, 1);
     balance = '-100';
-    const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
     const reported: boolean[] = [];
     for (let n = 1; n <= 40; n += 1) {
       h.today.date = day(n);
@@ -452,7 +468,6 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
     rows.push({ id: 'gap1', amount: -5, date: '2026-03-16', merchant: 'Cafe', isPending: false });
     balance = '-105';
     outage = true;
-    const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
     for (let n = 2; n <= 46; n += 1) {
       h.today.date = day(n);
       await h.engine.sync('c1');
@@ -468,27 +483,15 @@ describe('the bounds of what an empty first read, an empty answer and a holdings
   });
 
   it('an empty window of a walk holds the watermark for the run: rows in its days are read the next run', async () => {
-    const rows: WireRow[] = [
-      { id: 'a', amount: -10, date: '2025-01-05', merchant: 'A', isPending: false },
-      { id: 'b', amount: -20, date: '2025-01-10', merchant: 'B', isPending: false },
-    ];
-    let failFirstWindow = false;
-    const h = await engineOverCraftedProvider(
-      (url) =>
-        failFirstWindow && (url.searchParams.get('from') ?? '') < '2025-02-01'
-          ? { transactions: [], total: 0 }
-          : listedBetweenAskedDates(rows)(url),
-      { today: '2025-01-15', balance: gbp(-30), tuning: { includePending: false } },
-    );
-    await h.engine.sync('c1');
+    const { h, rows, failFirstWindow } = await walkAfterALongGap();
     rows.push(
       { id: 'gap', amount: -7, date: '2025-02-01', merchant: 'G', isPending: false },
       { id: 'c', amount: -5, date: '2026-02-10', merchant: 'C', isPending: false },
     );
-    failFirstWindow = true;
+    failFirstWindow(true);
     h.today.date = '2026-02-20';
     await h.engine.sync('c1');
-    failFirstWindow = false;
+    failFirstWindow(false);
     h.today.date = '2026-02-21';
     await h.engine.sync('c1');
     expect((await h.storage.findTransactions('c1', '4711')).map((row) => row.key).sort()).toEqual([
@@ -579,21 +582,9 @@ describe('an empty answer between runs far apart, and in a walk of windows', () 
   });
 
   it('an empty window of a walk after a long gap is judged alone: nothing removed, and reported', async () => {
-    const rows: WireRow[] = [
-      { id: 'a', amount: -10, date: '2025-01-05', merchant: 'A', isPending: false },
-      { id: 'b', amount: -20, date: '2025-01-10', merchant: 'B', isPending: false },
-    ];
-    let failFirstWindow = false;
-    const h = await engineOverCraftedProvider(
-      (url) =>
-        failFirstWindow && (url.searchParams.get('from') ?? '') < '2025-02-01'
-          ? { transactions: [], total: 0 }
-          : listedBetweenAskedDates(rows)(url),
-      { today: '2025-01-15', balance: gbp(-30), tuning: { includePending: false } },
-    );
-    await h.engine.sync('c1');
+    const { h, rows, failFirstWindow } = await walkAfterALongGap();
     rows.push({ id: 'c', amount: -5, date: '2026-02-10', merchant: 'C', isPending: false });
-    failFirstWindow = true;
+    failFirstWindow(true);
     h.today.date = '2026-02-20';
     const report = await h.engine.sync('c1');
     expect(report.accounts[0]).toMatchObject({ removed: 0, added: 1 });

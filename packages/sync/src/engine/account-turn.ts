@@ -17,6 +17,7 @@
 import type { AccountSyncState } from '../model.js';
 import { askAccountAnswers, type AccountAnswers } from './account-answers.js';
 import type { RunContext } from './context.js';
+import { recheckDaysPassed } from './holdings.js';
 import { openTransactionReads, type TransactionReads } from './transaction-reads.js';
 
 export interface AccountTurn {
@@ -63,9 +64,5 @@ export function openAccountTurn(ctx: RunContext, accountId: string, state: Accou
 /** Holdings for accounts that have them; "not supported" is remembered and asked again rarely. */
 function holdingsDue(ctx: RunContext, state: AccountSyncState): boolean {
   const checkedAt = state.holdingsCheckedAt;
-  return (
-    state.holdingsSupported !== false ||
-    checkedAt === null ||
-    ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000
-  );
+  return state.holdingsSupported !== false || checkedAt === null || recheckDaysPassed(ctx, checkedAt);
 }

@@ -51,7 +51,10 @@ export async function syncHoldings(
 }
 
 function recentlyAnswered(ctx: RunContext, lastAnswered: string | null): boolean {
-  if (lastAnswered === null) return false;
-  const since = ctx.clock.now().getTime() - Date.parse(lastAnswered);
-  return since < ctx.tuning.holdingsRecheckDays * 86_400_000;
+  return lastAnswered !== null && !recheckDaysPassed(ctx, lastAnswered);
+}
+
+/** Whether `holdingsRecheckDays` have passed since the provider answered for the holdings at `checkedAt`. */
+export function recheckDaysPassed(ctx: RunContext, checkedAt: string): boolean {
+  return ctx.clock.now().getTime() - Date.parse(checkedAt) >= ctx.tuning.holdingsRecheckDays * 86_400_000;
 }
