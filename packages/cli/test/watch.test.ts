@@ -103,6 +103,21 @@ describe('watch and feed --follow', () => {
     expect(code, feed.output.stderr).toBe(130);
   });
 
+  it('feed --follow stopped while a slow reader has lines queued: the reader gets them whole, exit 0', async () => {
+    const feed = startCli(['feed', '--follow', '--database', 'big.db'], { cwd: dir });
+    // Not read for a moment: the pipe fills and the feed waits for room in the middle of its output.
+    feed.stdout!.pause();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    feed.kill('SIGINT');
+    // The reader was slow, not gone: it reads on at once.
+    feed.stdout!.resume();
+    const result = await feed.done;
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
   it('feed --follow prints what is there, keeps polling, and stops on SIGINT', async () => {
     const follow = startCli(['feed', '--follow', '--poll', '0.2', '--after', '3'], { cwd: dir });
     await waitForOutput(follow, /"seq":4,/);

@@ -22,8 +22,9 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
   const controller = new AbortController();
   // Ctrl-C ends --follow cleanly: the line being written is finished, nothing is cut in half.
   // Without --follow the feed was cut short: the exit code (130) says so. A reader that stopped
-  // reading cannot be waited for: the stop ends the wait, the last line may be cut, and the exit
-  // code is 130 with --follow too (the process exits once main's grace period is over).
+  // reading cannot be waited for: after a stop it has a second to take what is queued, else the
+  // last line may be cut, and the exit code is 130 with --follow too. A slow reader that reads on
+  // gets every line whole and, with --follow, 0.
   const stop = () => controller.abort();
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -41,7 +42,6 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
       );
     const engine = new SyncEngine({ storage });
     let after = flags.after;
-    let cut = false;
     while (!controller.signal.aborted) {
       const batch = await engine.readChanges({
         after,
@@ -49,7 +49,8 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
         ...(connectionId === undefined ? {} : { connectionId }),
       });
       for (const entry of batch) {
-        cut = !(await out.write(`${JSON.stringify(entry)}\n`, controller.signal));
+        // A wait for room that a stop ended left this line queued, not cut: the flush below decides.
+        await out.write(`${JSON.stringify(entry)}\n`, controller.signal);
         if (controller.signal.aborted) break;
         after = entry.seq;
       }
@@ -63,7 +64,7 @@ export async function feedCommand(flags: FeedFlags): Promise<ExitCodeValue> {
     const losePatience = () => setTimeout(() => patience.abort(), 1_000).unref();
     if (controller.signal.aborted) losePatience();
     else controller.signal.addEventListener('abort', losePatience, { once: true });
-    if (!cut && !(await out.flush(patience.signal))) cut = true;
+    const cut = !(await out.flush(patience.signal));
     return cut || (controller.signal.aborted && !flags.follow) ? ExitCode.interrupted : ExitCode.ok;
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
