@@ -35,6 +35,7 @@ const paths = {
   '@finsync/internals/calendar': ['../internals/src/calendar.ts'],
   '@finsync/internals/http': ['../internals/src/http/index.ts'],
   '@finsync/internals/plain-object': ['../internals/src/plain-object.ts'],
+  '@finsync/internals/text': ['../internals/src/text.ts'],
 };
 
 export const bundleInternals = {

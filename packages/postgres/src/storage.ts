@@ -12,10 +12,18 @@ import {
   type TransactionQuery,
   type WorkQueue,
   type WriteBatch,
-  MAX_LEASE_MS,
   MAX_QUERY_KEYS,
 } from '@finsync/sync';
-import { SCAN_CHUNK, feedReadBounds, scanByKey, transactionWindowParams } from '@finsync/sync/sql';
+import {
+  SCAN_CHUNK,
+  claimCount,
+  feedReadBounds,
+  leaseDate,
+  leaseLength,
+  leaseWorker,
+  scanByKey,
+  transactionWindowParams,
+} from '@finsync/sync/sql';
 import { Pool, type PoolConfig } from 'pg';
 import { arrayLiteral } from './array-literal.js';
 import { inTransaction, isRetryable } from './db.js';
@@ -65,26 +73,14 @@ export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 /** Attempts of one `apply` when Postgres aborts it for a deadlock or serialization failure. */
 const APPLY_ATTEMPTS = 3;
 
-/** SQL LIMIT for a claim's `limit`; null: no limit (a bigint parameter stops at 2^63). */
-function sqlLimit(limit: number): number | null {
-  return limit > Number.MAX_SAFE_INTEGER ? null : Math.ceil(limit);
+/** SQL LIMIT for a claim's count (`claimCount`); null: no limit (a bigint parameter stops at 2^63). */
+function sqlLimit(count: number): number | null {
+  return count > Number.MAX_SAFE_INTEGER ? null : count;
 }
 
 /** Whether `value` is text PostgreSQL cannot store (it holds U+0000). */
 function unstorable(value: unknown): boolean {
   return typeof value === 'string' && value.includes('\u0000');
-}
-
-function validDate(value: Date, name: string): string {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
-    throw new TypeError(`${name} must be a valid Date`);
-  return value.toISOString();
-}
-
-function validLeaseMs(leaseMs: number): number {
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0 || leaseMs > MAX_LEASE_MS)
-    throw new RangeError(`leaseMs must be positive and at most ${MAX_LEASE_MS} (a day), got ${leaseMs}`);
-  return leaseMs;
 }
 
 /**
@@ -314,16 +310,17 @@ export class PostgresStorage implements Storage, WorkQueue {
     workerId: string,
     options: { limit: number; leaseMs: number; now: Date },
   ): Promise<string[]> {
-    if (typeof workerId !== 'string' || workerId === '') throw new TypeError('claimDue needs a workerId');
-    const now = validDate(options.now, 'now');
-    const leaseMs = validLeaseMs(options.leaseMs);
+    leaseWorker(workerId, 'claimDue');
+    const now = leaseDate(options.now, 'now');
+    const leaseMs = leaseLength(options.leaseMs);
     await this.#ready();
-    if (!(options.limit > 0)) return [];
+    const count = claimCount(options.limit);
+    if (count === 0) return [];
     const rows = await this.#query<{ id: string }>(this.#sql.claimDue, [
       workerId,
       now,
       leaseMs,
-      sqlLimit(options.limit),
+      sqlLimit(count),
     ]);
     return rows.map((row) => row.id);
   }
@@ -333,20 +330,20 @@ export class PostgresStorage implements Storage, WorkQueue {
     workerId: string,
     options: { leaseMs: number; now: Date },
   ): Promise<boolean> {
-    const now = validDate(options.now, 'now');
-    const leaseMs = validLeaseMs(options.leaseMs);
+    const now = leaseDate(options.now, 'now');
+    const leaseMs = leaseLength(options.leaseMs);
     await this.#ready();
     const result = await this.#pool.query(this.#sql.renewLease, [connectionId, workerId, now, leaseMs]);
     return result.rowCount === 1;
   }
 
   async releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void> {
-    const next = validDate(nextRunAt, 'nextRunAt');
+    const next = leaseDate(nextRunAt, 'nextRunAt');
     await this.#query(this.#sql.releaseLease, [connectionId, workerId, next]);
   }
 
   async revokeLease(connectionId: string, now: Date): Promise<void> {
-    await this.#query(this.#sql.revokeLease, [connectionId, validDate(now, 'now')]);
+    await this.#query(this.#sql.revokeLease, [connectionId, leaseDate(now, 'now')]);
   }
 
   async listLeases(): Promise<LeaseInfo[]> {

@@ -1,4 +1,4 @@
-import { fixtures, runStorageConformance } from '@finsync/sync/testing';
+import { fixtures, runStorageConformance, runWorkQueueConformance } from '@finsync/sync/testing';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
@@ -11,6 +11,14 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
     return {
       storage: new PostgresStorage({ connectionString: url, schema }),
       reopen: async () => new PostgresStorage({ connectionString: url, schema }),
+      cleanup: () => dropSchema(schema),
+    };
+  });
+
+  runWorkQueueConformance('PostgresStorage', async () => {
+    const schema = freshSchemaName();
+    return {
+      storage: new PostgresStorage({ connectionString: url, schema }),
       cleanup: () => dropSchema(schema),
     };
   });

@@ -120,3 +120,21 @@ export class EmptyAnswerError extends SyncError {
     this.kept = kept;
   }
 }
+
+/**
+ * The provider listed an account whose id is longer than {@link MAX_ACCOUNT_ID_LENGTH}: skipped, the
+ * other accounts synced. No store could index it alike (PostgreSQL's keys stop near 2.7 KB), and no
+ * bank's account id is that long, so it is far more likely a broken answer than an account.
+ */
+export class AccountIdTooLongError extends SyncError {
+  override readonly name: string = 'AccountIdTooLongError';
+  /** The id's length, in UTF-16 code units (the id itself is not kept: it is too long to show). */
+  readonly length: number;
+
+  constructor(accountId: string, maxLength: number) {
+    super(
+      `the provider listed an account whose id has ${accountId.length} characters, more than ${maxLength}: skipped (${shownId(accountId)})`,
+    );
+    this.length = accountId.length;
+  }
+}

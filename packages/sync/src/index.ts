@@ -1,4 +1,5 @@
 export { MAX_CONNECTION_ID_LENGTH, SyncEngine } from './engine/engine.js';
+export { MAX_ACCOUNT_ID_LENGTH } from './engine/run.js';
 export { SyncWorker } from './engine/worker.js';
 export type { SyncWorkerOptions, WorkerRunEvent } from './engine/worker.js';
 export type {
@@ -37,5 +38,6 @@ export {
   LeaseLostError,
   HoldingsNotFoundError,
   EmptyAnswerError,
+  AccountIdTooLongError,
 } from './errors.js';
 export type * from './model.js';

@@ -15,10 +15,11 @@ import { numberHasDecimal } from '@finsync/internals/money';
 import { DOCUMENTED_FIELDS, isDocumentedDate } from './fast-transactions.js';
 
 /**
- * A JSON string: any character but `"`, `\` and controls, or an escape JSON allows but `\u0000`
- * (the schema rewrites a NUL: see `withoutNul`).
+ * A JSON string: any character but `"`, `\` and controls, or an escape JSON allows but `\u0000` and a
+ * lone surrogate's (the schema rewrites them: see `storableText`). A surrogate pair written as two
+ * escapes (as `ensure_ascii` serializers write every emoji) is taken.
  */
-const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u(?!0000)[0-9a-fA-F]{4}))*"`;
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u(?!0000|[dD][89a-fA-F])[0-9a-fA-F]{4}|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))*"`;
 /** A JSON number without an exponent and at most 16 integer digits: always finite once parsed. */
 const NUMBER = String.raw`-?(?:0|[1-9]\d{0,15})(?:\.\d{1,20})?`;
 const ID = `(?:${STRING}|${NUMBER}|null)`;

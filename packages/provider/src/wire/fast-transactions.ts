@@ -8,6 +8,7 @@
  */
 import { isValidCalendarDate } from '@finsync/internals/calendar';
 import { numberHasDecimal, toDecimalString } from '@finsync/internals/money';
+import { isStorableText } from '@finsync/internals/text';
 import { TRANSACTION_WIRE_KEYS, type createTransactionSchema, type Transaction } from './schemas.js';
 import { remadeRow, TransactionRow } from './transaction-row.js';
 
@@ -87,10 +88,10 @@ export function isDocumentedDate(date: string): boolean {
 
 /**
  * Text the schema reads (trimmed, empty as null): a string, `null` or nothing. A string with a NUL
- * goes to the schema, which rewrites it (`withoutNul`).
+ * or a lone surrogate goes to the schema, which rewrites it (`storableText`).
  */
 function isText(value: unknown): boolean {
-  return value === null || value === undefined || (typeof value === 'string' && !value.includes('\u0000'));
+  return value === null || value === undefined || (typeof value === 'string' && isStorableText(value));
 }
 
 function row(raw: unknown): Transaction | undefined {

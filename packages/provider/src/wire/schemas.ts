@@ -5,23 +5,16 @@
 import { z } from 'zod';
 import { toCalendarDate } from '@finsync/internals/calendar';
 import { toDecimalString } from '@finsync/internals/money';
+import { storableText } from '@finsync/internals/text';
 
 function fail(ctx: z.core.$RefinementCtx, input: unknown, message: string): never {
   ctx.issues.push({ code: 'custom', message, input });
   return z.NEVER as never;
 }
 
-/**
- * NUL is the one character PostgreSQL's text cannot hold: a merchant with one made its account
- * unsyncable there, while SQLite kept it. Read as U+FFFD here, the text is the same in every store.
- */
-export function withoutNul(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
-}
-
 /** Ids arrive as JSON integers or strings; we always hand out strings. */
 const id = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const text = withoutNul(String(value).trim());
+  const text = storableText(String(value).trim());
   return text === '' ? fail(ctx, value, 'expected a non-empty id') : text;
 });
 
@@ -31,7 +24,7 @@ const optionalId = z
   .optional()
   .transform((value) => {
     if (value === null || value === undefined) return null;
-    const text = withoutNul(String(value).trim());
+    const text = storableText(String(value).trim());
     return text === '' ? null : text;
   });
 
@@ -59,7 +52,7 @@ const optionalText = z
   .nullish()
   .transform((value) => {
     if (value === null || value === undefined) return null;
-    const trimmed = withoutNul(value.trim());
+    const trimmed = storableText(value.trim());
     return trimmed === '' ? null : trimmed;
   });
 
@@ -114,7 +107,7 @@ export const AccountSchema = z
     /** The id of the bank connection the account belongs to, or `null` when the provider sent none. */
     connectionId: wire.connection_id ?? wire.connectionId,
     /** The account's display name, trimmed; `''` when the provider sent none. */
-    name: withoutNul((wire.name ?? '').trim()),
+    name: storableText((wire.name ?? '').trim()),
     /** The bank's name, or `null`. */
     institutionName: wire.institution_name,
     /** URL of the bank's logo, or `null`. */

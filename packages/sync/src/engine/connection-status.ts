@@ -5,6 +5,7 @@
  */
 import { AuthenticationError, PermissionDeniedError, RateLimitError } from '@finsync/provider';
 import type { ConnectionState } from '../model.js';
+import { storableText } from '@finsync/internals/text';
 
 /** What moves a connection's state. A run ends with exactly one of the `run-*` events or a stop. */
 export type ConnectionEvent =
@@ -88,14 +89,14 @@ export function isAuthFailure(error: unknown): boolean {
  * refused key, a rate limit, or else a stop from our side.
  */
 export function stopEvent(cause: Error, at: Date, defaultPauseMs: number): ConnectionEvent {
-  if (isAuthFailure(cause)) return { type: 'auth-refused', reason: cause.message };
+  if (isAuthFailure(cause)) return { type: 'auth-refused', reason: storableText(cause.message) };
   if (cause instanceof RateLimitError)
     return {
       type: 'rate-limited',
       at,
       retryAfterMs: cause.retryAfterMs ?? null,
       defaultPauseMs,
-      reason: cause.message,
+      reason: storableText(cause.message),
     };
   return { type: 'run-aborted' };
 }

@@ -6,6 +6,7 @@ import { isAuthFailure } from './connection-status.js';
 import type { SyncProgress } from './events.js';
 import type { EngineClock, SyncLogger, SyncTuning } from './options.js';
 import type { AccountReport, SyncIssue, SyncStage } from './report.js';
+import { storableText } from '@finsync/internals/text';
 
 export interface RunContext {
   connectionId: string;
@@ -31,7 +32,8 @@ export class StopRun extends Error {
 
 export function issue(stage: SyncStage, accountId: string | null, error: unknown): SyncIssue {
   const err = error instanceof Error ? error : new Error(String(error));
-  return { stage, accountId, message: err.message, error: err };
+  // The message is stored (an account's lastError): as every store keeps it (see `storableText`).
+  return { stage, accountId, message: storableText(err.message), error: err };
 }
 
 /** Translates a provider failure into a run stop where it concerns the whole connection. */

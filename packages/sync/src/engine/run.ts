@@ -1,6 +1,6 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
 import { NotFoundError, type Account } from '@finsync/provider';
-import { LeaseLostError } from '../errors.js';
+import { AccountIdTooLongError, LeaseLostError } from '../errors.js';
 import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAccount } from '../model.js';
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
 import { syncBalance } from './balance.js';
@@ -46,7 +46,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   let stop: ConnectionEvent | undefined;
 
   try {
-    const mirror = await discoverAccounts(ctx);
+    const mirror = await discoverAccounts(ctx, issues);
     const active = mirror.filter((a) => a.state === 'active');
     const resting = mirror.filter((a) => a.state !== 'active');
     const syncStates = new Map(
@@ -149,8 +149,15 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   };
 }
 
+/**
+ * The longest account id the engine stores. Longer ones are skipped with an `AccountIdTooLongError`:
+ * every store then holds the same accounts (PostgreSQL refused a key past about 2.7 KB, failing the
+ * whole connection, where SQLite and memory kept it). Real ids are numbers or UUIDs.
+ */
+export const MAX_ACCOUNT_ID_LENGTH = 256;
+
 /** Every account of the connection as stored after this run's look at the provider's list, gone ones included. */
-async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
+async function discoverAccounts(ctx: RunContext, issues: SyncIssue[]): Promise<MirrorAccount[]> {
   let upstream: Account[];
   try {
     upstream = await ctx.client.listAccounts({ signal: ctx.signal });
@@ -165,6 +172,10 @@ async function discoverAccounts(ctx: RunContext): Promise<MirrorAccount[]> {
   for (const account of upstream) {
     if (seen.has(account.id)) continue;
     seen.add(account.id);
+    if (account.id.length > MAX_ACCOUNT_ID_LENGTH) {
+      issues.push(issue('accounts', null, new AccountIdTooLongError(account.id, MAX_ACCOUNT_ID_LENGTH)));
+      continue;
+    }
     const previous = stored.get(account.id);
     const record = mirrorAccount(ctx.connectionId, account, previous);
     if (!previous) changes.push(makeChange('account', 'added', record));

@@ -24,6 +24,7 @@ export {
 export { LINK_FLAGS, feedColumns, feedEntryFromRow, feedValues } from './feed.js';
 export { feedReadBounds } from '../storage/feed-read.js';
 export { fenceTime } from '../storage/fence.js';
+export { claimCount, leaseDate, leaseLength, leaseWorker } from '../storage/lease-args.js';
 export {
   checkMigrationOrder,
   migrationFailed,

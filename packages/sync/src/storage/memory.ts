@@ -20,6 +20,7 @@ import type {
 } from './types.js';
 import { feedReadBounds } from './feed-read.js';
 import { fenceTime } from './fence.js';
+import { claimCount, leaseDate, leaseLength, leaseWorker } from './lease-args.js';
 import { MAX_QUERY_KEYS } from './types.js';
 
 type Table<R> = Map<string, R>;
@@ -32,8 +33,28 @@ function supersededKey(ref: { connectionId: string; accountId: string; key: stri
   return `${ref.connectionId}\u0000${ref.accountId}\u0000${ref.key}`;
 }
 
+/**
+ * Code-point order, the order of the SQL stores (UTF-8 bytes, `COLLATE "C"`). JavaScript's `<`
+ * compares UTF-16 units, which puts U+E000–U+FFFF after every character past U+FFFF (an emoji).
+ */
+export function byCodePoint(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** A UTF-16 unit's place in code-point order: surrogates (past U+FFFF) above U+E000–U+FFFF. */
+function codePointRank(unit: number): number {
+  return unit < 0xd800 ? unit : unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
+}
+
 function compareTransactions(a: MirrorTransaction, b: MirrorTransaction): number {
-  return a.date < b.date ? -1 : a.date > b.date ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  return a.date < b.date ? -1 : a.date > b.date ? 1 : byCodePoint(a.key, b.key);
 }
 
 /**
@@ -131,7 +152,7 @@ export class MemoryStorage implements Storage, WorkQueue {
   }
 
   async listConnections(): Promise<ConnectionState[]> {
-    return [...this.#connections.values()].map((c) => ({ ...c })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return [...this.#connections.values()].map((c) => ({ ...c })).sort((a, b) => byCodePoint(a.id, b.id));
   }
 
   async removeConnection(connectionId: string): Promise<void> {
@@ -153,14 +174,14 @@ export class MemoryStorage implements Storage, WorkQueue {
     for (const record of this.#mirror.values()) {
       if ('state' in record && record.connectionId === connectionId) accounts.push(structuredClone(record));
     }
-    return accounts.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return accounts.sort((a, b) => byCodePoint(a.id, b.id));
   }
 
   async listAccountStates(connectionId: string): Promise<AccountSyncState[]> {
     return [...this.#accountStates.values()]
       .filter((s) => s.connectionId === connectionId)
       .map((s) => structuredClone(s))
-      .sort((a, b) => (a.accountId < b.accountId ? -1 : 1));
+      .sort((a, b) => byCodePoint(a.accountId, b.accountId));
   }
 
   #transactionsOf(connectionId: string, accountId: string): MirrorTransaction[] {
@@ -198,12 +219,10 @@ export class MemoryStorage implements Storage, WorkQueue {
   }
 
   async *scanTransactions(connectionId: string, accountId?: string): AsyncIterable<MirrorTransaction> {
-    const accounts = [...(this.#transactionIndex.get(connectionId)?.keys() ?? [])].sort();
+    const accounts = [...(this.#transactionIndex.get(connectionId)?.keys() ?? [])].sort(byCodePoint);
     for (const account of accounts) {
       if (accountId !== undefined && account !== accountId) continue;
-      const rows = this.#transactionsOf(connectionId, account).sort((a, b) =>
-        a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
-      );
+      const rows = this.#transactionsOf(connectionId, account).sort((a, b) => byCodePoint(a.key, b.key));
       for (const row of rows) yield { ...row };
     }
   }
@@ -222,13 +241,13 @@ export class MemoryStorage implements Storage, WorkQueue {
       if (key.startsWith(`holding\u0000${connectionId}\u0000${accountId}\u0000`))
         holdings.push({ ...(record as MirrorHolding) });
     }
-    return holdings.sort((a, b) => (a.key < b.key ? -1 : 1));
+    return holdings.sort((a, b) => byCodePoint(a.key, b.key));
   }
 
   async listSuperseded(connectionId: string, accountId: string): Promise<SupersededTransaction[]> {
     return [...this.#superseded.values()]
       .filter((row) => row.connectionId === connectionId && row.accountId === accountId)
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .sort((a, b) => byCodePoint(a.key, b.key))
       .map((row) => structuredClone(row));
   }
 
@@ -266,7 +285,11 @@ export class MemoryStorage implements Storage, WorkQueue {
     workerId: string,
     options: { limit: number; leaseMs: number; now: Date },
   ): Promise<string[]> {
+    leaseWorker(workerId, 'claimDue');
+    leaseDate(options.now, 'now');
+    const leaseMs = leaseLength(options.leaseMs);
     const now = options.now.getTime();
+    // Due first, then by id: the order PostgreSQL's claim takes them in.
     const due = [...this.#connections.values()]
       .filter((c) => mayCall(c, now))
       .map((c) => ({ id: c.id, lease: this.#lease(c.id) }))
@@ -274,11 +297,14 @@ export class MemoryStorage implements Storage, WorkQueue {
         ({ lease }) =>
           (lease.nextRunAt ?? -Infinity) <= now && (lease.workerId === null || (lease.expiresAt ?? 0) <= now),
       )
-      .sort((a, b) => (a.lease.nextRunAt ?? -Infinity) - (b.lease.nextRunAt ?? -Infinity))
-      .slice(0, options.limit);
+      .sort(
+        (a, b) =>
+          (a.lease.nextRunAt ?? -Infinity) - (b.lease.nextRunAt ?? -Infinity) || byCodePoint(a.id, b.id),
+      )
+      .slice(0, claimCount(options.limit));
     for (const { lease } of due) {
       lease.workerId = workerId;
-      lease.expiresAt = now + options.leaseMs;
+      lease.expiresAt = now + leaseMs;
     }
     return due.map((d) => d.id);
   }
@@ -288,27 +314,31 @@ export class MemoryStorage implements Storage, WorkQueue {
     workerId: string,
     options: { leaseMs: number; now: Date },
   ): Promise<boolean> {
+    leaseDate(options.now, 'now');
+    const leaseMs = leaseLength(options.leaseMs);
     const lease = this.#leases.get(connectionId);
     const now = options.now.getTime();
     if (!lease || lease.workerId !== workerId || (lease.expiresAt ?? 0) <= now) return false;
-    lease.expiresAt = now + options.leaseMs;
+    lease.expiresAt = now + leaseMs;
     return true;
   }
 
   async releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void> {
+    leaseDate(nextRunAt, 'nextRunAt');
     const lease = this.#leases.get(connectionId);
     if (!lease || lease.workerId !== workerId) return;
     Object.assign(lease, { workerId: null, expiresAt: null, nextRunAt: nextRunAt.getTime() });
   }
 
   async revokeLease(connectionId: string, now: Date): Promise<void> {
-    const lease = this.#leases.get(connectionId);
-    if (!lease) return;
-    Object.assign(lease, { workerId: null, expiresAt: null, nextRunAt: now.getTime() });
+    leaseDate(now, 'now');
+    // A connection never claimed is due from `now` as well, as in PostgreSQL.
+    if (!this.#connections.has(connectionId)) return;
+    Object.assign(this.#lease(connectionId), { workerId: null, expiresAt: null, nextRunAt: now.getTime() });
   }
 
   async listLeases(): Promise<LeaseInfo[]> {
-    return [...this.#connections.keys()].sort().map((connectionId) => {
+    return [...this.#connections.keys()].sort(byCodePoint).map((connectionId) => {
       const lease = this.#lease(connectionId);
       const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
       return {

@@ -317,6 +317,26 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       expect(scanned.sort()).toEqual(['a1/h:p:0', 'a1/id:a', 'a1/id:b', 'a1/id:c', 'a1/id:d', 'a2/id:e']);
     });
 
+    it('orders ids and keys by code point: a character past U+FFFF after U+E000–U+FFFF', async () => {
+      // UTF-16 order (JavaScript's `<`) puts the emoji first; UTF-8 bytes and code points do not.
+      const [emoji, fullwidth] = ['id:\u{1F600}', 'id:\uFF21'];
+      await storage.apply({
+        changes: [
+          ...[emoji, fullwidth].map((key) => added(transaction('c1', 'a1', key))),
+          ...['\u{1F600}', '\uFF21'].map((id): Change => {
+            const record = account('c1', id);
+            return { entity: 'account', op: 'added', connectionId: 'c1', accountId: id, key: id, record };
+          }),
+        ],
+      });
+      const keys = (list: MirrorTransaction[]) => list.map((t) => t.key);
+      expect(keys(await storage.findTransactions('c1', 'a1'))).toEqual([fullwidth, emoji]);
+      const scanned: string[] = [];
+      for await (const row of storage.scanTransactions('c1')) scanned.push(row.key);
+      expect(scanned).toEqual([fullwidth, emoji]);
+      expect((await storage.listAccounts('c1')).map((a) => a.id)).toEqual(['\uFF21', '\u{1F600}']);
+    });
+
     it('keeps connections apart: same account ids and keys in two connections', async () => {
       await storage.apply({
         changes: [

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fixtures, runStorageConformance } from '../../src/testing/index.js';
+import { fixtures, runStorageConformance, runWorkQueueConformance } from '../../src/testing/index.js';
 import { MemoryStorage } from '../../src/storage/memory.js';
 
 runStorageConformance('MemoryStorage', async () => ({ storage: new MemoryStorage() }));
+runWorkQueueConformance('MemoryStorage', async () => ({ storage: new MemoryStorage() }));
 
 describe('MemoryStorage, beyond the shared contract', () => {
   it('keeps each instance to itself: a new one starts empty', async () => {
