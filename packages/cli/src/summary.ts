@@ -71,7 +71,8 @@ export function runLine(report: ConnectionReport): string {
     `${report.accounts.length} accounts, ${sum(report, 'fetched')} fetched, ` +
     `+${sum(report, 'added')} ~${sum(report, 'modified')} -${sum(report, 'removed')}`;
   const issues = report.issues.length === 0 ? '' : `; ${report.issues.map(describeIssue).join('; ')}`;
-  return `${report.finishedAt} ${report.connectionId}: ${report.outcome} (${formatDuration(report.durationMs)}), ${counts}${issues}`;
+  const skipped = report.skippedAccounts.map((s) => `; skipped: ${s.message}`).join('');
+  return `${report.finishedAt} ${report.connectionId}: ${report.outcome} (${formatDuration(report.durationMs)}), ${counts}${issues}${skipped}`;
 }
 
 /**
@@ -118,6 +119,10 @@ export function syncSummary(report: ConnectionReport, mirror: MirrorAccount[], d
     lines.push('issues:');
     for (const issue of report.issues) lines.push(`  ${describeIssue(issue)}`);
   }
+  if (report.skippedAccounts.length > 0) {
+    lines.push('skipped accounts (left alone on every run):');
+    for (const skipped of report.skippedAccounts) lines.push(`  ${skipped.message}`);
+  }
   return lines.join('\n');
 }
 
@@ -135,5 +140,6 @@ export function reportJson(report: ConnectionReport, exitCode: number, database:
     exitCode,
     accounts: report.accounts.map((a) => ({ ...a, issues: a.issues.map(issue) })),
     issues: report.issues.map(issue),
+    skippedAccounts: report.skippedAccounts.map((s) => ({ error: s.error.name, message: s.message })),
   };
 }

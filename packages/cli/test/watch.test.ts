@@ -6,6 +6,17 @@ import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, waitForOutput } from './helpers.js';
 
+/**
+ * Stops reading a feed's output once it has begun: its signal handlers are set before its first line
+ * (a signal sent earlier, on a machine slow to start the process, killed it outright). The feed
+ * writes without pause until the pipe is full, which the second's wait leaves time for.
+ */
+async function pauseAfterFirstOutput(feed: ReturnType<typeof startCli>): Promise<void> {
+  await new Promise((resolve) => feed.stdout!.once('data', resolve));
+  feed.stdout!.pause();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+}
+
 describe('watch and feed --follow', () => {
   let dir: string;
 
@@ -74,9 +85,7 @@ describe('watch and feed --follow', () => {
     expect(synced.code, synced.stderr).toBe(0);
     const feed = startCli(['feed', '--database', 'big.db'], { cwd: dir });
     // Not read for a while: the pipe fills, and the feed waits in the middle of its output.
-    feed.stdout!.pause();
-    // Long enough for the process to start and fill the pipe (its Ctrl-C handler is set by then).
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await pauseAfterFirstOutput(feed);
     feed.kill('SIGINT');
     feed.stdout!.resume();
     const result = await feed.done;
@@ -88,8 +97,7 @@ describe('watch and feed --follow', () => {
   it('feed --follow into a reader that stopped reading still stops on SIGTERM, with exit 130', async () => {
     const feed = startCli(['feed', '--follow', '--database', 'big.db'], { cwd: dir });
     // Never read until the process has gone: the pipe fills and the feed waits for a reader that is not there.
-    feed.stdout!.pause();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await pauseAfterFirstOutput(feed);
     const exited = new Promise<number | null>((resolve) => feed.once('exit', (code) => resolve(code)));
     feed.kill('SIGTERM');
     const code = await Promise.race([
@@ -106,8 +114,7 @@ describe('watch and feed --follow', () => {
   it('feed --follow stopped while a slow reader has lines queued: the reader gets them whole, exit 0', async () => {
     const feed = startCli(['feed', '--follow', '--database', 'big.db'], { cwd: dir });
     // Not read for a moment: the pipe fills and the feed waits for room in the middle of its output.
-    feed.stdout!.pause();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await pauseAfterFirstOutput(feed);
     feed.kill('SIGINT');
     // The reader was slow, not gone: it reads on at once.
     feed.stdout!.resume();

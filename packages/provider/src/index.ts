@@ -1,4 +1,5 @@
 export { ProviderClient, DEFAULT_BASE_URL } from './client.js';
+export { MAX_ACCOUNT_ID_LENGTH } from './options.js';
 export type {
   ProviderClientOptions,
   CallOptions,

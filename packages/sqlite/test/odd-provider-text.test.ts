@@ -25,10 +25,9 @@ it('stores NUL, lone surrogates, a 3,000-character id and a refusal with a NUL a
     const inSqlite = await runsOn(sqlite);
     expect(inSqlite).toEqual(await runsOn(new MemoryStorage()));
     // A lone surrogate stored as U+FFFD made the row's key unfindable: a duplicate add every run.
-    expect(inSqlite.issues.slice(0, 2)).toEqual([
-      ['accounts: AccountIdTooLongError'],
-      ['accounts: AccountIdTooLongError'],
-    ]);
+    expect(inSqlite.issues.slice(0, 2)).toEqual([[], []]);
+    expect(inSqlite.skipped.slice(0, 2)).toEqual([['AccountIdTooLongError'], ['AccountIdTooLongError']]);
+    expect(inSqlite.holdingKeys).toEqual(['id:h1\uFFFD', 'id:h2\uFFFD']);
     expect(inSqlite.againChanged).toEqual([0, 0, 0]);
     expect(inSqlite.transactions.map((t) => t.providerId)).toContain('tx_\uFFFD');
   } finally {

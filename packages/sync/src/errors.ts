@@ -122,9 +122,10 @@ export class EmptyAnswerError extends SyncError {
 }
 
 /**
- * The provider listed an account whose id is longer than {@link MAX_ACCOUNT_ID_LENGTH}: skipped, the
- * other accounts synced. No store could index it alike (PostgreSQL's keys stop near 2.7 KB), and no
- * bank's account id is that long, so it is far more likely a broken answer than an account.
+ * The provider listed an account whose id is longer than `MAX_ACCOUNT_ID_LENGTH` (256): the provider
+ * client cannot ask for it, and not every store can key it (PostgreSQL's keys stop near 2.7 KB). It is
+ * left alone on every run (the report's `skippedAccounts`, which do not fail the run); one stored
+ * before is marked `gone`. No bank's account id is that long: it is more likely a broken answer.
  */
 export class AccountIdTooLongError extends SyncError {
   override readonly name: string = 'AccountIdTooLongError';

@@ -1,5 +1,6 @@
 export { MAX_CONNECTION_ID_LENGTH, SyncEngine } from './engine/engine.js';
-export { MAX_ACCOUNT_ID_LENGTH } from './engine/run.js';
+/** The longest account id the engine syncs: the provider client's bound (`AccountIdTooLongError`). */
+export { MAX_ACCOUNT_ID_LENGTH } from '@finsync/provider';
 export { SyncWorker } from './engine/worker.js';
 export type { SyncWorkerOptions, WorkerRunEvent } from './engine/worker.js';
 export type {
@@ -15,7 +16,14 @@ export type { AccountSuccessor, AccountSuccessorOptions } from './engine/account
 export { DEFAULT_TUNING } from './engine/options.js';
 export type { ScheduleOptions } from './engine/scheduler.js';
 export type { SyncEvents, SyncEventName, SyncListener, SyncProgress } from './engine/events.js';
-export type { AccountReport, ConnectionReport, SyncIssue, SyncReport, SyncStage } from './engine/report.js';
+export type {
+  AccountReport,
+  ConnectionReport,
+  SkippedAccount,
+  SyncIssue,
+  SyncReport,
+  SyncStage,
+} from './engine/report.js';
 export { PENDING_MATCH_DAYS } from './engine/twins.js';
 export { REDATED_MARGIN_DAYS } from './engine/transaction-reads.js';
 export { MemoryStorage } from './storage/memory.js';

@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { holdingRecords } from '../src/engine/holding-lots.js';
 import { MAX_KEYED_ID_LENGTH, keyTransactions } from '../src/engine/keys.js';
+import { AccountIdTooLongError, MAX_ACCOUNT_ID_LENGTH } from '../src/index.js';
+import { fixtures } from '../src/testing/index.js';
+import { engineOverCraftedProvider } from './crafted-provider.js';
 
 const row = (id: string) => ({
   id,
@@ -54,5 +57,50 @@ describe('a provider id', () => {
       raw: null,
     };
     expect(holdingRecords('c1', '4711', [holding])[0]!.key).toMatch(/^idh:[0-9a-f]{20}$/);
+  });
+});
+
+describe('an account id longer than MAX_ACCOUNT_ID_LENGTH', () => {
+  const long = `acc_${'7'.repeat(MAX_ACCOUNT_ID_LENGTH)}`;
+  const accounts = () => [
+    { id: 4711, name: 'Current', institution_name: 'Bank', status: 'ACTIVE' },
+    { id: long, name: 'Broken', institution_name: 'Bank', status: 'ACTIVE' },
+  ];
+  const rows = (url: URL) => ({
+    transactions: url.pathname.includes('/4711/')
+      ? [{ ...row('tx_1'), accountId: 4711, amount: -3 }]
+      : [{ ...row('tx_2'), accountId: long, amount: -4 }],
+    total: 1,
+  });
+
+  it('is skipped when new, every run, without failing the run: the connection keeps its interval', async () => {
+    const { engine, storage } = await engineOverCraftedProvider(rows, { today: '2026-06-03', accounts });
+    for (let run = 0; run < 2; run++) {
+      const report = await engine.sync('c1');
+      expect([report.ok, report.outcome, report.issues]).toEqual([true, 'success', []]);
+      expect(report.skippedAccounts.map((s) => s.error)).toEqual([expect.any(AccountIdTooLongError)]);
+      expect(report.skippedAccounts[0]!.message).toContain(`${long.length} characters, more than 256`);
+      expect(report.accounts.map((a) => a.accountId)).toEqual(['4711']);
+    }
+    expect((await storage.listAccounts('c1')).map((a) => a.id)).toEqual(['4711']);
+    expect((await storage.getConnection('c1'))!.lastSuccessAt).not.toBeNull();
+  });
+
+  it('stored before the bound, rests as gone: not left active and never synced', async () => {
+    const { engine, storage } = await engineOverCraftedProvider(rows, { today: '2026-06-03', accounts });
+    const stale = fixtures.account('c1', long);
+    await storage.apply({
+      changes: [
+        { entity: 'account', op: 'added', connectionId: 'c1', accountId: long, key: long, record: stale },
+      ],
+    });
+    const report = await engine.sync('c1');
+    expect([report.ok, report.issues, report.skippedAccounts.length]).toEqual([true, [], 1]);
+    expect(report.accounts.map((a) => a.accountId)).toEqual(['4711']);
+    const stored = await storage.listAccounts('c1');
+    expect(stored.map((a) => [a.id.length, a.state])).toEqual([
+      [4, 'active'],
+      [long.length, 'gone'],
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A provider whose answers carry text no database keeps as it is: NUL (PostgreSQL refuses it), lone
  * UTF-16 surrogates (SQLite and PostgreSQL store U+FFFD instead), an id of 3,000 characters (past
- * PostgreSQL's index rows) and, with `refuseKey`, an error message with a NUL. The storage tests
+ * PostgreSQL's index rows), odd holding ids and, with `refuseKey`, an error message with a NUL. The storage tests
  * sync it into each store and compare with the memory storage: the data must be the same in all.
  */
 
@@ -15,6 +15,24 @@ const ROWS = [
   { id: LONG_TRANSACTION_ID, merchant: 'Kiosk', description: 'CARD PAYMENT', date: '2026-06-02' },
   { id: 'tx_\ud83d', merchant: 'CAFE \udc00', description: 'CARD \ud83d\ude00 PAYMENT', date: '2026-06-02' },
 ].map((row, i) => ({ ...row, accountId: 4711, amount: -(i + 1), currency: 'GBP', isPending: false }));
+
+/** A position whose provider id (the holding's key) carries a lone surrogate. */
+const HOLDING = {
+  security: {
+    name: 'World Index ETF',
+    tickerSymbol: 'WIDX',
+    currency: 'USD',
+    figi: null,
+    cusp: null,
+    isin: null,
+  },
+  quantity: 12,
+  price: 101.5,
+  value: 1218,
+  costBasis: null,
+  currency: 'USD',
+  raw: { plaid: { id: 'h1\ud83d' } },
+};
 
 /** A `fetch` answering the provider's four routes with odd text; with `refuseKey`, a 401 to every call. */
 export function oddProviderTextFetch(options: { refuseKey?: boolean } = {}): typeof globalThis.fetch {
@@ -32,7 +50,12 @@ export function oddProviderTextFetch(options: { refuseKey?: boolean } = {}): typ
         total: 2,
       });
     if (path.endsWith('/balance')) return json({ balance: { amount: -6, currency: 'GBP' } });
-    if (path.endsWith('/holdings')) return json({ holdings: [], totalValue: 0 });
+    if (path.endsWith('/holdings'))
+      return json({
+        holdings: [HOLDING, { ...HOLDING, raw: { plaid: { id: 'h2\u0000' } } }],
+        totalValue: 2436,
+        currency: 'USD',
+      });
     return json({ transactions: ROWS, total: ROWS.length });
   }) as typeof globalThis.fetch;
 }
@@ -41,6 +64,10 @@ export function oddProviderTextFetch(options: { refuseKey?: boolean } = {}): typ
 export interface OddProviderTextResult {
   /** Each run's issues, as `stage: error name`. */
   issues: string[][];
+  /** Each run's skipped accounts, as the error's name. */
+  skipped: string[][];
+  /** The holdings' keys after the second run. */
+  holdingKeys: string[];
   /** The second run's added, modified and removed rows: `[0, 0, 0]` when the text came back as written. */
   againChanged: number[];
   transactions: {
@@ -61,6 +88,7 @@ export interface OddProviderTextResult {
  */
 export async function oddProviderTextRuns(
   storage: {
+    listHoldings(connectionId: string, accountId: string): Promise<{ key: string }[]>;
     findTransactions(
       connectionId: string,
       accountId: string,
@@ -75,6 +103,7 @@ export async function oddProviderTextRuns(
     addConnection(options: { id: string; fetch: typeof globalThis.fetch }): Promise<unknown>;
     sync(id: string): Promise<{
       issues: { stage: string; error: Error }[];
+      skippedAccounts: { error: Error }[];
       accounts: { added: number; modified: number; removed: number }[];
     }>;
   },
@@ -88,6 +117,8 @@ export async function oddProviderTextRuns(
   const refused = await storage.getConnection('c2');
   return {
     issues: [first, again, refusedRun].map((run) => run.issues.map((i) => `${i.stage}: ${i.error.name}`)),
+    skipped: [first, again, refusedRun].map((run) => run.skippedAccounts.map((s) => s.error.name)),
+    holdingKeys: (await storage.listHoldings('c1', '4711')).map((h) => h.key),
     againChanged: again.accounts.flatMap((a) => [a.added, a.modified, a.removed]),
     transactions: (await storage.findTransactions('c1', '4711')).map(
       ({ key, providerId, merchant, description }) => ({

@@ -343,7 +343,8 @@ function firstNestedId(raw: unknown): string | null {
   for (const value of Object.values(raw as Record<string, unknown>)) {
     if (value !== null && typeof value === 'object' && 'id' in value) {
       const found = (value as { id: unknown }).id;
-      if (typeof found === 'string' || typeof found === 'number') return String(found);
+      // The holding's key is made from it: as every store keeps it (see `storableText`).
+      if (typeof found === 'string' || typeof found === 'number') return storableText(String(found));
     }
   }
   return null;

@@ -413,6 +413,7 @@ export class SyncEngine {
       durationMs: 0,
       accounts: [],
       issues: [{ stage: 'accounts', accountId: null, message: error.message, error }],
+      skippedAccounts: [],
     };
     if (error instanceof MissingCredentialsError)
       this.#logger?.warn?.('sync skipped: no API key for this connection', { connectionId: state.id });

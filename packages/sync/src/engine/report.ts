@@ -98,6 +98,20 @@ export interface ConnectionReport {
   accounts: AccountReport[];
   /** Every issue of the run, the accounts' included. */
   issues: SyncIssue[];
+  /**
+   * Accounts the provider listed that no store can hold (an id over `MAX_ACCOUNT_ID_LENGTH`), left
+   * alone on every run. They do not fail the run: it could never succeed again, and a worker would
+   * run the connection every few minutes instead of on its interval.
+   */
+  skippedAccounts: SkippedAccount[];
+}
+
+/** An account a run left alone, and why (`AccountIdTooLongError`). */
+export interface SkippedAccount {
+  /** Why, for logs and display; it shows at most 64 characters of the id. */
+  message: string;
+  /** The error itself, to test its type. */
+  error: Error;
 }
 
 /** What `sync()` with no connection id returns: one report per stored connection. */

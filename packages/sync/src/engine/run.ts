@@ -1,5 +1,5 @@
 /** One sync run of one connection: discovery, then each account's transactions, balance and holdings. */
-import { NotFoundError, type Account } from '@finsync/provider';
+import { MAX_ACCOUNT_ID_LENGTH, NotFoundError, type Account } from '@finsync/provider';
 import { AccountIdTooLongError, LeaseLostError } from '../errors.js';
 import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAccount } from '../model.js';
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
@@ -10,7 +10,7 @@ import { nextConnectionState, stopEvent, type ConnectionEvent } from './connecti
 import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context.js';
 import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
-import type { AccountReport, ConnectionReport, SyncIssue } from './report.js';
+import type { AccountReport, ConnectionReport, SkippedAccount, SyncIssue } from './report.js';
 import { syncTransactions, type TransactionCallbacks } from './transactions.js';
 import { removeRestingHolds } from './resting-holds.js';
 
@@ -42,11 +42,12 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
   const startedAt = ctx.clock.now();
   const accounts: AccountReport[] = [];
   const issues: SyncIssue[] = [];
+  const skippedAccounts: SkippedAccount[] = [];
   let state = nextConnectionState(connection, { type: 'run-started', at: startedAt });
   let stop: ConnectionEvent | undefined;
 
   try {
-    const mirror = await discoverAccounts(ctx, issues);
+    const mirror = await discoverAccounts(ctx, skippedAccounts);
     const active = mirror.filter((a) => a.state === 'active');
     const resting = mirror.filter((a) => a.state !== 'active');
     const syncStates = new Map(
@@ -146,18 +147,12 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     accounts,
     issues,
+    skippedAccounts,
   };
 }
 
-/**
- * The longest account id the engine stores. Longer ones are skipped with an `AccountIdTooLongError`:
- * every store then holds the same accounts (PostgreSQL refused a key past about 2.7 KB, failing the
- * whole connection, where SQLite and memory kept it). Real ids are numbers or UUIDs.
- */
-export const MAX_ACCOUNT_ID_LENGTH = 256;
-
 /** Every account of the connection as stored after this run's look at the provider's list, gone ones included. */
-async function discoverAccounts(ctx: RunContext, issues: SyncIssue[]): Promise<MirrorAccount[]> {
+async function discoverAccounts(ctx: RunContext, skipped: SkippedAccount[]): Promise<MirrorAccount[]> {
   let upstream: Account[];
   try {
     upstream = await ctx.client.listAccounts({ signal: ctx.signal });
@@ -169,13 +164,23 @@ async function discoverAccounts(ctx: RunContext, issues: SyncIssue[]): Promise<M
   const changes: AccountChange[] = [];
   const result: MirrorAccount[] = [];
   const seen = new Set<string>();
+  const tooLong = new Set<string>();
   for (const account of upstream) {
     if (seen.has(account.id)) continue;
-    seen.add(account.id);
+    // The client cannot ask for such an account, nor every store key it. One stored before this bound
+    // is not seen: it rests as gone (its holds lapse) instead of staying `active` and never synced.
     if (account.id.length > MAX_ACCOUNT_ID_LENGTH) {
-      issues.push(issue('accounts', null, new AccountIdTooLongError(account.id, MAX_ACCOUNT_ID_LENGTH)));
+      if (tooLong.has(account.id)) continue;
+      tooLong.add(account.id);
+      const error = new AccountIdTooLongError(account.id, MAX_ACCOUNT_ID_LENGTH);
+      skipped.push({ message: error.message, error });
+      ctx.logger?.warn?.('account skipped: its id is too long', {
+        connectionId: ctx.connectionId,
+        idLength: account.id.length,
+      });
       continue;
     }
+    seen.add(account.id);
     const previous = stored.get(account.id);
     const record = mirrorAccount(ctx.connectionId, account, previous);
     if (!previous) changes.push(makeChange('account', 'added', record));
