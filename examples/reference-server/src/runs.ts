@@ -52,6 +52,11 @@ export interface UserSyncSummary {
     balance_check: BalanceCheck | null;
   }>;
   issues: Array<{ stage: string; account_id: string | null; error: string; message: string }>;
+  /**
+   * Accounts the provider listed that the engine leaves alone on every run (an id over 256
+   * characters): they do not fail the run. Absent in results stored before it existed.
+   */
+  skipped_accounts?: Array<{ error: string; message: string }>;
   feed_entries_applied: number;
   /**
    * Accounts (the provider's ids) whose balance could not be read, in this run or in an earlier one
@@ -129,6 +134,10 @@ export function summarize(
       account_id: i.accountId,
       error: i.error.name,
       message: i.message,
+    })),
+    skipped_accounts: report.skippedAccounts.map((skipped) => ({
+      error: skipped.error.name,
+      message: skipped.message,
     })),
     feed_entries_applied: applied,
     stale_balances: staleBalances(report, staleBefore),

@@ -1,4 +1,4 @@
-import type { ConnectionReport, SyncEngine } from '@finsync/sync';
+import { AccountIdTooLongError, type ConnectionReport, type SyncEngine } from '@finsync/sync';
 import { describe, expect, it } from 'vitest';
 import { SyncRuns, staleBalancesOf, summarize } from '../src/runs.js';
 import type { AppStore } from '../src/store/types.js';
@@ -27,6 +27,7 @@ const report = {
   finishedAt: '2026-11-24T00:00:01.000Z',
   accounts: [],
   issues: [],
+  skippedAccounts: [],
 } as unknown as ConnectionReport;
 
 describe('SyncRuns', () => {
@@ -69,6 +70,7 @@ describe('balances no sync has read since one failed to (stale_balances)', () =>
       finishedAt: '2026-06-01T00:00:01Z',
       accounts,
       issues: issues.map((i) => ({ ...i, message: 'x', error: new Error('x') })),
+      skippedAccounts: [],
     }) as unknown as ConnectionReport;
 
   it('are kept until a run reads them, and stored with each result', () => {
@@ -105,4 +107,15 @@ describe('balances no sync has read since one failed to (stale_balances)', () =>
     expect(staleBalancesOf(old)).toEqual(['a']);
     expect(staleBalancesOf(null)).toEqual([]);
   });
+});
+
+it('a result names the accounts the run left alone, which do not fail it', () => {
+  const skipped = new AccountIdTooLongError(`acc_${'7'.repeat(300)}`, 256);
+  const summary = summarize(
+    'r1',
+    { ...report, skippedAccounts: [{ message: skipped.message, error: skipped }] },
+    0,
+  );
+  expect([summary.ok, summary.issues]).toEqual([true, []]);
+  expect(summary.skipped_accounts).toEqual([{ error: 'AccountIdTooLongError', message: skipped.message }]);
 });

@@ -103,4 +103,18 @@ describe('an account id longer than MAX_ACCOUNT_ID_LENGTH', () => {
       [long.length, 'gone'],
     ]);
   });
+
+  it('listed alone, is a broken list as an empty one is: no stored account is taken for gone', async () => {
+    let onlyLong = false;
+    const { engine, storage } = await engineOverCraftedProvider(rows, {
+      today: '2026-06-03',
+      accounts: () => (onlyLong ? accounts().slice(1) : accounts()),
+    });
+    await engine.sync('c1');
+    onlyLong = true;
+    const report = await engine.sync('c1');
+    expect([report.ok, report.skippedAccounts.length, report.accounts]).toEqual([true, 1, []]);
+    expect((await storage.listAccounts('c1')).map((a) => [a.id, a.state])).toEqual([['4711', 'active']]);
+    expect((await storage.findTransactions('c1', '4711')).map((t) => t.providerId)).toEqual(['tx_1']);
+  });
 });

@@ -152,12 +152,20 @@ function lastRun(status: Status, names: Map<string, string>) {
     added: sum('added'),
     modified: sum('modified'),
     removed: sum('removed'),
-    issues: run.issues.map((i) => ({
-      stage: i.stage,
-      // The issue names the provider's account; the page shows its name.
-      account: i.account_id ? (names.get(i.account_id) ?? null) : null,
-      message: i.message,
-    })),
+    issues: [
+      ...run.issues.map((i) => ({
+        stage: i.stage,
+        // The issue names the provider's account; the page shows its name.
+        account: i.account_id ? (names.get(i.account_id) ?? null) : null,
+        message: i.message,
+      })),
+      // Not the run's issues (it succeeded), but the page's reader should know an account is missing.
+      ...(run.skipped_accounts ?? []).map((skipped) => ({
+        stage: 'skipped account',
+        account: null,
+        message: skipped.message,
+      })),
+    ],
   };
 }
 

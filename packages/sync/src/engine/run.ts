@@ -188,15 +188,17 @@ async function discoverAccounts(ctx: RunContext, skipped: SkippedAccount[]): Pro
     result.push(record);
   }
   // An empty list is more likely a key whose Account Access was switched off than every account
-  // closing at once: only a non-empty list can tell us an account is gone.
-  if (upstream.length > 0) {
-    for (const previous of stored.values()) {
-      if (seen.has(previous.id)) continue;
-      const gone = previous.state === 'gone' ? previous : { ...previous, state: 'gone' as const };
-      if (gone !== previous) changes.push(makeChange('account', 'modified', gone));
-      result.push(gone);
-    }
-  } else for (const previous of stored.values()) if (previous.state === 'gone') result.push(previous);
+  // closing at once: only a list with an account we can sync can tell us another is gone (a list of
+  // overlong ids alone is a broken answer, as an empty one). One stored with an overlong id is gone
+  // whatever the list: it can never be synced.
+  const listed = seen.size > 0;
+  for (const previous of stored.values()) {
+    if (seen.has(previous.id)) continue;
+    if (!listed && previous.state !== 'gone' && previous.id.length <= MAX_ACCOUNT_ID_LENGTH) continue;
+    const gone = previous.state === 'gone' ? previous : { ...previous, state: 'gone' as const };
+    if (gone !== previous) changes.push(makeChange('account', 'modified', gone));
+    result.push(gone);
+  }
   if (changes.length > 0) await ctx.storage.apply({ changes });
   return result;
 }

@@ -81,6 +81,13 @@ const SummarySchema = z
         message: z.string(),
       }),
     ),
+    skipped_accounts: z
+      .array(z.object({ error: z.string(), message: z.string() }))
+      .optional()
+      .openapi({
+        description:
+          'Accounts the provider listed that are left alone on every run (an id over 256 characters); they do not fail the run',
+      }),
     feed_entries_applied: z.number().int(),
     stale_balances: z.array(z.string()).optional().openapi({
       description:
