@@ -1,38 +1,22 @@
 import { ProviderClient } from '@finsync/provider';
-import { MemoryStorage, SyncEngine, UnknownConnectionError, type Storage } from '@finsync/sync';
+import { MemoryStorage, SyncEngine, UnknownConnectionError } from '@finsync/sync';
+import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
 import {
   LONG_TRANSACTION_ID,
-  freshSchemaName,
   oddProviderTextFetch,
   oddProviderTextRuns,
-  postgresSuiteName,
-} from '@finsync/test-utils';
+} from '@finsync/test-utils/odd-provider-text';
 import { describe, expect, it } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
 import { dropSchema, url } from './helpers.js';
-
-function runsOn(storage: Storage) {
-  const engine = new SyncEngine({
-    storage,
-    clock: { now: () => new Date('2026-06-03T12:00:00Z'), today: () => '2026-06-03' },
-  });
-  return oddProviderTextRuns(storage, {
-    addConnection: ({ id, fetch }) =>
-      engine.addConnection({
-        id,
-        client: new ProviderClient({ apiKey: 'k_test', rateLimit: false, maxRetries: 0, fetch }),
-      }),
-    sync: (id) => engine.sync(id),
-  });
-}
 
 describe.skipIf(!url)(postgresSuiteName('PostgresStorage with odd provider text'), () => {
   it('stores NUL, lone surrogates, a 3,000-character id and a refusal with a NUL as the memory storage does', async () => {
     const schema = freshSchemaName();
     const postgres = new PostgresStorage({ connectionString: url, schema });
     try {
-      const inPostgres = await runsOn(postgres);
-      expect(inPostgres).toEqual(await runsOn(new MemoryStorage()));
+      const inPostgres = await oddProviderTextRuns(postgres);
+      expect(inPostgres).toEqual(await oddProviderTextRuns(new MemoryStorage()));
       // Both runs synced 4711 and skipped the account whose id no store can index alike.
       expect(inPostgres.issues).toEqual([[], [], ['accounts: AuthenticationError']]);
       expect(inPostgres.skipped).toEqual([['AccountIdTooLongError'], ['AccountIdTooLongError'], []]);

@@ -20,13 +20,6 @@ export {
   type PackageReadme,
   type ReadmeExample,
 } from './readme-example.js';
-export {
-  LONG_ACCOUNT_ID,
-  LONG_TRANSACTION_ID,
-  oddProviderTextFetch,
-  oddProviderTextRuns,
-  type OddProviderTextResult,
-} from './odd-provider-text.js';
 export { stalledAnswerFetch } from './stalled-answer.js';
 export { makeTempDir, removeTempDir, useTempDirs } from './temp-dir.js';
 export { holdsTakenForLaterTwins, type TwinRuleRow } from './twin-limits.js';

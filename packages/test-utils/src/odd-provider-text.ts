@@ -3,7 +3,11 @@
  * UTF-16 surrogates (SQLite and PostgreSQL store U+FFFD instead), an id of 3,000 characters (past
  * PostgreSQL's index rows), odd holding ids and, with `refuseKey`, an error message with a NUL. The storage tests
  * sync it into each store and compare with the memory storage: the data must be the same in all.
+ * Its own entry (`@finsync/test-utils/odd-provider-text`): it needs the engine and the client, which
+ * the main entry, loaded by those packages' own tests, must not.
  */
+import { ProviderClient } from '@finsync/provider';
+import { SyncEngine, type Storage } from '@finsync/sync';
 
 /** A transaction id of 3,000 characters: hashed into its key, kept whole as `providerId`. */
 export const LONG_TRANSACTION_ID = `tx_${'9'.repeat(3000)}`;
@@ -84,35 +88,23 @@ export interface OddProviderTextResult {
 
 /**
  * Syncs the odd provider twice into `storage` (connection `c1`), then a connection `c2` whose key it
- * refuses. `engine` makes a `SyncEngine` over the storage (passed in: test-utils depends on no package).
+ * refuses, with an engine whose clock stands on 2026-06-03.
  */
-export async function oddProviderTextRuns(
-  storage: {
-    listHoldings(connectionId: string, accountId: string): Promise<{ key: string }[]>;
-    findTransactions(
-      connectionId: string,
-      accountId: string,
-    ): Promise<
-      { key: string; providerId: string | null; merchant: string | null; description: string | null }[]
-    >;
-    listAccounts(connectionId: string): Promise<{ name: string }[]>;
-    getConnection(id: string): Promise<{ status: string; statusReason: string | null } | undefined>;
-    lastSeq(): Promise<number>;
-  },
-  engine: {
-    addConnection(options: { id: string; fetch: typeof globalThis.fetch }): Promise<unknown>;
-    sync(id: string): Promise<{
-      issues: { stage: string; error: Error }[];
-      skippedAccounts: { error: Error }[];
-      accounts: { added: number; modified: number; removed: number }[];
-    }>;
-  },
-): Promise<OddProviderTextResult> {
-  await engine.addConnection({ id: 'c1', fetch: oddProviderTextFetch() });
+export async function oddProviderTextRuns(storage: Storage): Promise<OddProviderTextResult> {
+  const engine = new SyncEngine({
+    storage,
+    clock: { now: () => new Date('2026-06-03T12:00:00Z'), today: () => '2026-06-03' },
+  });
+  const addConnection = (id: string, fetch: typeof globalThis.fetch) =>
+    engine.addConnection({
+      id,
+      client: new ProviderClient({ apiKey: 'k_test', rateLimit: false, maxRetries: 0, fetch }),
+    });
+  await addConnection('c1', oddProviderTextFetch());
   const first = await engine.sync('c1');
   const again = await engine.sync('c1');
   const lastSeqAfterAgain = await storage.lastSeq();
-  await engine.addConnection({ id: 'c2', fetch: oddProviderTextFetch({ refuseKey: true }) });
+  await addConnection('c2', oddProviderTextFetch({ refuseKey: true }));
   const refusedRun = await engine.sync('c2');
   const refused = await storage.getConnection('c2');
   return {
@@ -121,12 +113,7 @@ export async function oddProviderTextRuns(
     holdingKeys: (await storage.listHoldings('c1', '4711')).map((h) => h.key),
     againChanged: again.accounts.flatMap((a) => [a.added, a.modified, a.removed]),
     transactions: (await storage.findTransactions('c1', '4711')).map(
-      ({ key, providerId, merchant, description }) => ({
-        key,
-        providerId,
-        merchant,
-        description,
-      }),
+      ({ key, providerId, merchant, description }) => ({ key, providerId, merchant, description }),
     ),
     accountNames: (await storage.listAccounts('c1')).map((a) => a.name),
     refused: refused && { status: refused.status, statusReason: refused.statusReason },

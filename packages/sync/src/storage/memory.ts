@@ -37,7 +37,7 @@ function supersededKey(ref: { connectionId: string; accountId: string; key: stri
  * Code-point order, the order of the SQL stores (UTF-8 bytes, `COLLATE "C"`). JavaScript's `<`
  * compares UTF-16 units, which puts U+E000–U+FFFF after every character past U+FFFF (an emoji).
  */
-export function byCodePoint(a: string, b: string): number {
+function byCodePoint(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
