@@ -18,6 +18,19 @@ export interface CliOptions {
   input?: string;
 }
 
+/**
+ * A fixed-offset zone where it is about noon now, for the CLI and for this process: their calendar is
+ * local, and a test crossing local midnight between two runs would see a new day (a second sync would
+ * read a day the first never asked for).
+ */
+function noonZone(now: Date): string {
+  const offset = 12 - now.getUTCHours();
+  if (offset === 0) return 'UTC';
+  // POSIX names: Etc/GMT-5 is five hours ahead of UTC.
+  return offset > 0 ? `Etc/GMT-${offset}` : `Etc/GMT+${-offset}`;
+}
+process.env.TZ = noonZone(new Date());
+
 /** The parent's environment minus anything that would change what the CLI does. */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -12,7 +12,12 @@ import { runCli, startCli, waitForOutput } from './helpers.js';
  * writes without pause until the pipe is full, which the second's wait leaves time for.
  */
 async function pauseAfterFirstOutput(feed: ReturnType<typeof startCli>): Promise<void> {
-  await new Promise((resolve) => feed.stdout!.once('data', resolve));
+  const ended = await Promise.race([
+    new Promise<false>((resolve) => feed.stdout!.once('data', () => resolve(false))),
+    feed.done.then(() => true),
+  ]);
+  // A feed that ended before its first line would leave the test waiting for its timeout.
+  if (ended) throw new Error(`the feed ended before writing anything: ${feed.output.stderr}`);
   feed.stdout!.pause();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
 }

@@ -74,11 +74,16 @@ export function gatedCommitPool(): { pool: pg.Pool; reached: Promise<void>; open
   return { pool, reached, open };
 }
 
-/** Resolves once some statement in the database waits on a lock (polled). */
-export async function someoneWaitsOnALock(): Promise<void> {
+/**
+ * Resolves once a statement on `schema` waits on a lock (polled). The storage names its tables with
+ * the schema, so a wait of another test file, on a schema of its own, does not count.
+ */
+export async function someoneWaitsOnALock(schema: string): Promise<void> {
   for (;;) {
     const { rows } = await adminPool().query<{ n: string }>(
-      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      `SELECT count(*) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND strpos(query, $1) > 0`,
+      [schema],
     );
     if (Number(rows[0]!.n) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));

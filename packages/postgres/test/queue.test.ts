@@ -278,7 +278,7 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
         const applying = holder.apply(batch('w1', 'id:1'));
         await gated.reached;
         const removing = (await worker()).removeConnection('c1');
-        await someoneWaitsOnALock();
+        await someoneWaitsOnALock(schema);
         gated.open();
         await applying;
         await removing;

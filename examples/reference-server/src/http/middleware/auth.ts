@@ -16,6 +16,8 @@ export interface RateLimitOptions {
   limit?: number | undefined;
   /** Default one hour, as the service. */
   windowMs?: number | undefined;
+  /** The clock the windows are counted by; default `Date.now`. Tests pin it so that none crosses a window's end. */
+  now?: (() => number) | undefined;
 }
 
 export type Scope = 'read' | 'write';
@@ -23,18 +25,19 @@ export type Scope = 'read' | 'write';
 /** One limiter per app: its counters are per key, in this process (several instances each count their own). */
 export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
   const windowMs = rateLimit.windowMs ?? 3_600_000;
+  const now = rateLimit.now ?? Date.now;
   const limiter =
     rateLimit.limit === undefined
       ? undefined
       : rateLimiter<AppEnv>({
           windowMs,
           limit: rateLimit.limit,
-          store: new AlignedWindowStore(windowMs),
+          store: new AlignedWindowStore(windowMs, { now }),
           standardHeaders: false,
           keyGenerator: (c) => c.get('principal').keyId,
           handler: (c) => {
             const info = c.get('rateLimit' as never) as { resetTime?: Date } | undefined;
-            const seconds = resetSeconds(info?.resetTime, windowMs);
+            const seconds = resetSeconds(info?.resetTime, windowMs, now);
             c.header('X-RateLimit-Limit', String(rateLimit.limit));
             c.header('X-RateLimit-Remaining', '0');
             c.header('X-RateLimit-Reset', String(seconds));
@@ -58,7 +61,7 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
       if (info) {
         c.header('X-RateLimit-Limit', String(rateLimit.limit));
         c.header('X-RateLimit-Remaining', String(info.remaining));
-        c.header('X-RateLimit-Reset', String(resetSeconds(info.resetTime, windowMs)));
+        c.header('X-RateLimit-Reset', String(resetSeconds(info.resetTime, windowMs, now)));
       }
     } else {
       // What a self-hosted service answers: no limit.
@@ -110,7 +113,7 @@ export function createAuth(store: AppStore, rateLimit: RateLimitOptions) {
 /** `createAuth`'s `withinLimit`. */
 export type WithinLimit = ReturnType<typeof createAuth>['withinLimit'];
 
-function resetSeconds(resetTime: Date | undefined, windowMs: number): number {
-  const ms = resetTime ? resetTime.getTime() - Date.now() : windowMs;
+function resetSeconds(resetTime: Date | undefined, windowMs: number, now: () => number): number {
+  const ms = resetTime ? resetTime.getTime() - now() : windowMs;
   return Math.max(1, Math.ceil(ms / 1000));
 }
