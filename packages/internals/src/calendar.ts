@@ -8,6 +8,14 @@
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
+/**
+ * Unix seconds as the provider sends them: 9 to 11 digits (1973 to 5138). A number outside is not a
+ * time in seconds: milliseconds (13 digits) read as seconds name a year past 50000, and a `20240314`
+ * would be 1970-08-23; each is refused rather than read as a date it does not mean.
+ */
+const UNIX_SECONDS_MIN = 100_000_000;
+const UNIX_SECONDS_END = 100_000_000_000;
+
 /** A calendar date, `YYYY-MM-DD`. */
 export type CalendarDate = string;
 
@@ -45,11 +53,11 @@ function dateInZone(instant: Date, timeZone: string): CalendarDate {
  * Reads a calendar date. A timestamp is read as the date it names on its own clock (the text before
  * `T`) unless `timeZone` is given, in which case the instant is converted to that zone first: a card
  * payment at 23:30 BST sent as `…T22:30:00Z` belongs to the user's local day, not to UTC's.
- * Unix seconds are read in `timeZone`, or UTC.
+ * Unix seconds (9 to 11 digits, as a number or text) are read in `timeZone`, or UTC.
  */
 export function toCalendarDate(value: unknown, timeZone?: string): CalendarDate | undefined {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return undefined;
+    if (!(value >= UNIX_SECONDS_MIN && value < UNIX_SECONDS_END)) return undefined;
     const instant = new Date(value * 1000);
     if (Number.isNaN(instant.getTime())) return undefined;
     return dateInZone(instant, timeZone ?? 'UTC');

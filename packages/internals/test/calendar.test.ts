@@ -15,6 +15,25 @@ describe('toCalendarDate', () => {
     expect(toCalendarDate('2026-06-14T22:30:00Z', 'Asia/Tokyo')).toBe('2026-06-15');
   });
 
+  it('refuses numbers that are not unix seconds, as a number or as text alike', () => {
+    // Milliseconds read as seconds named the year 56170; a compact date read as seconds, 1970-08-23.
+    for (const value of [
+      1773446400000,
+      '1773446400000',
+      20260314,
+      '20260314',
+      0,
+      -86_400,
+      '000000001',
+      1e11,
+      NaN,
+    ])
+      expect(toCalendarDate(value), String(value)).toBeUndefined();
+    expect(toCalendarDate(100_000_000)).toBe('1973-03-03');
+    expect(toCalendarDate(99_999_999_999)).toBe('5138-11-16');
+    expect(toCalendarDate(1773446400.5)).toBe('2026-03-14');
+  });
+
   it('refuses impossible dates', () => {
     expect(toCalendarDate('2026-02-30')).toBeUndefined();
     expect(toCalendarDate('14/03/2026')).toBeUndefined();

@@ -328,4 +328,21 @@ describe('listTransactions', () => {
       '/accounts/4711/transactions?from=2026-01-01&to=2026-01-03&include_pending=false',
     );
   });
+
+  it('refuses a date in milliseconds instead of dropping its row as outside the window', async () => {
+    const rows = history('2026-01-01', '2026-01-03');
+    // 2026-01-02 in milliseconds: read as seconds it was the year 56000-odd, and the row vanished.
+    const millis = Date.UTC(2026, 0, 2);
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, () =>
+        HttpResponse.json({ transactions: [rows[0], { ...rows[1], date: millis }], total: 2 }),
+      ),
+    );
+    const error = (await client()
+      .listTransactions(4711)
+      .toArray({ limit: 10 })
+      .catch((e: unknown) => e)) as InvalidResponseError;
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.issues[0]?.path).toBe('transactions[1].date');
+  });
 });

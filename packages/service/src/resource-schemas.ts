@@ -4,7 +4,14 @@
  * and paginates some lists where others send one plain list.
  */
 import { z } from 'zod';
-import { CategorySchema, MerchantSchema, PaginationSchema, TagSchema, nonBlank } from './schemas.js';
+import {
+  CategorySchema,
+  MerchantSchema,
+  PaginationSchema,
+  TagSchema,
+  WireCents,
+  nonBlank,
+} from './schemas.js';
 import { textMember } from './text.js';
 
 /** `"$1,234.56"` on Sure (localized, like a transaction's `amount`); a plain decimal elsewhere. */
@@ -27,11 +34,11 @@ export const AccountSchema = z
     /** Display string (`"$1,234.56"`, `"-$50.00"`); parse `balance_cents` instead where present. */
     balance: MoneyText,
     /** Signed balance in minor units. */
-    balance_cents: z.number().int().nullish(),
+    balance_cents: WireCents,
     /** The cash part of the balance, as a display string like `balance`. */
     cash_balance: MoneyText,
     /** The cash part of the balance in minor units. */
-    cash_balance_cents: z.number().int().nullish(),
+    cash_balance_cents: WireCents,
     /** `asset` or `liability`. */
     classification: z.string().nullish(),
     /** A finer kind within `account_type` (`checking`, `savings`, …), when set. */

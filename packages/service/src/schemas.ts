@@ -12,6 +12,18 @@ import { textMember } from './text.js';
 // Responses
 
 /**
+ * An amount in minor units as JSON carries it: any integer. Past 2^53 − 1 (90 trillion dollars in
+ * cents) `JSON.parse` has already rounded it, so such a value is read as `null` (not exact) rather
+ * than refused: the service stores amounts that large, and a refused answer to a create that was
+ * stored would invite a retry, and a duplicate.
+ */
+export const WireCents = z
+  .number()
+  .refine(Number.isInteger, { message: 'expected an integer' })
+  .nullish()
+  .transform((value) => (value != null && Number.isSafeInteger(value) ? value : null));
+
+/**
  * Reads the `{ id, name, account_type }` account reference the service puts in a transaction (and in a
  * transfer's `other_account`). Unknown keys are kept.
  */
@@ -126,9 +138,9 @@ export const TransactionSchema = z
     /** A display string formatted for a locale (`"$1,234.56"`, `"1.234,56 €"`); never parse it. */
     amount: z.string(),
     /** The magnitude in the currency's minor units (cents for USD, yen for JPY, fils for KWD), 0 or more. */
-    amount_cents: z.number().int().nullish(),
+    amount_cents: WireCents,
     /** `amount_cents` signed the user's way: positive for income, negative for an expense. */
-    signed_amount_cents: z.number().int().nullish(),
+    signed_amount_cents: WireCents,
     /** ISO code as stored, e.g. `USD`. */
     currency: z.string(),
     /** The transaction's name. */
@@ -161,7 +173,7 @@ export const TransactionSchema = z
     // The exact value, in the service's own sign convention (positive = expense, negative = income),
     // from the integer cents where the server sends them.
     let amountDecimal: string | null = null;
-    if (typeof wire.amount_cents === 'number') {
+    if (wire.amount_cents !== null) {
       const magnitude = amountCentsToDecimal(BigInt(Math.abs(wire.amount_cents)), wire.currency);
       amountDecimal =
         wire.classification === 'income' && wire.amount_cents !== 0 ? `-${magnitude}` : magnitude;
@@ -186,12 +198,12 @@ export const TransactionSchema = z
       transfer: wire.transfer ?? null,
       /**
        * The magnitude in the currency's minor units (cents for USD, yen for JPY, fils for KWD), or `null`
-       * from a server that does not send it.
+       * from a server that does not send it, or past 2^53 − 1, where JSON cannot carry it exactly.
        */
       amount_cents: wire.amount_cents ?? null,
       /**
        * `amount_cents` signed the user's way, positive for income and negative for an expense (the
-       * opposite of the internal sign), or `null` from a server that does not send it.
+       * opposite of the internal sign), or `null` as `amount_cents`.
        */
       signed_amount_cents: wire.signed_amount_cents ?? null,
       /**

@@ -70,6 +70,27 @@ describe('201: a new row', () => {
     expect(plain.classification).toBe('income');
   });
 
+  it('an amount whose cents pass 2^53 − 1 is created and read back, its cents null as not exact', async () => {
+    // The service stores it (under 10^15); JSON cannot carry its 9,999,999,999,999,999 cents exactly.
+    // Refusing the answer said "failed" of a stored row, and a retry would have made a duplicate.
+    const before = count();
+    const { created, transaction } = await client.transactions.create(body({ amount: '99999999999999.99' }));
+    expect(created).toBe(true);
+    expect(transaction).toMatchObject({
+      amount_cents: null,
+      signed_amount_cents: null,
+      amount_decimal: null,
+    });
+    expect(count()).toBe(before + 1);
+    const listed = await client.transactions.list().toArray({ limit: 1_000 });
+    expect(listed.find((t) => t.id === transaction.id)).toMatchObject({ amount_cents: null });
+    const exact = await client.transactions.create(body({ amount: '90071992547409.91' }));
+    expect(exact.transaction).toMatchObject({
+      amount_cents: 9007199254740991,
+      amount_decimal: '90071992547409.91',
+    });
+  });
+
   it('currency defaults to the family currency, not the account currency', async () => {
     const { transaction } = await client.transactions.create(
       body({ account_id: world.card.id, currency: undefined }),
