@@ -70,6 +70,8 @@ export class ProviderKeys {
   readonly #options: ProviderKeysOptions;
   /** The `updated_at` of the stored provider key each registered client was made from. */
   readonly #registered = new Map<string, string>();
+  /** The `updated_at` of each waiting user's stored key `pickUpStoredKeys` last looked at. */
+  readonly #seenWhileWaiting = new Map<string, string>();
 
   constructor(options: ProviderKeysOptions) {
     this.#options = options;
@@ -101,7 +103,10 @@ export class ProviderKeys {
       unusable.map((u) => u.error),
     );
     if (verdict.refuse) throw verdict.refuse;
-    for (const { row, error } of unusable) await this.#markUnusable(row.user_id, error, verdict.note(error));
+    for (const { row, error } of unusable) {
+      this.#seenWhileWaiting.set(row.user_id, row.updated_at);
+      await this.#markUnusable(row.user_id, error, verdict.note(error));
+    }
   }
 
   /**
@@ -158,6 +163,7 @@ export class ProviderKeys {
       apiKey = await this.#openCredential(stored);
     } catch (error) {
       if (!(error instanceof UnusableProviderKey)) throw error;
+      this.#seenWhileWaiting.set(userId, stored.updated_at);
       await this.#markUnusable(userId, error);
       throw new ApiProblem(422, 'validation_failed', 'The stored provider key cannot be used', [
         `${error.statusReason}; set it again with PUT /api/v1/provider`,
@@ -165,6 +171,33 @@ export class ProviderKeys {
     }
     await this.#register(stored, apiKey);
     return true;
+  }
+
+  /**
+   * Registers the keys stored meanwhile, by the command line or another instance, for users waiting
+   * for a new one (`reauth_required`), which makes them active; returns those users. The engine never
+   * schedules a waiting user, so without this such a key waited for a restart or a sync asked for by
+   * hand. A key already looked at is not opened again (one that does not open would log every time).
+   */
+  async pickUpStoredKeys(): Promise<string[]> {
+    const picked: string[] = [];
+    for (const state of await this.#options.engine.storage.listConnections()) {
+      if (state.status !== 'reauth_required') {
+        this.#seenWhileWaiting.delete(state.id);
+        continue;
+      }
+      const stored = await this.#options.store.getProviderCredential(state.id);
+      if (!stored || this.#seenWhileWaiting.get(state.id) === stored.updated_at) continue;
+      this.#seenWhileWaiting.set(state.id, stored.updated_at);
+      if (this.#registered.get(state.id) === stored.updated_at) continue;
+      try {
+        if (await this.refresh(state.id)) picked.push(state.id);
+      } catch (error) {
+        // A key that does not open: `refresh` has logged it and said so in the status.
+        if (!(error instanceof ApiProblem)) throw error;
+      }
+    }
+    return picked;
   }
 
   /** Where a key may be sent: checked when it is stored and whenever it is loaded (see crypto.ts). */

@@ -47,6 +47,9 @@ export interface ReferenceServerOptions {
   logger?: ProviderLogger;
 }
 
+/** How often a running server looks for provider keys stored by the command line for waiting users. */
+const KEY_WATCH_MS = 60_000;
+
 let todayCache = { minute: Number.NaN, day: '' };
 
 /**
@@ -79,6 +82,9 @@ export class ServerRuntime {
   readonly #options: ReferenceServerOptions;
   readonly #runs: SyncRuns;
   #started = false;
+  #keyWatch: ReturnType<typeof setInterval> | undefined;
+  /** The key watch's pass under way, which `close()` waits for. */
+  #keyWatchPass: Promise<void> | undefined;
   /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
   readonly #applying = new Map<string, Promise<UserSyncSummary>>();
 
@@ -148,8 +154,28 @@ export class ServerRuntime {
       this.#sandboxServer = await startSandboxServer(this.sandbox);
     }
     await this.#keys.registerStored((userId) => this.#applier.apply(userId).then(() => undefined));
-    if (this.#options.scheduler ?? true) this.engine.start();
+    if (this.#options.scheduler ?? true) {
+      this.engine.start();
+      // A user waiting for a new key is never scheduled: a key the command line stores for one is
+      // looked for every minute (or every interval, when shorter) and synced with at once.
+      const every = Math.min(KEY_WATCH_MS, this.#options.syncIntervalMs ?? KEY_WATCH_MS);
+      this.#keyWatch = setInterval(() => {
+        this.#keyWatchPass ??= this.#syncWithStoredKeys().finally(() => (this.#keyWatchPass = undefined));
+      }, every);
+      this.#keyWatch.unref();
+    }
     this.#started = true;
+  }
+
+  async #syncWithStoredKeys(): Promise<void> {
+    try {
+      for (const userId of await this.#keys.pickUpStoredKeys()) {
+        this.logger.info?.('a provider key stored elsewhere was picked up', { userId });
+        await this.startSync(userId);
+      }
+    } catch (error) {
+      this.logger.error?.('looking for provider keys stored elsewhere failed', { error: String(error) });
+    }
   }
 
   /**
@@ -157,6 +183,8 @@ export class ServerRuntime {
    * aborts what is left between two commits (nothing is half-written either way).
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
+    clearInterval(this.#keyWatch);
+    await this.#keyWatchPass;
     const grace = new Promise<'timeout'>((resolve) => {
       const timer = setTimeout(() => resolve('timeout'), options.graceMs ?? 30_000);
       timer.unref();

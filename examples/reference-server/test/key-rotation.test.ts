@@ -80,4 +80,38 @@ describe('a provider key replaced while the server runs', () => {
       await server.close({ graceMs: 0 });
     }
   }, 90_000);
+
+  it('from the command line for a user the provider already refused: picked up and synced with, no restart', async () => {
+    const dataDir = tempDir();
+    const server = new ServerRuntime({ dataDir, syncIntervalMs: 300, sandbox: SANDBOX_DATA });
+    await server.start();
+    try {
+      const user = await createUser(server.store, 'alice');
+      await server.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await until(async () => (await server.status(user.id)).last_sync !== null, 'the first sync');
+      // The key is revoked at the provider: a scheduled run is refused, and the user waits for a key.
+      server.sandbox!.setApiKey('new-key');
+      await until(
+        async () => (await server.status(user.id)).connection?.status === 'reauth_required',
+        'the refusal',
+      );
+      const storedAt = new Date().toISOString();
+      const cli = new ServerRuntime({ dataDir, sandbox: false });
+      await cli.setProviderKey(user.id, 'new-key', SANDBOX);
+      await cli.close({ graceMs: 0 });
+      // The scheduler never runs a waiting user: before, this waited for a restart.
+      await until(
+        async () => (await server.status(user.id)).connection?.status === 'active',
+        'the stored key to be picked up',
+      );
+      await until(
+        async () => ((await server.status(user.id)).last_sync?.started_at ?? '') > storedAt,
+        'a sync with it',
+      );
+      expect((await server.status(user.id)).last_sync?.outcome).toBe('success');
+      expect((await server.status(user.id)).connection?.status).toBe('active');
+    } finally {
+      await server.close({ graceMs: 0 });
+    }
+  }, 90_000);
 });
