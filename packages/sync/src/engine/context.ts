@@ -25,6 +25,9 @@ export interface RunContext {
  * aborted, or the worker lost the connection's lease.
  */
 export class StopRun extends Error {
+  /** The report of the account the run stopped in, as far as it got: what it committed stays reported. */
+  account: AccountReport | undefined;
+
   constructor(readonly issue: SyncIssue) {
     super(issue.message);
   }

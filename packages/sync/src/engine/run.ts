@@ -103,7 +103,11 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     }
   } catch (error) {
     if (error instanceof StopRun) {
-      issues.push(error.issue);
+      if (error.account) {
+        accounts.push(error.account);
+        issues.push(...error.account.issues);
+        ctx.onAccountDone(error.account);
+      } else issues.push(error.issue);
       stop = stopEvent(error.issue.error, ctx.clock.now(), ctx.tuning.defaultRateLimitPauseMs);
     } else {
       // A write that failed outside an account's transactions (the account list, an account marked
@@ -226,27 +230,24 @@ async function syncAccount(
   turn: AccountTurn,
   callbacks: AccountCallbacks,
 ): Promise<AccountReport> {
+  const report = newAccountReport(account);
   try {
-    return await syncAccountPhases(ctx, account, previousState, turn, callbacks);
+    return await syncAccountPhases(ctx, account, previousState, turn, callbacks, report);
+  } catch (error) {
+    // The run stops in this account (Ctrl-C, a refused key, a lost lease): what it committed is still
+    // reported, with the reason it stopped.
+    if (error instanceof StopRun) {
+      report.issues.push(error.issue);
+      error.account = report;
+    }
+    throw error;
   } finally {
     await turn.discard();
   }
 }
 
-async function syncAccountPhases(
-  ctx: RunContext,
-  account: MirrorAccount,
-  previousState: AccountSyncState,
-  { reads, withHoldings, answers, readsDone }: AccountTurn,
-  callbacks: AccountCallbacks,
-): Promise<AccountReport> {
-  const { onFetched } = callbacks;
-  // This account's balance and holdings go out by now (account-turn.ts), and the next account's reads.
-  const onReadsDone = () => {
-    readsDone();
-    callbacks.onReadsDone?.();
-  };
-  const report: AccountReport = {
+function newAccountReport(account: MirrorAccount): AccountReport {
+  return {
     accountId: account.id,
     name: account.name,
     state: account.state,
@@ -263,6 +264,22 @@ async function syncAccountPhases(
     replacements: { posted: 0, 'id-changed': 0, reverted: 0 },
     reconciliation: null,
     issues: [],
+  };
+}
+
+async function syncAccountPhases(
+  ctx: RunContext,
+  account: MirrorAccount,
+  previousState: AccountSyncState,
+  { reads, withHoldings, answers, readsDone }: AccountTurn,
+  callbacks: AccountCallbacks,
+  report: AccountReport,
+): Promise<AccountReport> {
+  const { onFetched } = callbacks;
+  // This account's balance and holdings go out by now (account-turn.ts), and the next account's reads.
+  const onReadsDone = () => {
+    readsDone();
+    callbacks.onReadsDone?.();
   };
   let syncState = previousState;
   let current = account;

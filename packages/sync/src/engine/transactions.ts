@@ -1,6 +1,6 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
 import type { TransactionPage } from '@finsync/provider';
-import type { AccountSyncState, MirrorTransaction } from '../model.js';
+import type { AccountSyncState, MirrorTransaction, TransactionChange } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
 import { coalescePages } from './coalesce.js';
 import { commitSlices } from './commit-slices.js';
@@ -172,11 +172,6 @@ async function syncPages(
         read: reads.window(),
       });
       report.hidden += diff.hidden;
-      for (const change of diff.changes) {
-        report[change.op] += 1;
-        // Every link has exactly one removed side, so counting those counts each link once.
-        if (change.op === 'removed' && change.reason) report.replacements[change.reason] += 1;
-      }
 
       // Commits land in order: the page before's last one first (and its failure stops the run here).
       await landed();
@@ -204,6 +199,7 @@ async function syncPages(
         if (nothingToWrite) onCommitted(state);
         else if (!last) {
           await commit({ changes: slice, accountStates: [state] });
+          countCommitted(report, slice);
           onCommitted(state);
         } else {
           const committed = state;
@@ -212,7 +208,10 @@ async function syncPages(
             accountStates: [committed],
             superseded: diff.superseded,
             releasedSuperseded: diff.released,
-          }).then(() => onCommitted(committed));
+          }).then(() => {
+            countCommitted(report, slice);
+            onCommitted(committed);
+          });
           // Awaited by landed(); seen here at once, so a failure while the next page is read is not
           // unhandled, and stops that read.
           done.catch((error: unknown) => {
@@ -239,6 +238,18 @@ async function syncPages(
     await committing?.done.catch(() => undefined);
   }
   return state;
+}
+
+/**
+ * Counts a slice into the report once it has committed: a commit that failed (a busy or read-only
+ * database) wrote nothing, and the report says what is in the mirror, not what was meant to be.
+ */
+function countCommitted(report: AccountReport, slice: readonly TransactionChange[]): void {
+  for (const change of slice) {
+    report[change.op] += 1;
+    // Every link has exactly one removed side, so counting those counts each link once.
+    if (change.op === 'removed' && change.reason) report.replacements[change.reason] += 1;
+  }
 }
 
 /**

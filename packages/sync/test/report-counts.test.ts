@@ -1,0 +1,75 @@
+/**
+ * A report counts what is in the mirror: the rows of a commit that failed are not counted, and a run
+ * stopped in the middle of an account still reports what that account committed.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStorage, type Storage, type WriteBatch } from '../src/index.js';
+import { createHarness, useMsw } from './harness.js';
+
+useMsw();
+
+/** Commits of transactions fail after the first `allowed`, as a database gone read-only or busy would. */
+class FailingAfter extends MemoryStorage {
+  commits = 0;
+  constructor(readonly allowed: number) {
+    super();
+  }
+  override async apply(batch: WriteBatch): Promise<void> {
+    if (batch.changes.some((change) => change.entity === 'transaction')) {
+      this.commits += 1;
+      if (this.commits > this.allowed) throw new Error('attempt to write a readonly database');
+    }
+    return super.apply(batch);
+  }
+}
+
+async function storedPerAccount(storage: Storage, accountIds: string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const id of accountIds) counts.set(id, await storage.countTransactions('c1', id));
+  return counts;
+}
+
+describe('what a report counts', () => {
+  it('counts no row of a commit that failed: added is what the mirror holds', async () => {
+    const storage = new FailingAfter(1);
+    const h = await createHarness({
+      storage,
+      sandbox: { historyDays: 200, transactionsPerDay: 3 },
+      engine: { startDate: '2026-01-01', windowDays: 15, batchSize: 50 },
+    });
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(false);
+    const stored = await storedPerAccount(
+      storage,
+      report.accounts.map((a) => a.accountId),
+    );
+    for (const account of report.accounts)
+      expect(account.added, account.accountId).toBe(stored.get(account.accountId));
+    // One commit landed: some rows, and not the many the failed commits carried.
+    const added = report.accounts.reduce((n, a) => n + a.added, 0);
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThanOrEqual(50);
+  });
+
+  it('a run stopped inside an account reports that account, with what it committed and why it stopped', async () => {
+    const h = await createHarness({
+      sandbox: { historyDays: 150 },
+      engine: { startDate: '2026-01-01', windowDays: 15 },
+    });
+    h.sandbox.faults.add({ kind: 'latency', ms: 20 });
+    const controller = new AbortController();
+    let pages = 0;
+    h.engine.on('progress', (progress) => {
+      if (progress.transactionsFetched > 0) pages += 1;
+      if (pages === 3) controller.abort();
+    });
+    const report = await h.engine.sync('c1', { signal: controller.signal });
+    expect(report.ok).toBe(false);
+    const account = report.accounts.at(-1);
+    expect(account!.issues.map((i) => i.error.name)).toEqual(['RequestAbortedError']);
+    expect(report.issues.at(-1)).toBe(account!.issues[0]);
+    const stored = await h.storage.countTransactions('c1', account!.accountId);
+    expect(stored).toBeGreaterThan(0);
+    expect(account!.added).toBe(stored);
+  });
+});
