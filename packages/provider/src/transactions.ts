@@ -318,16 +318,19 @@ export async function* walkTransactionPages(
       yield* completePages(result.paged, window, options.includePending);
       return;
     }
-    // The provider cut the answer short. Re-walk, in windows, the days it did reach; whatever lies
-    // before the earliest row it sent cannot be found without a `from`, and is reported as shortfall.
+    // The provider cut the answer short. Re-walk, in windows, the days it did reach, and those before
+    // its earliest row that hold the rows it left out (a provider that sends the newest rows first);
+    // what even that does not find is reported as shortfall.
     const earliest = result.paged ? result.paged.earliest! : earliestDate(result.rows);
+    const missing = (result.total ?? 0) - received(result);
     await result.paged?.dispose();
     const to = options.to ?? options.today;
+    const from = await cutHistoryStart(fetchWindow, earliest, to, missing, options.windowDays);
     // What the re-walk accounts for: the rows it found and those its own pages report missing.
     let accounted = 0;
     const pages: TransactionPage[] = [];
     const rewalk = { ...options, receiveWindow: undefined };
-    for await (const page of walkRange(fetchWindow, earliest, to, rewalk)) {
+    for await (const page of walkRange(fetchWindow, from, to, rewalk)) {
       accounted += page.transactions.length + page.shortfall;
       pages.push(page);
       if (pages.length > 1) yield* report([pages.shift()!]);
@@ -344,6 +347,45 @@ export async function* walkTransactionPages(
   } finally {
     await result.paged?.dispose();
   }
+}
+
+/** How far before its earliest row an answer cut short is looked behind: some 40 years. */
+const CUT_HISTORY_LOOKBACK_DAYS = 40 * 366;
+
+/**
+ * Where the history of a whole-history answer cut short begins. The days before its earliest row (up to
+ * `to`) are asked for in windows going back, each twice as long as the one after it (ten requests reach back 40
+ * years from a 30-day window), until their totals count the `missing` rows the answer left out. The
+ * start of the furthest window that held a row is returned, else `earliest`: the walk from there
+ * splits every window still short, so rows are found however the provider cuts its answers. Without
+ * this, a provider that sent the newest rows first lost the oldest ones for good, and the sync said
+ * success. The rows of these answers are not kept: the walk asks for them again, oldest first.
+ */
+async function cutHistoryStart(
+  fetchWindow: FetchWindow,
+  earliest: CalendarDate,
+  to: CalendarDate,
+  missing: number,
+  windowDays: number,
+): Promise<CalendarDate> {
+  let start = earliest;
+  let counted = 0;
+  // Never past `to`: an answer may send rows dated after the days it was asked for.
+  const before = addDays(earliest, -1);
+  let end = before < to ? before : to;
+  let days = windowDays;
+  for (let behind = 0; counted < missing && behind < CUT_HISTORY_LOOKBACK_DAYS; behind += days, days *= 2) {
+    const window = { from: addDays(end, -(days - 1)), to: end };
+    const answer = await fetchWindow(window);
+    await answer.paged?.dispose();
+    const held = Math.max(answer.total ?? 0, received(answer));
+    if (held > 0) {
+      counted += held;
+      start = window.from;
+    }
+    end = addDays(window.from, -1);
+  }
+  return start;
 }
 
 function earliestDate(rows: readonly Transaction[]): CalendarDate {

@@ -410,7 +410,7 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     ['spilled', 50],
     ['held', 10_000],
   ])(
-    'an answer cut short is walked again in windows from its earliest day, as before (%s)',
+    'an answer cut short is walked again in windows, from the first day a row the cut left out lies on (%s)',
     async (_, afterRows) => {
       const rows = history('2026-03-01', '2026-06-30');
       const urls = serve((url) => {
@@ -425,20 +425,48 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
       const pages = await pagesOf({ windowDays: 30, spill: { afterRows, directory } });
       expect(urls[0]).not.toContain('from=');
       expect(urls.length).toBeGreaterThan(1);
-      const earliestSent = rows.slice(0, 200).reduce((d, r) => (r.date < d ? r.date : d), '9999-12-31');
-      expect(pages[0]!.from).toBe(earliestSent);
+      expect(pages[0]!.from! <= rows[0]!.date).toBe(true);
       const got = pages.flatMap((p) => p.transactions);
-      expect(got.length + pages.reduce((n, p) => n + p.shortfall, 0)).toBe(rows.length);
+      expect(got.map((t) => t.id ?? t.date).sort()).toEqual(rows.map((r) => r.id ?? r.date).sort());
+      expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(0);
       expect(readdirSync(directory)).toEqual([]);
     },
   );
 
   it('an answer cut short whose every row is dated after the asked window says what is missing', async () => {
-    // Asked up to 2026-03-31; the provider counts 40 rows and sends 10, all dated in April.
+    // Asked up to 2026-03-31; the provider counts 40 rows and sends 10, all dated in April, and no
+    // window of days up to 2026-03-31 holds any.
     const rows = history('2026-04-01', '2026-04-10', 1);
-    serve({ transactions: rows, total: 40 });
+    serve((url) =>
+      HttpResponse.json(
+        url.searchParams.has('from') ? { transactions: [], total: 0 } : { transactions: rows, total: 40 },
+      ),
+    );
     expect(await pagesOf({ spill: { directory: tempDir() } }, '2026-03-31')).toEqual([
       { from: null, to: '2026-03-31', transactions: [], total: 40, shortfall: 40 },
     ]);
+  });
+
+  it('an answer that sent the newest rows first is completed from the days before its earliest row', async () => {
+    // The provider caps a whole history at 100 rows and sends the newest: the oldest 260 were lost
+    // for good, and the sync said success.
+    const rows = history('2026-03-01', '2026-06-30');
+    const urls = serve((url) => {
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to')!;
+      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+      const sent = from ? matching : matching.sort((a, b) => a.date.localeCompare(b.date)).slice(-100);
+      return HttpResponse.json({ transactions: sent, total: matching.length });
+    });
+    const pages = await pagesOf({ windowDays: 30, spill: { directory: tempDir() } });
+    const got = pages.flatMap((p) => p.transactions);
+    expect(got).toHaveLength(rows.length);
+    expect(new Set(got.map((t) => `${t.date} ${t.amount}`)).size).toBe(rows.length);
+    expect(pages.reduce((n, p) => n + p.shortfall, 0)).toBe(0);
+    // Oldest first, as every list's pages are.
+    const dates = pages.map((p) => p.from!);
+    expect(dates).toEqual([...dates].sort());
+    // The look behind the cut is bounded: it stops once it has counted what was missing.
+    expect(urls.length).toBeLessThan(20);
   });
 });

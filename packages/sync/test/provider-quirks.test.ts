@@ -2,12 +2,12 @@
  * Provider answers no sandbox option makes, each from a review of the engine: an id listed twice in
  * one answer, a posted row missing for one read beside its identical twin, an empty answer in an
  * outage, an account whose rows arrive after its first sync, a row re-dated across the edge of the
- * re-read, a holdings answer that fails once.
+ * re-read, a holdings answer that fails once, a whole history cut to its newest rows.
  */
 import { describe, expect, it } from 'vitest';
 import { EmptyAnswerError, HoldingsNotFoundError } from '../src/index.js';
 import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
-import { createHarness, useMsw } from './harness.js';
+import { createHarness, expectFeedReplaysToMirror, expectMirrorMatchesProvider, useMsw } from './harness.js';
 
 useMsw();
 
@@ -613,5 +613,21 @@ describe('a connection of one account whose balance alone failed', () => {
     const report = await h.engine.sync('c1');
     expect(report.accounts[0]).toMatchObject({ added: 1, balance: 'failed' });
     expect(report.outcome).toBe('partial');
+  });
+});
+
+describe('a whole-history answer the provider cuts to its newest rows', () => {
+  it('a first sync without startDate still mirrors every row, and its balances add up', async () => {
+    // 40 rows an answer, newest first: the rows before the cut were lost for good, the run a success.
+    const h = await createHarness({
+      sandbox: { historyDays: 45, transactionsPerDay: 3, maxRowsPerResponse: 40 },
+    });
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    expect(report.accounts.reduce((n, a) => n + a.shortfall, 0)).toBe(0);
+    await expectMirrorMatchesProvider(h);
+    await expectFeedReplaysToMirror(h.storage);
+    for (const account of await h.storage.listAccounts('c1'))
+      expect(account.reconciliation?.status, account.id).not.toBe('mismatch');
   });
 });
