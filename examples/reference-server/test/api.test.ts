@@ -62,6 +62,25 @@ for (const backend of BACKENDS) {
       );
     });
 
+    it('min/max_amount compare exactly, where doubles cannot tell the amounts apart', async () => {
+      // Near 10^12 a double's step is about 1.2e-4: SQLite compared doubles, and took this row for
+      // at least 999999999814.0501 (PostgreSQL, with numeric, did not).
+      const row = all.find((x) => x.currency === 'GBP')!;
+      await client.transactions.update(row.id, { amount: '999999999814.05' });
+      try {
+        const matching = async (params: Parameters<ServiceClient['transactions']['list']>[0]) =>
+          (await ids({ account_ids: [row.account.id], ...params })).includes(row.id);
+        expect(await matching({ min_amount: '999999999814.0501' })).toBe(false);
+        expect(await matching({ min_amount: '999999999814.05' })).toBe(true);
+        expect(await matching({ min_amount: '999999999814.0499' })).toBe(true);
+        expect(await matching({ max_amount: '999999999814.0499' })).toBe(false);
+        expect(await matching({ max_amount: '999999999814.05' })).toBe(true);
+        expect(await matching({ max_amount: '999999999814.0501' })).toBe(true);
+      } finally {
+        await client.transactions.update(row.id, { amount: (-row.signed_amount_cents / 100).toFixed(2) });
+      }
+    });
+
     it('search matches the name, the notes and the merchant name, ASCII letters in any case', async () => {
       const row = all.find((x) => x.notes && x.notes.length > 8 && x.notes !== x.name)!;
       const fromNotes = row.notes!.slice(2, 8).toLowerCase();

@@ -5,6 +5,7 @@
  */
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { registerDecimalCompare } from './sqlite-decimal.js';
 
 type Db = Database.Database;
 
@@ -161,6 +162,7 @@ export function openDatabase(filename: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  registerDecimalCompare(db);
   db.exec(
     'CREATE TABLE IF NOT EXISTS app_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT',
   );

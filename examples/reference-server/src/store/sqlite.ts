@@ -7,6 +7,7 @@
  * would run on the same connection inside the open transaction, and be rolled back with it.
  */
 import type { Storage } from '@finsync/sync';
+import { atLeast, atMost } from './sqlite-decimal.js';
 import { openDatabase, prepareCached, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { TX_COLUMNS } from './columns.js';
@@ -271,11 +272,12 @@ export class SqliteAppStore implements AppStore {
     anyOf('t.merchant_id', filter.merchant_ids);
     if (filter.start_date) (where.push('t.date >= ?'), args.push(filter.start_date));
     if (filter.end_date) (where.push('t.date <= ?'), args.push(filter.end_date));
-    // Amounts are exact decimal text; compared as numbers, both sides converted alike.
-    if (filter.min_amount)
-      (where.push('CAST(t.amount AS REAL) >= CAST(? AS REAL)'), args.push(filter.min_amount));
-    if (filter.max_amount)
-      (where.push('CAST(t.amount AS REAL) <= CAST(? AS REAL)'), args.push(filter.max_amount));
+    // Amounts are exact decimal text, compared exactly (sqlite-decimal.ts).
+    for (const bound of [
+      filter.min_amount && atLeast('t.amount', filter.min_amount),
+      filter.max_amount && atMost('t.amount', filter.max_amount),
+    ])
+      if (bound) (where.push(bound.sql), args.push(...bound.args));
     if (filter.type === 'income') where.push('CAST(t.amount AS REAL) < 0');
     if (filter.type === 'expense') where.push('CAST(t.amount AS REAL) > 0');
     if (filter.search) {
