@@ -7,7 +7,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { storedFromProvider } from './sign-convention.js';
-import type { AppStore, UnitOfWork, FeedTransaction, TransactionUpdate } from './store/types.js';
+import {
+  API_KEY_PREFIX,
+  type AppStore,
+  type UnitOfWork,
+  type FeedTransaction,
+  type TransactionUpdate,
+} from './store/types.js';
 
 export type { LockableField } from './store/types.js';
 
@@ -124,6 +130,7 @@ export class FeedApplier {
     let existing = await unit.findFeedTransaction(account.id, entry.key);
     if (!existing && entry.op === 'added' && entry.replaces)
       existing = await unit.findFeedTransaction(account.id, entry.replaces);
+    if (!existing && entry.op === 'added') existing = await this.#createdWithItsKey(unit, account.id, record);
     const fields = await this.#providerFields(batch, account.currency, record);
     if (existing) await this.#updateTransaction(unit, existing, fields);
     else {
@@ -138,6 +145,17 @@ export class FeedApplier {
         updated_at: now,
       });
     }
+  }
+
+  /**
+   * A row created through the API with the key the sync gives this one (`external_id` `lunchflow_…`,
+   * `source` `lunchflow`): the service's importer finds an entry by account, external id and source
+   * and updates it, so the sync takes this row over (its locked fields kept) instead of adding the
+   * same purchase beside it.
+   */
+  async #createdWithItsKey(unit: UnitOfWork, accountId: string, record: MirrorTransaction) {
+    const row = await unit.findByExternalId(accountId, 'lunchflow', externalId(record));
+    return row && unit.findFeedTransaction(accountId, `${API_KEY_PREFIX}${row.id}`);
   }
 
   /**

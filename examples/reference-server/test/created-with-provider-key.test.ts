@@ -1,0 +1,71 @@
+/**
+ * A transaction created through the API with the key the sync will give a provider row
+ * (`external_id` `lunchflow_<id>`, `source` `lunchflow`, as an import by hand or from another tool
+ * writes it): the service's importer finds an entry by account, external id and source and updates
+ * it, so the sync takes that row over, with the fields the create locked, instead of adding the same
+ * purchase beside it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BACKENDS, startSandboxUser, type SandboxUser } from './helpers.js';
+
+interface Row {
+  id: string;
+  name: string;
+  external_id: string | null;
+  source: string | null;
+  notes: string | null;
+}
+
+for (const backend of BACKENDS) {
+  (backend.skip ? describe.skip : describe)(`a create that names a provider row ${backend.title}`, () => {
+    let t: SandboxUser | undefined;
+    afterEach(async () => {
+      await t?.close();
+      t = undefined;
+    });
+
+    it('is taken over by the sync: one row, its id and locked name kept', async () => {
+      t = await startSandboxUser(backend, { seed: 7, historyDays: 5, transactionsPerDay: 4 });
+      const { runtime } = t.server;
+      const sandbox = runtime.sandbox!;
+      await runtime.syncUser(t.userId);
+      const known = new Set((await t.listAll<Row>('/api/v1/transactions')).map((row) => row.external_id));
+      sandbox.advanceDays(1);
+      const account = sandbox.listAccounts()[0]!;
+      const upcoming = [...sandbox.transactionsOf(account.id)].find(
+        (row) => row.id && !known.has(`lunchflow_${row.id}`),
+      )!;
+      const key = `lunchflow_${upcoming.id}`;
+      const { body: accounts } = await t.api<{ accounts: Array<{ id: string; name: string }> }>(
+        'GET',
+        '/api/v1/accounts',
+      );
+      const createBody = {
+        account_id: accounts.accounts.find((a) => a.name === account.name)!.id,
+        name: 'Imported by hand',
+        amount: upcoming.amount.replace(/^-/, ''),
+        date: upcoming.date,
+        external_id: key,
+        source: 'lunchflow',
+      };
+      const created = await t.api<Row>('POST', '/api/v1/transactions', { transaction: createBody });
+      expect(created.status).toBe(201);
+
+      await runtime.syncUser(t.userId);
+      const withKey = (await t.listAll<Row>('/api/v1/transactions')).filter((row) => row.external_id === key);
+      expect(withKey.map((row) => [row.id, row.name, row.source])).toEqual([
+        [created.body.id, 'Imported by hand', 'lunchflow'],
+      ]);
+      // A create locks its notes too: the provider's description does not fill them.
+      expect(withKey[0]!.notes).toBeNull();
+      // A repeat of the create answers that one row.
+      const again = await t.api<Row>('POST', '/api/v1/transactions', { transaction: createBody });
+      expect([again.status, again.body.id]).toEqual([200, created.body.id]);
+      // Still one row after another sync.
+      await runtime.syncUser(t.userId);
+      expect(
+        (await t.listAll<Row>('/api/v1/transactions')).filter((row) => row.external_id === key),
+      ).toHaveLength(1);
+    });
+  });
+}
