@@ -111,6 +111,18 @@ for (const backend of BACKENDS) {
       expect(await count(`account_ids[]=&account_ids[]=${a!.id}`)).toBe(await count(`account_id=${a!.id}`));
     });
 
+    it('answers 400 to a query value that is not percent-encoded UTF-8, as the service', async () => {
+      // Before, each was searched for as written: `%FF` matched a row named `ab%FFcd`.
+      for (const query of ['search=%FF', 'search=%ED%A0%80', 'search=%', 'account_id=%FF', '%FF=1']) {
+        const answer = await get(`/api/v1/transactions?${query}`);
+        expect(answer.status, query).toBe(400);
+        expect(answer.body.message, query).toMatch(/is not percent-encoded UTF-8/);
+      }
+      // Encoded text, a literal `%25` and a `+` for a space are fine.
+      expect(await count('search=%25FF')).toBe(0);
+      expect(await count('search=caf%C3%A9+latte')).toBe(0);
+    });
+
     it('treats a blank category or merchant on a PATCH as not sent, and changes nothing else', async () => {
       const before = (await get(`/api/v1/transactions/${row.id}`)).body;
       const patched = await t.request(t.keys.alice, 'PATCH', `/api/v1/transactions/${row.id}`, {

@@ -89,12 +89,35 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
  * and its filter matches nothing; so does this server's.
  */
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
+  refuseUndecodableQuery(c.req.url);
   const values: Record<string, string | string[]> = {};
   for (const [key, all] of Object.entries(c.req.queries())) {
     const list = key.endsWith('[]') ? all : all.filter((value) => value.trim() !== '');
     if (list.length > 0) values[key] = list.length === 1 ? list[0]! : list;
   }
   return values;
+}
+
+/**
+ * A 400 for a query name or value that is not percent-encoded UTF-8 (`%FF`, a lone `%`, an encoded
+ * surrogate `%ED%A0%80`): Hono hands such a value on as written, so `?search=%FF` searched for the text
+ * `%FF`, as `?search=%25FF` does, where the service (Rails) answers 400.
+ */
+function refuseUndecodableQuery(url: string): void {
+  const start = url.indexOf('?');
+  if (start === -1) return;
+  const end = url.indexOf('#', start);
+  for (const pair of url.slice(start + 1, end === -1 ? undefined : end).split('&')) {
+    if (!pair.includes('%')) continue;
+    try {
+      decodeURIComponent(pair.replace(/\+/g, ' '));
+    } catch {
+      const name = pair.split('=', 1)[0]!.slice(0, 40);
+      throw new HTTPException(400, {
+        message: `Query parameter ${JSON.stringify(name)} is not percent-encoded UTF-8`,
+      });
+    }
+  }
 }
 
 /** Records the checked value for `c.req.valid`, or answers the failure as the app's hook says. */
