@@ -289,9 +289,11 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // commander has printed its message (or the help, or the version) already.
     if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    if (error instanceof CliError) {
-      process.stderr.write(`finsync: ${redact(error.message)}\n`);
-      return error.exitCode;
+    // options.js is loaded by every command that opens a database; not before, for --help's speed.
+    const known = error instanceof CliError ? error : (await import('./options.js')).databaseFailure(error);
+    if (known) {
+      process.stderr.write(`finsync: ${redact(known.message)}\n`);
+      return known.exitCode;
     }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     process.stderr.write(`finsync: unexpected error: ${redact(message)}\n`);

@@ -2,7 +2,16 @@
  * Turns flags and environment into a database, an API key and a provider, checking everything a
  * command needs before anything is opened: a missing key must not leave an empty database behind.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DEFAULT_BASE_URL, type ProviderClientOptions } from '@finsync/provider';
 import type { SandboxProvider } from '@finsync/provider/sandbox';
@@ -74,7 +83,49 @@ function schemaError(error: unknown, target: DatabaseTarget): CliError | undefin
     return new CliError(`${where} was written by a newer finsync: upgrade @finsync/cli to read it`);
   if ((error as { code?: string }).code === 'SQLITE_NOTADB')
     return new CliError(`${where} is not a database`);
+  return databaseFailure(error, target);
+}
+
+/** The database the command opened, for the errors it throws later. */
+let opened: DatabaseTarget | undefined;
+
+/**
+ * A database error thrown after the database opened, as one line naming it (exit 2), or undefined:
+ * a SQLite file found damaged by a later read said only "unexpected error: database disk image is
+ * malformed".
+ */
+export function databaseFailure(error: unknown, target = opened): CliError | undefined {
+  const code = (error as { code?: unknown })?.code;
+  if (target === undefined || typeof code !== 'string' || !(error instanceof Error)) return undefined;
+  const where = describeDatabase(target);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
+    return new CliError(
+      `${where} is damaged (${error.message}): restore it from a backup, or sync into a new file with --database`,
+    );
+  if (code.startsWith('SQLITE_READONLY'))
+    return new CliError(
+      `${where} cannot be written (${error.message}): check its permissions and its directory's`,
+    );
   return undefined;
+}
+
+/**
+ * A SQLite file (and its directory, where the WAL files go) this user cannot write. SQLite opens such a
+ * file read-only without a word, and every write then failed: a sync reported each account's failure
+ * as one the next sync retries (exit 5).
+ */
+function refuseUnwritable(file: string): void {
+  for (const [path, what] of [
+    [file, 'the database file'],
+    [dirname(file), 'its directory (finsync.db-wal and -shm go there)'],
+  ] as const) {
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new CliError(`${file} cannot be written: ${what} is read-only for this user (${code})`);
+    }
+  }
 }
 
 /**
@@ -105,6 +156,7 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
       }
+      refuseUnwritable(target.file);
     }
     try {
       storage = new SqliteStorage({ filename: target.file, readonly: mode === 'read' });
@@ -131,6 +183,7 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
     const reason = error instanceof Error ? error.message : String(error);
     throw new CliError(`cannot open ${describeDatabase(target)}: ${reason}`, ExitCode.unexpected);
   }
+  opened = target;
   return storage;
 }
 
@@ -168,6 +221,17 @@ export async function resolveConnection(
  * runtime, say). A path that does not exist is not echoed: it may be the key, pasted by mistake.
  */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Why no HTTP header can carry `key`, said without quoting it, or undefined. Past U+00FF fetch
+ * cannot send it: every request failed as an unreachable provider, retried, exit 6.
+ */
+export function keyProblem(key: string): string | undefined {
+  if (CONTROL_CHARACTER.test(key)) return 'holds a control character (an escape, a line break?)';
+  if (/[^\u0000-\u00ff]/.test(key))
+    return 'holds a character no HTTP header can carry (a curly quote, an emoji?)';
+  return undefined;
+}
 
 export function readKeyFile(path: string): string {
   let text: string;
@@ -285,9 +349,10 @@ export async function resolveProvider(
   }
   const apiKey = flags.keyFile !== undefined ? readKeyFile(flags.keyFile) : env.LUNCHFLOW_API_KEY?.trim();
   // Refused here, before any database is opened or created: no HTTP header can carry such a key.
-  if (apiKey && CONTROL_CHARACTER.test(apiKey))
+  const problem = apiKey ? keyProblem(apiKey) : undefined;
+  if (problem)
     throw new CliError(
-      `the key ${flags.keyFile !== undefined ? 'in the key file' : 'in LUNCHFLOW_API_KEY'} holds a control character (an escape, a line break?): give the key alone`,
+      `the key ${flags.keyFile !== undefined ? 'in the key file' : 'in LUNCHFLOW_API_KEY'} ${problem}: give the key alone`,
     );
   const { baseUrl, description } = baseUrlFromEnv(env.LUNCHFLOW_BASE_URL);
   if (!apiKey) {

@@ -3,7 +3,8 @@
  * not be, and never the key. The provider here is a sandbox served by the test itself and reached
  * through LUNCHFLOW_BASE_URL, as a proxy or a test server would be.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
@@ -67,6 +68,26 @@ describe('errors and exit codes', () => {
     expect(existsSync(join(dir, 'escaped.db'))).toBe(false);
   });
 
+  it('a key with a character no header can carry: exit 2 for sync and key set, not an unreachable provider', async () => {
+    // Before, every request failed as a connection error, was retried, and the sync exited 6.
+    const euro = { ...env, LUNCHFLOW_API_KEY: `${KEY}€` };
+    const synced = await runCli(['sync', '--database', 'euro.db'], { cwd: dir, env: euro });
+    expect(synced.code, synced.stderr).toBe(2);
+    expect(synced.stderr).toContain('LUNCHFLOW_API_KEY holds a character no HTTP header can carry');
+    expect(existsSync(join(dir, 'euro.db'))).toBe(false);
+    const stored = await runCli(['key', 'set', '--database', 'euro.db'], {
+      cwd: dir,
+      env: {},
+      input: `${KEY}”\n`,
+    });
+    expect(stored.code, stored.stderr).toBe(2);
+    expect(stored.stderr).toContain('holds a character no HTTP header can carry');
+    for (const result of [synced, stored]) {
+      expect(result.stderr).not.toContain(KEY);
+      expect(result.stdout).not.toContain(KEY);
+    }
+  });
+
   it('sync into a directory, or under a file: exit 2 and one line saying which', async () => {
     await writeFile(join(dir, 'plain-file'), '');
     const intoDirectory = await runCli(['sync', '--sandbox', '--database', '.'], { cwd: dir });
@@ -120,6 +141,49 @@ describe('errors and exit codes', () => {
     }
     expect(exported.stderr).toContain('--output: cannot write in');
     expect(keyDir.stderr).toContain('is not a file');
+  });
+
+  it('a database this user cannot write: exit 2 naming it, not a partial sync', async () => {
+    // A root-owned file of mode 0600, to another user; as root every file is writable, so the CLI
+    // then runs as nobody. SQLite opened such a file read-only without a word, and each account's
+    // write failed as one the next sync retries (exit 5).
+    const place = await mkdtemp(join(tmpdir(), 'finsync-ro-'));
+    try {
+      await chmod(place, 0o755);
+      const db = join(place, 'ro.db');
+      const keyed = { ...env, LUNCHFLOW_API_KEY: KEY };
+      const first = await runCli(['sync', '--database', db, '--no-progress'], { cwd: place, env: keyed });
+      expect(first.code, first.stderr).toBe(0);
+      const asAnother = process.getuid?.() === 0 ? { uid: 65534 } : {};
+      if (!('uid' in asAnother)) await chmod(db, 0o444);
+      const again = await runCli(['sync', '--database', db, '--no-progress'], {
+        cwd: place,
+        env: keyed,
+        ...asAnother,
+      });
+      expect(again.code, again.stderr).toBe(2);
+      expect(again.stderr).toContain(`${db} cannot be written: the database file is read-only for this user`);
+      expect(again.stderr).not.toContain('unexpected error');
+    } finally {
+      await rm(place, { recursive: true, force: true });
+    }
+  });
+
+  it('a damaged database: exit 2, one line naming it, not an unexpected error', async () => {
+    const synced = await runCli(['sync', '--sandbox', '--database', 'whole.db', '--no-progress'], {
+      cwd: dir,
+      env,
+    });
+    expect(synced.code, synced.stderr).toBe(0);
+    const whole = await readFile(join(dir, 'whole.db'));
+    // The first pages hold the schema; the rows' pages past them are cut off, as a disk or a copy may.
+    await writeFile(join(dir, 'cut.db'), whole.subarray(0, Math.floor(whole.length / 2)));
+    for (const command of [['status'], ['export', '-o', join(dir, 'cut.csv')]]) {
+      const result = await runCli([...command, '--database', 'cut.db'], { cwd: dir, env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${join(dir, 'cut.db')} is damaged`);
+      expect(result.stderr).not.toContain('unexpected error');
+    }
   });
 
   it('without a key: exit 2 and no database left behind', async () => {

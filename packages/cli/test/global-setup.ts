@@ -4,6 +4,8 @@
  * `node main.js` instead of tsx: on a small CI machine that is about a second less per process,
  * across some 40 processes. It is also how the published bin runs: built JavaScript on plain Node.
  */
+import { chmod } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { warnWhenPostgresIsMissing } from '@finsync/test-utils';
 import { buildFromSources } from '@finsync/test-utils/source-build';
@@ -25,6 +27,8 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     'main',
     fileURLToPath(new URL('../node_modules/.cache', import.meta.url)),
   );
+  // mkdtemp makes it 0700: a test runs the CLI as another user (errors.test.ts, a read-only database).
+  await chmod(dirname(built.file), 0o755);
   project.provide('cliMain', built.file);
   return built.remove;
 }

@@ -16,6 +16,9 @@ export interface CliOptions {
   cwd: string;
   env?: Record<string, string>;
   input?: string;
+  /** Run as this user (the tests run as root on CI, to whom every file is writable). */
+  uid?: number;
+  gid?: number;
 }
 
 /**
@@ -47,6 +50,7 @@ export function startCli(
     cwd: options.cwd,
     env: childEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
   });
   const output: CliResult = { code: null, signal: null, stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));

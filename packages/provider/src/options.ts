@@ -176,6 +176,12 @@ export function checkedClientOptions(options: ProviderClientOptions): CheckedCli
   if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
     throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
   }
+  // Past U+00FF fetch cannot send it either: each request failed as a connection error, and was retried.
+  if (/[^\u0000-\u00ff]/.test(apiKey)) {
+    throw new TypeError(
+      'ProviderClient: the apiKey contains a character no HTTP header can carry (pasted with a curly quote or an emoji?)',
+    );
+  }
   return {
     baseUrl: checkedBaseUrl(options.baseUrl, apiKey),
     timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive'),

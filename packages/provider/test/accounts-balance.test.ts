@@ -231,5 +231,10 @@ describe('the key stays private', () => {
     expect(make).toThrow(TypeError);
     expect(make).toThrow(/control character/);
     expect(make).not.toThrow(KEY);
+    // Past U+00FF: each request failed as a connection error, retried, with fetch's message.
+    const euro = () => new ProviderClient({ apiKey: `${KEY}€` });
+    expect(euro).toThrow(/no HTTP header can carry/);
+    expect(euro).not.toThrow(KEY);
+    expect(() => new ProviderClient({ apiKey: `${KEY}é` })).not.toThrow();
   });
 });

@@ -308,6 +308,12 @@ export class ServiceClient {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '' || /[\s]/.test(options.apiKey)) {
       throw new TypeError('ServiceClient needs an apiKey: a non-empty string without whitespace');
     }
+    // Past U+00FF fetch cannot send it: each request failed as a connection error, and was retried.
+    if (/[^\u0000-\u00ff]/.test(options.apiKey)) {
+      throw new TypeError(
+        'ServiceClient: the apiKey contains a character no HTTP header can carry (pasted with a curly quote or an emoji?)',
+      );
+    }
     let root: URL;
     try {
       root = new URL(options.baseUrl);

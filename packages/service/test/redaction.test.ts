@@ -153,6 +153,7 @@ describe('the API key', () => {
 
   it('a bad key or base URL is refused without echoing the key', () => {
     expect(() => new ServiceClient({ baseUrl: BASE, apiKey: '' })).toThrow(TypeError);
+    expect(() => new ServiceClient({ baseUrl: BASE, apiKey: `${KEY}”` })).toThrow(/no HTTP header can carry/);
     let message = '';
     try {
       new ServiceClient({ baseUrl: BASE, apiKey: `${KEY}\n` });

@@ -9,7 +9,13 @@ import { SealedCredentials, fileCredentialRecords } from '@finsync/sync/credenti
 import { DEFAULT_CONNECTION } from '../defaults.js';
 import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { note, rememberSecret } from '../io.js';
-import { describeDatabase, readKeyFile, resolveDatabase, type DatabaseFlags } from '../options.js';
+import {
+  describeDatabase,
+  keyProblem,
+  readKeyFile,
+  resolveDatabase,
+  type DatabaseFlags,
+} from '../options.js';
 import { table } from '../summary.js';
 import {
   bindingUrl,
@@ -38,6 +44,14 @@ export interface KeyStatusFlags extends DatabaseFlags {
 
 /** `--key-file`, else `LUNCHFLOW_API_KEY`, else stdin when it is not a terminal. Never an argument. */
 function readKey(flags: KeySetFlags, env: NodeJS.ProcessEnv): string {
+  const key = readKeyFrom(flags, env);
+  const problem = keyProblem(key);
+  // Stored, it would fail every sync as an unreachable provider.
+  if (problem) throw new CliError(`the key ${problem}: give the key alone`);
+  return key;
+}
+
+function readKeyFrom(flags: KeySetFlags, env: NodeJS.ProcessEnv): string {
   if (flags.keyFile !== undefined) return readKeyFile(flags.keyFile);
   const fromEnv = env.LUNCHFLOW_API_KEY?.trim();
   if (fromEnv) return fromEnv;
