@@ -139,6 +139,18 @@ describe('retries', () => {
     expect(calls.calls).toBe(2);
   });
 
+  it("waits out a 503's Retry-After too, as the README says, not its own shorter backoff", async () => {
+    const calls = sequence('/accounts', [status(503, { error: 'maintenance' }, { 'Retry-After': '4' }), ok]);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const result = client().listAccounts();
+    // The first backoff would have been 0.375-0.5 s.
+    await vi.advanceTimersByTimeAsync(3_500);
+    expect(calls.calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(result).resolves.toEqual([]);
+    expect(calls.calls).toBe(2);
+  });
+
   it('hands a Retry-After beyond the cap to the caller at once', async () => {
     const calls = sequence('/accounts', [
       status(429, { error: 'Too Many Requests' }, { 'Retry-After': '600' }),
@@ -342,6 +354,39 @@ describe('client-side throttle', () => {
   });
 });
 
+describe('the rate limit and cancelled calls', () => {
+  it('a call aborted while it waits for a slot gives its slot to the next call', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, () => {
+        calls += 1;
+        return ok();
+      }),
+    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    const c = client({ rateLimit: { limit: 1, intervalMs: 1_000 } });
+    await c.listAccounts();
+    const cancelled = [1, 2, 3].map(() => {
+      const controller = new AbortController();
+      const call = c.listAccounts({ signal: controller.signal }).catch((e: unknown) => (e as Error).name);
+      controller.abort();
+      return call;
+    });
+    expect(await Promise.all(cancelled)).toEqual([
+      'RequestAbortedError',
+      'RequestAbortedError',
+      'RequestAbortedError',
+    ]);
+    const next = c.listAccounts();
+    // The next slot is a second after the first call: the three cancelled ones kept theirs, and it
+    // waited four.
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await next;
+  });
+});
+
 describe('redirects', () => {
   it('follows the bare host to www, keeping the key within the host family', async () => {
     const keys: Array<string | null> = [];
@@ -382,6 +427,20 @@ describe('redirects', () => {
 });
 
 describe('logging', () => {
+  it('masks a key a redirect within the host carries in its path, in the log line too', async () => {
+    server.use(
+      http.get(`${BASE}/accounts`, () =>
+        HttpResponse.json({}, { status: 307, headers: { Location: `${BASE}/moved/${KEY}/accounts` } }),
+      ),
+      http.get(`${BASE}/moved/:key/accounts`, () => ok()),
+    );
+    const lines: string[] = [];
+    const info = (m: string, f?: object) => lines.push(`${m} ${JSON.stringify(f)}`);
+    await expect(client({ logger: { info } }).listAccounts()).resolves.toEqual([]);
+    expect(lines.find((l) => l.includes('redirected'))).toContain('/moved/[REDACTED]/accounts');
+    expect(lines.join('\n')).not.toContain(KEY);
+  });
+
   it('logs requests and retries without headers or the key', async () => {
     sequence('/accounts', [status(503), ok]);
     const lines: string[] = [];

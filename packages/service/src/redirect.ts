@@ -80,10 +80,11 @@ export async function fetchWithinOrigin(
     if (hop >= MAX_REDIRECTS) {
       throw new RedirectError(`${method} ${path}: more than ${MAX_REDIRECTS} redirects; gave up`, context);
     }
+    // The path may hold the key too (a server that puts it there): masked as the error's location is.
     logTo(settings.logger, 'info', 'service redirected; following within its origin', {
       method,
       status: response.status,
-      location: `${target.origin}${target.pathname}`,
+      location: settings.mask(`${target.origin}${target.pathname}`),
     });
     request = new Request(target, {
       method,

@@ -122,6 +122,23 @@ describe('a redirect within the service origin', () => {
     expect(service.seen.map((s) => s.headers['x-api-key'])).toEqual([KEY, KEY]);
   });
 
+  it('its log line masks a key the Location carries, as the error does', async () => {
+    serviceRoute = (seen) =>
+      seen.url.startsWith('/api/v1/moved/')
+        ? ok(seen)
+        : to(`/api/v1/moved/${KEY}/transactions/${TX_ID}`, 307)(seen);
+    const lines: string[] = [];
+    const logged = new ServiceClient({
+      baseUrl: service.origin,
+      apiKey: KEY,
+      logger: { info: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`) },
+    });
+    await logged.transactions.get(TX_ID);
+    const line = lines.find((l) => l.includes('redirected'));
+    expect(line).toContain('/api/v1/moved/[REDACTED]/transactions');
+    expect(lines.join('\n')).not.toContain(KEY);
+  });
+
   it('PATCH follows a 307/308 with the same method and body', async () => {
     serviceRoute = (seen) =>
       seen.url.endsWith('/moved') ? ok(seen) : to('/api/v1/transactions/moved', 308)(seen);

@@ -7,12 +7,54 @@
 /** How much of a response body an error keeps. */
 export const EXCERPT_LENGTH = 500;
 
+let lastForms: { secret: string; forms: readonly string[] } | undefined;
+
 /**
- * `text` with every occurrence of `secret` masked. A secret under 4 characters is left alone:
- * masking it would mangle ordinary text (and such a key is no secret anyway).
+ * The forms a server may echo `secret` in: as is, escaped in JSON (`"` and `\`, and `/` as `\/`, as
+ * PHP writes it), and percent-encoded (upper- or lower-case hex, a space as `+`, as a URL's parser
+ * encodes a query or a path). Longest first, so a form holding another is masked whole.
+ */
+function formsOf(secret: string): readonly string[] {
+  if (lastForms?.secret === secret) return lastForms.forms;
+  const json = JSON.stringify(secret).slice(1, -1);
+  const encoded = encodeURIComponent(secret);
+  const forms = [
+    ...new Set([
+      secret,
+      json,
+      json.replaceAll('/', '\\/'),
+      encoded,
+      encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+      encoded.replaceAll('%20', '+'),
+      encodeURI(secret),
+      // As a URL's parser writes it in a query and in a path (a redirect's Location, read back).
+      new URL(`http://h/?${secret}`).search.slice(1),
+      new URL(`http://h/${secret}`).pathname.slice(1),
+    ]),
+  ]
+    // Every encoding is at least as long: a shorter one was cut (a `#` in the key ends a URL's path).
+    .filter((form) => form.length >= secret.length)
+    .sort((a, b) => b.length - a.length);
+  lastForms = { secret, forms };
+  return forms;
+}
+
+/**
+ * `text` with every occurrence of `secret` masked, in each form a server may echo it in (`formsOf`).
+ * A secret under 4 characters is left alone: masking it would mangle ordinary text (and such a key
+ * is no secret anyway).
  */
 export function redact(text: string, secret: string): string {
-  return secret.length >= 4 ? text.split(secret).join('[REDACTED]') : text;
+  if (secret.length < 4) return text;
+  let masked = text;
+  for (const form of formsOf(secret))
+    if (masked.includes(form)) masked = masked.split(form).join('[REDACTED]');
+  return masked;
+}
+
+/** Whether `text` holds `secret` in any form `redact` masks. */
+function holdsForm(text: string, secret: string): boolean {
+  return formsOf(secret).some((form) => text.includes(form));
 }
 
 /** `value` with `secret` masked in every string it holds, however deep (an error body's `details`). */
@@ -71,7 +113,7 @@ function holdsSecret(value: unknown, secret: string): boolean {
   const seen = new Set<object>();
   const search = (item: unknown, depth: number): boolean => {
     if ((budget -= 1) < 0) return true;
-    if (typeof item === 'string') return item.includes(secret);
+    if (typeof item === 'string') return holdsForm(item, secret);
     if (item === null || (typeof item !== 'object' && typeof item !== 'function')) return false;
     if (seen.has(item)) return false;
     seen.add(item);
@@ -85,7 +127,7 @@ function holdsSecret(value: unknown, secret: string): boolean {
       let text = '';
       for (let i = 0; i < bytes.length; i += 4096)
         text += String.fromCharCode(...bytes.subarray(i, i + 4096));
-      return text.includes(secret);
+      return holdsForm(text, secret);
     }
     // Headers, Map, URLSearchParams: their entries are not own properties, but are printed.
     const entries = (item as { entries?: unknown }).entries;
@@ -103,7 +145,7 @@ function holdsSecret(value: unknown, secret: string): boolean {
         )
           return true;
     for (const name of Object.getOwnPropertyNames(item)) {
-      if (name.includes(secret)) return true;
+      if (holdsForm(name, secret)) return true;
       if (name === 'cause' && item instanceof Error) continue;
       if (search((item as Record<string, unknown>)[name], depth + 1)) return true;
     }

@@ -12,6 +12,9 @@ export function parseRetryAfterHeader(value: string | null, now: number = Date.n
   const text = value.trim();
   if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date begins with its weekday (all three forms RFC 9110 accepts): `Date.parse` also reads
+  // "-1" or "5", which are no dates (a "-1" was read as "now", and the client retried at once).
+  if (!/^[A-Za-z]{3,9},? /.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

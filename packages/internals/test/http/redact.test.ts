@@ -10,6 +10,25 @@ describe('redact and excerpt', () => {
     expect(redact('abc', 'ab')).toBe('abc');
   });
 
+  it('masks the key in every form a server may echo it in: JSON-escaped, percent-encoded, in a URL', () => {
+    const key = 'lf_AbC/dEf+"q"\\x é';
+    const echoes = [
+      JSON.stringify({ key }),
+      JSON.stringify({ key }).replaceAll('/', '\\/'),
+      `?api_key=${encodeURIComponent(key)}`,
+      `?api_key=${encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())}`,
+      new URL(`http://evil.example/steal?api_key=${key}`).toString(),
+      new URL(`http://evil.example/moved/${key}/accounts`).toString(),
+    ];
+    for (const echo of echoes) {
+      const masked = redact(echo, key);
+      expect(masked, echo).toContain('[REDACTED]');
+      // Nothing of the key is left to decode back to it.
+      expect(masked, echo).not.toContain('AbC');
+      expect(quotesSecret(new Error(echo), key), echo).toBe(true);
+    }
+  });
+
   it('masks before cutting, so a cut never leaves part of the key', () => {
     const text = `${'x'.repeat(8)}${KEY}`;
     expect(excerpt(text, KEY, 12)).toBe('xxxxxxxx[RED…');

@@ -14,6 +14,11 @@ describe('retry timing', () => {
     );
     expect(parseRetryAfterHeader(null)).toBeUndefined();
     expect(parseRetryAfterHeader('soon')).toBeUndefined();
+    // Not a date, though Date.parse reads each: "-1" was "now", and the client retried at once.
+    for (const value of ['-1', '-5', '+3', '12 apples'])
+      expect(parseRetryAfterHeader(value), value).toBeUndefined();
+    const at = Date.UTC(1994, 10, 6, 8, 49, 30);
+    expect(parseRetryAfterHeader('Sunday, 06-Nov-94 08:49:37 GMT', at)).toBe(7_000);
   });
 
   it('reads "try again in N" in either API’s wording', () => {

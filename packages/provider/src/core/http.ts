@@ -19,7 +19,6 @@ import {
   relativePath,
 } from '@finsync/internals/http';
 import ky, { ForceRetryError, type KyInstance } from 'ky';
-import pThrottle from 'p-throttle';
 import {
   AuthenticationError,
   ConnectionError,
@@ -36,6 +35,7 @@ import {
 } from './errors.js';
 import type { ProviderLogger } from './logger.js';
 import { fetchWithinHostFamily, type RedirectSettings } from './redirect.js';
+import { slotQueue } from './slots.js';
 import { looksLikeRateLimit } from './retry.js';
 
 /**
@@ -108,6 +108,8 @@ export class HttpClient {
   readonly #redirects: RedirectSettings;
   /** The base URL's path without its trailing slash: what errors leave off the paths they show. */
   readonly #basePath: string;
+  /** The wait a 5xx answer's `Retry-After` asked for, by the error made of it. */
+  readonly #askedWait = new WeakMap<ProviderAPIError, number>();
 
   constructor(settings: HttpSettings) {
     this.#settings = settings;
@@ -119,10 +121,9 @@ export class HttpClient {
       relativePath: (url) => this.#relativePath(url),
       logger: settings.logger,
     };
-    const throttle = settings.rateLimit
-      ? pThrottle({ limit: settings.rateLimit.limit, interval: settings.rateLimit.intervalMs, strict: true })
+    const waitForSlot = settings.rateLimit
+      ? slotQueue(settings.rateLimit.limit, settings.rateLimit.intervalMs)
       : undefined;
-    const waitForSlot = throttle?.(async () => undefined);
 
     this.#ky = ky.create({
       prefixUrl: settings.baseUrl.replace(/\/+$/, '') + '/',
@@ -147,7 +148,7 @@ export class HttpClient {
           // Waiting for a slot happens before ky starts the timeout clock, and every retry waits too.
           waitForSlot
             ? async (request) => {
-                await raceAbort(waitForSlot(), request.signal);
+                await waitForSlot(request.signal);
                 request.headers.set('x-api-key', this.#settings.apiKey);
               }
             : (request) => request.headers.set('x-api-key', this.#settings.apiKey),
@@ -289,7 +290,13 @@ export class HttpClient {
       return new PermissionDeniedError(`API key invalid or subscription inactive: ${what}${suffix}`, context);
     }
     if (status === 404) return new NotFoundError(`not found: ${what}${suffix}`, context);
-    if (status >= 500) return new ServerError(`provider error: ${what}${suffix}`, context);
+    if (status >= 500) {
+      const error = new ServerError(`provider error: ${what}${suffix}`, context);
+      // A 503's Retry-After is waited out as a 429's is (not kept on the error: the header is the server's).
+      const asked = parseRetryAfterHeader(response.headers.get('retry-after'));
+      if (asked !== undefined) this.#askedWait.set(error, asked);
+      return error;
+    }
     return new ProviderAPIError(`${what}${suffix}`, context);
   }
 
@@ -298,26 +305,7 @@ export class HttpClient {
     if (retryCount >= this.#settings.maxRetries) return undefined;
     const rateLimited = error instanceof RateLimitError;
     if (!rateLimited && !RETRYABLE_STATUS.has(error.status)) return undefined;
-    const asked = rateLimited ? error.retryAfterMs : undefined;
+    const asked = rateLimited ? error.retryAfterMs : this.#askedWait.get(error);
     return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

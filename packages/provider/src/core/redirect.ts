@@ -62,9 +62,10 @@ export async function fetchWithinHostFamily(
     if (hop >= MAX_REDIRECTS) {
       throw new RedirectError(`too many redirects for ${request.method} ${context.path}`, context);
     }
+    // The path may hold the key too (a server that puts it there): masked as the error's location is.
     logTo(settings.logger, 'info', 'provider redirected; following within the same host', {
       status: response.status,
-      location: target.origin + target.pathname,
+      location: settings.mask(target.origin + target.pathname),
     });
     request = new Request(target, {
       method: request.method,
