@@ -345,4 +345,21 @@ describe('listTransactions', () => {
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.issues[0]?.path).toBe('transactions[1].date');
   });
+
+  it('reads a total of null as no total, and keeps every row', async () => {
+    const rows = history('2026-01-01', '2026-01-03').map((r) => ({
+      ...r,
+      isPending: false,
+      id: r.id ?? `p_${r.date}`,
+    }));
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, () =>
+        HttpResponse.json({ transactions: rows, total: null }),
+      ),
+      http.get(`${BASE}/accounts`, () => HttpResponse.json({ accounts: [], total: null })),
+    );
+    const got = await client().listTransactions(4711).toArray({ limit: 10 });
+    expect(got).toHaveLength(3);
+    await expect(client().listAccounts()).resolves.toEqual([]);
+  });
 });

@@ -131,8 +131,8 @@ export type Account = z.output<typeof AccountSchema>;
 export const AccountListSchema = z.object({
   /** Every account the key can see. */
   accounts: z.array(AccountSchema),
-  /** The number of accounts, when sent; not relied on. */
-  total: z.number().optional(),
+  /** The number of accounts, when sent (`null` read as not sent); not relied on. */
+  total: z.number().nullish(),
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -294,10 +294,13 @@ export function createTransactionListSchema(timeZone?: string) {
   return z.object({
     /** The rows of the window asked for. */
     transactions: z.array(createTransactionSchema(timeZone)),
-    /** How many rows the provider has for the window; more than it sent means the answer was cut short. */
-    total: z.number().optional(),
+    /**
+     * How many rows the provider has for the window; more than it sent means the answer was cut short.
+     * `null` is read as not sent: it is informational, and refusing it refused every row beside it.
+     */
+    total: z.number().nullish(),
     /** An older name for `total`. */
-    count: z.number().optional(),
+    count: z.number().nullish(),
   });
 }
 
