@@ -154,8 +154,8 @@ export class FeedApplier {
    * same purchase beside it.
    */
   async #createdWithItsKey(unit: UnitOfWork, accountId: string, record: MirrorTransaction) {
-    const row = await unit.findByExternalId(accountId, 'lunchflow', externalId(record));
-    return row && unit.findFeedTransaction(accountId, `${API_KEY_PREFIX}${row.id}`);
+    const id = await unit.findCreatedThroughApi(accountId, 'lunchflow', externalId(record));
+    return id === undefined ? undefined : unit.findFeedTransaction(accountId, `${API_KEY_PREFIX}${id}`);
   }
 
   /**

@@ -43,6 +43,9 @@ export function providerKeyProblem(key: string): string | undefined {
     return `api_key is too long (at most ${LIMITS.providerKey} characters)`;
   if (/[\u0000-\u001f\u007f]/.test(key))
     return 'api_key must not contain a control character (a line break?)';
+  // No client can be made from it (no HTTP header carries it): stored, it stopped every start.
+  if (/[^\u0000-\u00ff]/.test(key))
+    return 'api_key must not contain a character past U+00FF (a curly quote, an emoji?): no HTTP header can carry it';
   return undefined;
 }
 

@@ -67,6 +67,11 @@ describe('npm run admin', () => {
     expect(pasted.status).toBe(1);
     expect(pasted.stderr).toContain('api_key must not contain a control character (a line break?)');
     expect(pasted.stdout + pasted.stderr).not.toContain(secret);
+    // Nor a character past U+00FF: stored, no client could be made from it, and every start failed.
+    const curly = run(dataDir, ['set-provider-key', 'dora', '--base-url', 'sandbox'], `${secret}\u2019\n`);
+    expect(curly.status).toBe(1);
+    expect(curly.stderr).toContain('api_key must not contain a character past U+00FF');
+    expect(curly.stdout + curly.stderr).not.toContain(secret);
   });
 
   it("lists a user's keys without their secrets, and revokes one at once", async () => {

@@ -360,6 +360,17 @@ for (const backend of BACKENDS) {
       await expectOnlyAliceStopped(f, server);
     });
 
+    it('a key stored with a character past U+00FF (before keys were checked for it): the server starts, only its user stops', async () => {
+      const f = await fixture();
+      const key = Buffer.from(readFileSync(join(f.db.dataDir, 'master.key'), 'utf8').trim(), 'base64');
+      await credential(f, f.users.alice, {
+        sealed_key: sealProviderKey(key, `${SECRET}\u2019`, { userId: f.users.alice, baseUrl: SANDBOX }),
+      });
+      const server = await start(f);
+      expect(aliceLine(f)).toMatch(/no request can carry/);
+      await expectOnlyAliceStopped(f, server);
+    });
+
     it('an old v1 record is read and re-sealed as v2, bound to its URL, with the same updated_at', async () => {
       const f = await fixture();
       const key = Buffer.from(readFileSync(join(f.db.dataDir, 'master.key'), 'utf8').trim(), 'base64');

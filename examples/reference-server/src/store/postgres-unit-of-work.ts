@@ -95,6 +95,16 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       );
       return row && storedTransaction(row);
     },
+    findCreatedThroughApi: async (accountId, source, externalId) => {
+      const [row] = await rows<{ id: string }>(
+        client,
+        `SELECT id FROM ${s}.app_transactions
+         WHERE account_id = $1 AND source = $2 AND external_id = $3 AND left(feed_key, 4) = 'api:'
+           AND external_id <> '' AND deleted_at IS NULL AND gone_at IS NULL`,
+        [accountId, source, externalId],
+      );
+      return row?.id;
+    },
     updateTransaction: async (id, update) => {
       const entries = Object.entries(update).filter(([, value]) => value !== undefined);
       if (entries.length === 0) return;

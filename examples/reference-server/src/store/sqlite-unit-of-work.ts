@@ -105,6 +105,15 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       );
       return row && { ...row, locked: parseLocked(row.locked) };
     },
+    findCreatedThroughApi: async (accountId, source, externalId) =>
+      get<{ id: string }>(
+        `SELECT id FROM app_transactions
+         WHERE account_id = ? AND source = ? AND external_id = ? AND substr(feed_key, 1, 4) = 'api:'
+           AND external_id <> '' AND deleted_at IS NULL AND gone_at IS NULL`,
+        accountId,
+        source,
+        externalId,
+      )?.id,
     updateTransaction: (id, update) => {
       const entries = Object.entries(update).filter(([, value]) => value !== undefined);
       if (entries.length === 0) return;

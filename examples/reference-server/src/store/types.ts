@@ -273,6 +273,12 @@ export interface UnitOfWork extends RelatedReads {
     source: string,
     externalId: string,
   ): Promise<StoredTransaction | undefined>;
+  /**
+   * The id of a live transaction created through the API with this idempotency key (by the partial
+   * unique index: the feed asks for every new row, and a scan of the account's rows made a first sync
+   * quadratic).
+   */
+  findCreatedThroughApi(accountId: string, source: string, externalId: string): Promise<string | undefined>;
   updateTransaction(id: string, update: TransactionUpdate): Awaitable<void>;
   /** Replaces the tags exactly, in this order. */
   replaceTransactionTags(transactionId: string, tagIds: string[]): Awaitable<void>;
