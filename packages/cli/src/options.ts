@@ -363,6 +363,10 @@ export async function resolveProvider(
           '(or try finsync with --sandbox)',
         ExitCode.usage,
       );
+    // Stored before `key set` checked for it: no client can be made from it.
+    const storedProblem = keyProblem(key.apiKey);
+    if (storedProblem)
+      throw new CliError(`the stored key ${storedProblem}: store the key again with \`finsync key set\``);
     return {
       apiKey: key.apiKey,
       keySource: 'stored',
