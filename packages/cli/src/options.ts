@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  realpathSync,
   statSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -114,7 +115,7 @@ export function databaseFailure(error: unknown, target = opened): CliError | und
  * file read-only without a word, and every write then failed: a sync reported each account's failure
  * as one the next sync retries (exit 5).
  */
-function refuseUnwritable(file: string): void {
+function refuseUnwritable(file: string, named: string): void {
   for (const [path, what] of [
     [file, 'the database file'],
     [dirname(file), 'its directory (finsync.db-wal and -shm go there)'],
@@ -123,7 +124,8 @@ function refuseUnwritable(file: string): void {
       accessSync(path, constants.W_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new CliError(`${file} cannot be written: ${what} is read-only for this user (${code})`);
+      const where = file === named ? named : `${named} (${file})`;
+      throw new CliError(`${where} cannot be written: ${what} is read-only for this user (${code})`);
     }
   }
 }
@@ -156,7 +158,8 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
       }
-      refuseUnwritable(target.file);
+      // Where SQLite writes: a symlink's target, and the WAL files beside it.
+      refuseUnwritable(realpathSync(target.file), target.file);
     }
     try {
       storage = new SqliteStorage({ filename: target.file, readonly: mode === 'read' });
