@@ -151,6 +151,23 @@ describe('retries', () => {
     expect(calls.calls).toBe(2);
   });
 
+  it('retries a 5xx whose Retry-After is past the cap, or 0, on its own backoff, as before', async () => {
+    for (const wait of ['600', '0']) {
+      const calls = sequence('/accounts', [
+        status(503, { error: 'maintenance' }, { 'Retry-After': wait }),
+        ok,
+      ]);
+      vi.useFakeTimers({ toFake: ['setTimeout'] });
+      const result = client().listAccounts();
+      await vi.advanceTimersByTimeAsync(300);
+      expect(calls.calls, wait).toBe(1);
+      await vi.advanceTimersByTimeAsync(300);
+      await expect(result).resolves.toEqual([]);
+      expect(calls.calls, wait).toBe(2);
+      vi.useRealTimers();
+    }
+  });
+
   it('hands a Retry-After beyond the cap to the caller at once', async () => {
     const calls = sequence('/accounts', [
       status(429, { error: 'Too Many Requests' }, { 'Retry-After': '600' }),

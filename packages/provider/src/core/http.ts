@@ -1,5 +1,5 @@
 /**
- * The request pipeline shared by every call of one client: ky for timeouts and retries, p-throttle
+ * The request pipeline shared by every call of one client: ky for timeouts and retries, a slot queue (slots.ts)
  * at the request seam for the client-side rate limit, same-host-family redirects (redirect.ts), and
  * typed errors judged from each attempt's answer (#fetchAttempt). Reading the body and mapping
  * failures without an answer is shared with the service client (packages/internals/src/http).
@@ -305,7 +305,14 @@ export class HttpClient {
     if (retryCount >= this.#settings.maxRetries) return undefined;
     const rateLimited = error instanceof RateLimitError;
     if (!rateLimited && !RETRYABLE_STATUS.has(error.status)) return undefined;
-    const asked = rateLimited ? error.retryAfterMs : this.#askedWait.get(error);
-    return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
+    if (rateLimited)
+      return delayBeforeRetry(error.retryAfterMs, retryCount + 1, this.#settings.maxRetryAfterMs);
+    // A 5xx is retried whatever it asks (its error carries no wait for the caller to keep): its
+    // Retry-After when that is within the cap and no shorter than our own backoff, else the backoff.
+    const backoff = backoffDelay(retryCount + 1);
+    const asked = this.#askedWait.get(error);
+    return asked !== undefined && asked <= this.#settings.maxRetryAfterMs
+      ? Math.max(asked, backoff)
+      : backoff;
   }
 }

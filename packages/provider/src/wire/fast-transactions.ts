@@ -179,12 +179,13 @@ function documentedEnvelope(
   if (typeof body !== 'object' || body === null) return undefined;
   const { transactions, total, count } = body as Record<string, unknown>;
   if (!Array.isArray(transactions)) return undefined;
-  if (total !== undefined && typeof total !== 'number') return undefined;
-  if (count !== undefined && typeof count !== 'number') return undefined;
+  // `null` is read as not sent, as the schema reads it.
+  if (total != null && typeof total !== 'number') return undefined;
+  if (count != null && typeof count !== 'number') return undefined;
   return {
     transactions,
-    ...(total === undefined ? {} : { total }),
-    ...(count === undefined ? {} : { count }),
+    ...(total == null ? {} : { total }),
+    ...(count == null ? {} : { count }),
   };
 }
 
