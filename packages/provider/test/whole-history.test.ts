@@ -469,4 +469,51 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     // The look behind the cut is bounded: it stops once it has counted what was missing.
     expect(urls.length).toBeLessThan(20);
   });
+
+  it('finds an old tail behind a cut answer with timeZone set, whose windows overlap by their margins', async () => {
+    // With a zone every window is asked two days wider on each side: the rows near each edge were
+    // counted twice, the look behind stopped early, and the two old rows were never walked.
+    const rows = history('2026-03-01', '2026-06-30').map((r) => ({
+      ...r,
+      isPending: false,
+      id: r.id ?? `p_${r.amount}`,
+    }));
+    rows.push(
+      { ...rows[0]!, id: 'old_1', date: '2025-01-15', amount: -1 },
+      { ...rows[0]!, id: 'old_2', date: '2025-01-15', amount: -2 },
+    );
+    serve((url) => {
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to')!;
+      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+      const sent = from ? matching : matching.sort((a, b) => a.date.localeCompare(b.date)).slice(-100);
+      return HttpResponse.json({ transactions: sent, total: matching.length });
+    });
+    const pages = await pagesOf({ windowDays: 30, timeZone: 'UTC', spill: { directory: tempDir() } });
+    const ids = pages.flatMap((p) => p.transactions.map((t) => t.id));
+    expect(ids).toContain('old_1');
+    expect(ids).toContain('old_2');
+    expect(new Set(ids).size).toBe(rows.length);
+  });
+
+  it('looks behind a cut answer four windows at most when they hold nothing (a total counting unsent pending rows)', async () => {
+    const rows = history('2026-03-01', '2026-06-30').map((r) => ({
+      ...r,
+      isPending: false,
+      id: r.id ?? `p_${r.amount}`,
+    }));
+    const urls = serve((url) => {
+      const from = url.searchParams.get('from');
+      const to = url.searchParams.get('to')!;
+      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+      // Ten pending rows counted, never sent.
+      return HttpResponse.json({ transactions: matching, total: matching.length + (from ? 0 : 10) });
+    });
+    await pagesOf({ windowDays: 30, spill: { directory: tempDir() } });
+    const before = urls.filter((u) => {
+      const to = new URL(u, 'http://x').searchParams.get('to');
+      return to !== null && to < '2026-03-01';
+    });
+    expect(before).toHaveLength(4);
+  });
 });
