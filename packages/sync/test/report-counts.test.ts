@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage, type Storage, type WriteBatch } from '../src/index.js';
+import { engineOverCraftedProvider } from './crafted-provider.js';
 import { createHarness, useMsw } from './harness.js';
 
 useMsw();
@@ -71,5 +72,53 @@ describe('what a report counts', () => {
     const stored = await h.storage.countTransactions('c1', account!.accountId);
     expect(stored).toBeGreaterThan(0);
     expect(account!.added).toBe(stored);
+  });
+
+  it('a run stopped at the holdings reports the balance it read as not stored, as the mirror has it', async () => {
+    const h = await createHarness({ sandbox: { historyDays: 30 } });
+    // A 429 at the first holdings answer stops the connection before that account's closing write.
+    h.sandbox.faults.add({ kind: 'status', status: 429, match: { endpoint: 'holdings' } });
+    const report = await h.engine.sync('c1');
+    const stopped = report.accounts.at(-1)!;
+    expect(stopped.issues.map((i) => i.stage)).toEqual(['holdings']);
+    expect(stopped.balance).toBe('failed');
+    expect(stopped.reconciliation).toBeNull();
+    const stored = (await h.storage.listAccounts('c1')).find((a) => a.id === stopped.accountId)!;
+    expect(stored.balance).toBeNull();
+    expect(stopped.added).toBe(await h.storage.countTransactions('c1', stopped.accountId));
+  });
+
+  it('counts the rows a currency fill changed before a later commit of it failed', async () => {
+    // Rows listed without a currency take the account's from its first balance, in commits of 10.
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      accountId: 4711,
+      id: `tx${i}`,
+      amount: -1 - i,
+      date: `2026-03-${String(1 + (i % 10)).padStart(2, '0')}`,
+      merchant: 'Shop',
+      description: 'x',
+      isPending: false,
+    }));
+    const { engine, storage } = await engineOverCraftedProvider(
+      () => ({ transactions: rows, total: rows.length }),
+      {
+        today: '2026-03-15',
+        tuning: { batchSize: 10 },
+      },
+    );
+    const apply = storage.apply.bind(storage);
+    let fills = 0;
+    storage.apply = async (batch: WriteBatch) => {
+      const fill =
+        batch.changes.length > 0 &&
+        batch.accountStates === undefined &&
+        batch.changes.every((c) => c.entity === 'transaction' && c.op === 'modified');
+      if (fill && ++fills > 1) throw new Error('database is locked');
+      return apply(batch);
+    };
+    const report = await engine.sync('c1');
+    const filled = (await storage.findTransactions('c1', '4711')).filter((r) => r.currency === 'GBP').length;
+    expect(filled).toBe(10);
+    expect(report.accounts[0]!.modified).toBe(filled);
   });
 });

@@ -9,14 +9,21 @@ import type { TransactionChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 
-/** Gives `currency` to the account's stored rows that have none; returns how many it changed. */
-export async function fillRowCurrency(ctx: RunContext, accountId: string, currency: string): Promise<number> {
-  let filled = 0;
+/**
+ * Gives `currency` to the account's stored rows that have none, telling `onCommitted` how many each
+ * commit changed as it lands (a failure part-way keeps those counted: they are in the mirror).
+ */
+export async function fillRowCurrency(
+  ctx: RunContext,
+  accountId: string,
+  currency: string,
+  onCommitted: (rows: number) => void,
+): Promise<void> {
   let batch: TransactionChange[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
     await ctx.storage.apply({ changes: batch });
-    filled += batch.length;
+    onCommitted(batch.length);
     batch = [];
   };
   // The scan reads a page at a time with no statement left open, so writes between pages are safe.
@@ -26,5 +33,4 @@ export async function fillRowCurrency(ctx: RunContext, accountId: string, curren
     if (batch.length >= ctx.tuning.batchSize) await flush();
   }
   await flush();
-  return filled;
 }

@@ -238,6 +238,10 @@ async function syncAccount(
     // reported, with the reason it stopped.
     if (error instanceof StopRun) {
       report.issues.push(error.issue);
+      // The account's closing write, which carries a new balance and its check, did not happen: the
+      // report says what the mirror holds (the balance read is not stored, so not taken this run).
+      if (report.balance === 'updated') report.balance = 'failed';
+      report.reconciliation = null;
       error.account = report;
     }
     throw error;
@@ -329,7 +333,7 @@ async function syncAccountPhases(
     // The rows were keyed without the account's currency, which this balance gives: the rows listed
     // without one take it. Should that fail, the balance is not kept either, so the next run does it.
     if (account.currency === null && outcome.account.currency !== null)
-      report.modified += await fillRowCurrency(ctx, account.id, outcome.account.currency);
+      await fillRowCurrency(ctx, account.id, outcome.account.currency, (rows) => (report.modified += rows));
     current = outcome.account;
     syncState = outcome.state;
     report.balance = outcome.result;
