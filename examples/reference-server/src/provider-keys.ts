@@ -191,14 +191,21 @@ export class ProviderKeys {
       }
       const stored = await this.#options.store.getProviderCredential(state.id);
       if (!stored || this.#seenWhileWaiting.get(state.id) === stored.updated_at) continue;
-      this.#seenWhileWaiting.set(state.id, stored.updated_at);
-      if (this.#registered.get(state.id) === stored.updated_at) continue;
+      if (this.#registered.get(state.id) === stored.updated_at) {
+        this.#seenWhileWaiting.set(state.id, stored.updated_at);
+        continue;
+      }
       try {
-        if (await this.refresh(state.id)) picked.push(state.id);
+        await this.refresh(state.id);
       } catch (error) {
-        // A key that does not open: `refresh` has logged it and said so in the status.
+        // A key that does not open: `refresh` has logged it and said so in the status. Anything else
+        // (the database for a moment) is tried again on the next pass.
         if (!(error instanceof ApiProblem)) throw error;
       }
+      this.#seenWhileWaiting.set(state.id, stored.updated_at);
+      // Only a key stored after the refusal makes the user active: the refused key itself, registered
+      // here for the first time (another instance had it), leaves the user waiting.
+      if ((await this.#options.engine.getConnection(state.id))?.status === 'active') picked.push(state.id);
     }
     return picked;
   }

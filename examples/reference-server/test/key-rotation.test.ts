@@ -114,4 +114,34 @@ describe('a provider key replaced while the server runs', () => {
       await server.close({ graceMs: 0 });
     }
   }, 90_000);
+
+  it('the refused key itself, first seen by another instance, is not taken for a new one', async () => {
+    const dataDir = tempDir();
+    const lines: string[] = [];
+    const logger = { info: (message: string) => lines.push(message) };
+    // B watches for keys; it started before the key was stored, so never registered it.
+    const b = new ServerRuntime({ dataDir, syncIntervalMs: 300, sandbox: SANDBOX_DATA, logger });
+    await b.start();
+    const a = new ServerRuntime({ dataDir, scheduler: false, sandbox: SANDBOX_DATA });
+    await a.start();
+    try {
+      const user = await createUser(a.store, 'alice');
+      await a.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await until(async () => (await a.status(user.id)).last_sync !== null, 'the first sync');
+      a.sandbox!.setApiKey('revoked-now');
+      const refused = await a.syncUser(user.id);
+      expect(refused.outcome).toBe('failed');
+      expect((await a.status(user.id)).connection?.status).toBe('reauth_required');
+      // Several of B's passes: it opens the stored key, which its own sandbox would take, and must
+      // not count it as new (before, it said "picked up" and a skipped run replaced the refusal).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(lines).not.toContain('a provider key stored elsewhere was picked up');
+      const status = await a.status(user.id);
+      expect(status.connection?.status).toBe('reauth_required');
+      expect(status.last_sync?.run_id).toBe(refused.run_id);
+    } finally {
+      await b.close({ graceMs: 0 });
+      await a.close({ graceMs: 0 });
+    }
+  }, 90_000);
 });
