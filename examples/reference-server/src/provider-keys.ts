@@ -199,8 +199,14 @@ export class ProviderKeys {
         await this.refresh(state.id);
       } catch (error) {
         // A key that does not open: `refresh` has logged it and said so in the status. Anything else
-        // (the database for a moment) is tried again on the next pass.
-        if (!(error instanceof ApiProblem)) throw error;
+        // (the database for a moment) is tried again on the next pass; the other users go on.
+        if (!(error instanceof ApiProblem)) {
+          this.#options.logger.error?.('a provider key stored elsewhere could not be loaded', {
+            userId: state.id,
+            error: String(error),
+          });
+          continue;
+        }
       }
       this.#seenWhileWaiting.set(state.id, stored.updated_at);
       // Only a key stored after the refusal makes the user active: the refused key itself, registered

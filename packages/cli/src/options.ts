@@ -159,7 +159,14 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
       }
       // Where SQLite writes: a symlink's target, and the WAL files beside it.
-      refuseUnwritable(realpathSync(target.file), target.file);
+      let real: string;
+      try {
+        real = realpathSync(target.file);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        throw new CliError(`${target.file} cannot be written: it is a link to no file (${code})`);
+      }
+      refuseUnwritable(real, target.file);
     }
     try {
       storage = new SqliteStorage({ filename: target.file, readonly: mode === 'read' });

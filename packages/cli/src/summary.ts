@@ -98,7 +98,8 @@ export function syncSummary(report: ConnectionReport, mirror: MirrorAccount[], d
         a.added,
         a.modified,
         a.removed,
-        a.balance === 'failed' ? `${balance} (kept: fetch failed)` : balance,
+        // Not taken this run: its read failed, or the run stopped before storing it.
+        a.balance === 'failed' ? `${balance} (kept: not updated)` : balance,
         formatCheck(a.reconciliation),
         a.issues.length === 0 ? '' : String(a.issues.length),
       ]);

@@ -3,7 +3,7 @@
  * not be, and never the key. The provider here is a sandbox served by the test itself and reached
  * through LUNCHFLOW_BASE_URL, as a proxy or a test server would be.
  */
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -187,6 +187,17 @@ describe('errors and exit codes', () => {
       }
     },
   );
+
+  it('a database path that is a link to no file: exit 2 naming it, not an unexpected error', async () => {
+    const link = join(dir, 'dangling.db');
+    await symlink(join(dir, 'no-such-dir', 'real.db'), link);
+    const result = await runCli(['sync', '--sandbox', '--database', link, '--no-progress'], {
+      cwd: dir,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${link} cannot be written: it is a link to no file (ENOENT)`);
+  });
 
   it('a damaged database: exit 2, one line naming it, not an unexpected error', async () => {
     const synced = await runCli(['sync', '--sandbox', '--database', 'whole.db', '--no-progress'], {

@@ -121,4 +121,29 @@ describe('what a report counts', () => {
     expect(filled).toBe(10);
     expect(report.accounts[0]!.modified).toBe(filled);
   });
+
+  it('an account whose closing write fails reports its balance as not taken, as the mirror has it', async () => {
+    // The closing write carries the account's balance and state, and no transaction.
+    class ClosingFails extends MemoryStorage {
+      override async apply(batch: WriteBatch): Promise<void> {
+        const closing =
+          batch.accountStates !== undefined &&
+          !batch.changes.some((change) => change.entity === 'transaction');
+        if (closing) throw new Error('database is locked');
+        return super.apply(batch);
+      }
+    }
+    const h = await createHarness({ storage: new ClosingFails(), sandbox: { historyDays: 20 } });
+    const report = await h.engine.sync('c1');
+    const stored = new Map((await h.storage.listAccounts('c1')).map((a) => [a.id, a]));
+    for (const account of report.accounts.filter((a) => a.state === 'active')) {
+      expect(
+        account.issues.map((i) => i.stage),
+        account.accountId,
+      ).toContain('storage');
+      expect(stored.get(account.accountId)!.balance, account.accountId).toBeNull();
+      expect(account.balance, account.accountId).not.toBe('updated');
+      expect(account.reconciliation).toBeNull();
+    }
+  });
 });

@@ -238,10 +238,7 @@ async function syncAccount(
     // reported, with the reason it stopped.
     if (error instanceof StopRun) {
       report.issues.push(error.issue);
-      // The account's closing write, which carries a new balance and its check, did not happen: the
-      // report says what the mirror holds (the balance read is not stored, so not taken this run).
-      if (report.balance === 'updated') report.balance = 'failed';
-      report.reconciliation = null;
+      unstoredClosing(report);
       error.account = report;
     }
     throw error;
@@ -378,6 +375,18 @@ async function syncAccountPhases(
     // taken again next run. The other accounts go on.
     stopIfConnectionWide('storage', account.id, error, ctx.signal);
     report.issues.push(issue('storage', account.id, error));
+    unstoredClosing(report);
   }
   return report;
+}
+
+/**
+ * The account's closing write, which carries a new balance, its check and new holdings, did not
+ * happen (the run stopped first, or the write failed): the report says what the mirror holds, so
+ * what was read and not stored is not taken this run.
+ */
+function unstoredClosing(report: AccountReport): void {
+  if (report.balance === 'updated') report.balance = 'failed';
+  if (report.holdings === 'updated') report.holdings = 'failed';
+  report.reconciliation = null;
 }
