@@ -4,6 +4,7 @@
  */
 import { addDays, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import { currencyScale } from '@finsync/service';
+import { fixtures } from '@finsync/sync/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../src/money-format.js';
 import { revokeApiKeys } from '../src/users.js';
@@ -193,6 +194,41 @@ for (const backend of BACKENDS) {
       expect(pendingLeftOut).toBeGreaterThan(0);
       await t.request(t.keys.alice, 'POST', `/api/v1/transactions/${appRow.id}/restore`);
       await t.request(t.keys.alice, 'DELETE', `/api/v1/transactions/${created.body.id}`);
+    });
+
+    it('charts a day with more rows than the chart reads from the end of that day, every point right', async () => {
+      const cookie = cookieOf(await signIn(t.keys.alice));
+      const { store, engine } = t.server.runtime;
+      const account = (await store.listAccounts(t.users.alice)).find(
+        (a) => a.balance !== null && a.currency === 'GBP',
+      )!;
+      const yesterday = addDays(t.server.runtime.today(), -1);
+      // 6,000 rows of one day, past the chart's 5,000: a cut inside the day made its first point wrong
+      // by the rows left out (and the 90 days were read whole first).
+      const many = Array.from({ length: 6_000 }, (_, i) =>
+        fixtures.transaction(t.users.alice, account.provider_account_id, `id:dense-${i}`, {
+          amount: '-0.01',
+          currency: 'GBP',
+          date: yesterday,
+          isPending: false,
+        }),
+      );
+      await engine.storage.apply({ changes: many.map((r) => fixtures.added(r)) });
+      try {
+        const response = await fetch(`${ui.url}/ui/api/overview?account=${account.id}`, {
+          headers: { cookie },
+        });
+        const { chart } = (await response.json()) as { chart: { from: string; first: string } };
+        expect(chart.from).toBe(yesterday);
+        const scale = currencyScale('GBP');
+        const later = (await engine.storage.findTransactions(t.users.alice, account.provider_account_id))
+          .filter((r) => r.date > chart.from && r.currency === 'GBP' && !r.isPending)
+          .reduce((sum, r) => sum + decimalToMinorUnits(r.amount, scale), 0n);
+        const opening = decimalToMinorUnits(account.balance!, scale) - later;
+        expect(chart.first).toBe(formatMoney(minorUnitsToDecimal(opening, scale), 'GBP').replace('-', '−'));
+      } finally {
+        await engine.storage.apply({ changes: many.map((r) => fixtures.removed(r)) });
+      }
     });
 
     it('refuses a wrong key, a sign-in without the page header, and one from another site', async () => {

@@ -12,7 +12,7 @@ import type { AccountRecord, Scope } from '../store/types.js';
 
 /** The chart covers at most this many days, ending today. */
 const CHART_DAYS = 90;
-/** Rows read for one chart at most; past this the chart starts where the rows run out. */
+/** Rows read for one chart at most; past this the chart starts at the end of the last day left out. */
 const CHART_MAX_ROWS = 5_000;
 const LATEST = 20;
 export const CHART_WIDTH = 640;
@@ -102,18 +102,45 @@ async function chartOf(
   // The rows the bank's balance counts are the provider's, as it lists them: the engine's mirror,
   // not this server's tables, where a user may have added rows, changed amounts or dates, or deleted
   // rows (which the bank still counts). Pending ones only when the balance's basis has them.
-  const listed = await runtime.engine.storage.findTransactions(userId, account.provider_account_id, {
-    from: windowStart,
-    ...(basis === 'posted' ? { pending: false } : {}),
-  });
-  // Rows in another currency than the account's cannot be added to its balance. The mirror signs
-  // amounts as the bank does (negative is money out): walking back, money out is added back.
-  const moves = listed
-    .slice(-CHART_MAX_ROWS)
-    .filter((r) => (r.currency ?? currency) === currency)
-    .map((r) => ({ date: r.date, amount: -decimalToMinorUnits(r.amount, scale) }));
+  // Read a day at a time back from today (rows dated later first), up to CHART_MAX_ROWS, stopping
+  // before a day that would pass it: the read is bounded (one read of the 90 days held every row in
+  // memory, 230 MB at 300,000 rows, to keep 5,000), and the chart starts at a day's end whose
+  // balance every row after it explains (a cut inside a day made the first point wrong by that
+  // day's rows left out).
+  const pending = basis === 'posted' ? { pending: false } : {};
+  const storage = runtime.engine.storage;
+  const moves: Array<{ date: string; amount: bigint }> = [];
+  let read = 0;
+  let cutBefore: string | undefined;
+  const take = (rows: Awaited<ReturnType<typeof storage.findTransactions>>) => {
+    read += rows.length;
+    // Rows in another currency than the account's cannot be added to its balance. The mirror signs
+    // amounts as the bank does (negative is money out): walking back, money out is added back.
+    for (const r of rows)
+      if ((r.currency ?? currency) === currency)
+        moves.push({ date: r.date, amount: -decimalToMinorUnits(r.amount, scale) });
+  };
+  take(
+    await storage.findTransactions(userId, account.provider_account_id, {
+      from: addDays(today, 1),
+      ...pending,
+    }),
+  );
+  for (let day = today; day >= windowStart; day = addDays(day, -1)) {
+    const rows = await storage.findTransactions(userId, account.provider_account_id, {
+      from: day,
+      to: day,
+      ...pending,
+    });
+    if (read + rows.length > CHART_MAX_ROWS) {
+      cutBefore = day;
+      break;
+    }
+    take(rows);
+  }
   const earliest = moves.reduce((d, m) => (m.date < d ? m.date : d), today);
-  const from = moves.length === 0 ? addDays(today, -29) : addDays(earliest, -1);
+  const from =
+    cutBefore !== undefined ? cutBefore : moves.length === 0 ? addDays(today, -29) : addDays(earliest, -1);
   const series = balanceSeries(
     decimalToMinorUnits(account.balance, scale),
     moves,
