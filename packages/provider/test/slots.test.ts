@@ -46,4 +46,17 @@ describe('slotQueue', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(wentAt).toBe(350);
   });
+
+  it('leaves no timer behind once every waiting call is cancelled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const wait = slotQueue(1, 60_000);
+    await wait();
+    const controller = new AbortController();
+    const cancelled = wait(controller.signal).catch(() => 'aborted');
+    expect(vi.getTimerCount()).toBe(1);
+    controller.abort();
+    expect(await cancelled).toBe('aborted');
+    // A timer left would keep a process that has nothing left to do alive for up to a minute.
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

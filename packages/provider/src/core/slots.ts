@@ -49,6 +49,11 @@ export function slotQueue(
         abandon: () => {
           const index = waiting.indexOf(waiter);
           if (index !== -1) waiting.splice(index, 1);
+          // Nobody left to wake: the timer would only keep the process alive.
+          if (waiting.length === 0 && timer !== undefined) {
+            clearTimeout(timer);
+            timer = undefined;
+          }
           reject(signal!.reason);
         },
       };
