@@ -118,6 +118,9 @@ for (const backend of BACKENDS) {
         expect(answer.status, query).toBe(400);
         expect(answer.body.message, query).toMatch(/is not percent-encoded UTF-8/);
       }
+      // On a route without query parameters too, and before the key is looked at (as Rack does).
+      expect((await get(`/api/v1/transactions/${row.id}?x=%FF`)).status).toBe(400);
+      expect((await t.request('', 'GET', '/api/v1/transactions?search=%FF')).status).toBe(400);
       // Encoded text, a literal `%25` and a `+` for a space are fine.
       expect(await count('search=%25FF')).toBe(0);
       expect(await count('search=caf%C3%A9+latte')).toBe(0);

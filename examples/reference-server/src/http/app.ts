@@ -14,6 +14,7 @@ import { createAuth, type RateLimitOptions } from './middleware/auth.js';
 import { accessLog, apiHeaders, bodySizeLimit, requestIds, requestTimeout } from './middleware/edge.js';
 import { errorAnswer, INTERNAL_ERROR, TIMED_OUT, type ErrorAnswer } from './error-answer.js';
 import { problem } from './problem-response.js';
+import { refuseUndecodableQuery } from './route.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { docsRoutes } from './routes/docs.js';
 import { syncRoutes } from './routes/sync.js';
@@ -38,6 +39,7 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
 
   app.use('*', requestIds());
   app.use('*', accessLog(runtime.logger));
+  app.use('*', refuseUndecodableQuery);
   app.use('/api/*', apiHeaders);
   app.use('/api/*', bodySizeLimit(options.maxBodyBytes ?? LIMITS.bodyBytes));
   app.use(

@@ -89,7 +89,6 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
  * and its filter matches nothing; so does this server's.
  */
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
-  refuseUndecodableQuery(c.req.url);
   const values: Record<string, string | string[]> = {};
   for (const [key, all] of Object.entries(c.req.queries())) {
     const list = key.endsWith('[]') ? all : all.filter((value) => value.trim() !== '');
@@ -100,10 +99,16 @@ function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
 
 /**
  * A 400 for a query name or value that is not percent-encoded UTF-8 (`%FF`, a lone `%`, an encoded
- * surrogate `%ED%A0%80`): Hono hands such a value on as written, so `?search=%FF` searched for the text
- * `%FF`, as `?search=%25FF` does, where the service (Rails) answers 400.
+ * surrogate `%ED%A0%80`), on every route, before its key is looked at, as Rack refuses it before the
+ * service's (Rails) controllers see it. Hono hands such a value on as written, so `?search=%FF`
+ * searched for the text `%FF`, as `?search=%25FF` does.
  */
-function refuseUndecodableQuery(url: string): void {
+export const refuseUndecodableQuery: MiddlewareHandler<AppEnv> = async (c, next) => {
+  refuseUndecodable(c.req.url);
+  await next();
+};
+
+function refuseUndecodable(url: string): void {
   const start = url.indexOf('?');
   if (start === -1) return;
   const end = url.indexOf('#', start);
