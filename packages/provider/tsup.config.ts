@@ -4,7 +4,7 @@ import { publishedBuilds } from '../internals/tsup-bundle.js';
 export default defineConfig(
   publishedBuilds({
     entry: { index: 'src/index.ts', sandbox: 'src/sandbox/index.ts', msw: 'src/msw.ts' },
-    // ky and p-throttle ship ESM only.
-    cjsBundles: ['ky', 'p-throttle'],
+    // ky ships ESM only.
+    cjsBundles: ['ky'],
   }),
 );
