@@ -193,6 +193,24 @@ describe('getHoldings', () => {
     expect(result.holdings.map((h) => h.currency)).toEqual(['EUR', 'USD', 'CHF']);
   });
 
+  it('reads a blank aggregator id as none, as a blank transaction id is', async () => {
+    server.use(
+      http.get(`${BASE}/accounts/5005/holdings`, () =>
+        HttpResponse.json({
+          holdings: [
+            { security: { name: 'A' }, quantity: 1, raw: { snaptrade: { id: '' } } },
+            { security: { name: 'B' }, quantity: 1, raw: { snaptrade: { id: '   ' } } },
+            { security: { name: 'C' }, quantity: 1, raw: { snaptrade: { id: 'h_3' } } },
+          ],
+        }),
+      ),
+    );
+    const result = await client().getHoldings(5005);
+    if (!result.supported) throw new Error('expected holdings');
+    // Blank, they keyed every such holding `id:`, and keys passed between securities.
+    expect(result.holdings.map((h) => h.providerId)).toEqual([null, null, 'h_3']);
+  });
+
   it('leaves the currency null when neither the position, its security nor the envelope names one', async () => {
     server.use(
       http.get(`${BASE}/accounts/5004/holdings`, () =>

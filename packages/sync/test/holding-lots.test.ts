@@ -91,3 +91,36 @@ describe('lots of one security', () => {
     expect(fresh.map((r) => r.key)).toEqual(['id:x', 'id:x#2', 'id:x#1']);
   });
 });
+
+describe('rows keyed alike for want of ids', () => {
+  it('keep their securities when the prices move and the order turns: no key passes to another security', () => {
+    // One raw id for two securities (a provider that reuses it): both rows are keyed `id:h`.
+    const row = (name: string, price: string): Holding => ({
+      providerId: 'h',
+      security: { ...security, name, tickerSymbol: name },
+      quantity: '10',
+      price,
+      value: String(Number(price) * 10),
+      costBasis: '900',
+      currency: 'USD',
+      raw: null,
+    });
+    const before = holdingRecords('c1', '9', [row('AAA', '100'), row('BBB', '100')]);
+    const after = holdingRecords('c1', '9', [row('BBB', '101'), row('AAA', '99')], storedOf(before));
+    const keyOf = (records: MirrorHolding[], name: string) => records.find((r) => r.name === name)!.key;
+    expect(keyOf(after, 'AAA')).toBe(keyOf(before, 'AAA'));
+    expect(keyOf(after, 'BBB')).toBe(keyOf(before, 'BBB'));
+  });
+
+  it('match many lots of one security by what they hold, whatever their order', () => {
+    const lots = Array.from({ length: 2_000 }, (_, i) => lot(String(i + 1), String((i + 1) * 100)));
+    const first = holdingRecords('c1', '9', lots);
+    // Every price moves and the order turns: each lot keeps its key, by units.
+    const moved = [...lots]
+      .reverse()
+      .map((l) => ({ ...l, price: '101', value: String(Number(l.quantity) * 101) }));
+    const again = holdingRecords('c1', '9', moved, storedOf(first));
+    const keyByQuantity = new Map(first.map((r) => [r.quantity, r.key]));
+    for (const record of again) expect(record.key).toBe(keyByQuantity.get(record.quantity));
+  });
+});

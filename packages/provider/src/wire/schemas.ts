@@ -346,8 +346,12 @@ function firstNestedId(raw: unknown): string | null {
   for (const value of Object.values(raw as Record<string, unknown>)) {
     if (value !== null && typeof value === 'object' && 'id' in value) {
       const found = (value as { id: unknown }).id;
-      // The holding's key is made from it: as every store keeps it (see `storableText`).
-      if (typeof found === 'string' || typeof found === 'number') return storableText(String(found));
+      // The holding's key is made from it: as every store keeps it (see `storableText`). A blank one
+      // is no id, as for transactions and accounts: every holding with one shared the key `id:`.
+      if (typeof found === 'string' || typeof found === 'number') {
+        const id = String(found);
+        if (id.trim() !== '') return storableText(id);
+      }
     }
   }
   return null;
