@@ -62,6 +62,30 @@ export class SyncAbortedError extends SyncError {
   override readonly name: string = 'SyncAbortedError';
 }
 
+/**
+ * The provider listed no holdings for an account whose holdings are mirrored, while the same answer's
+ * `totalValue` says there is something: a broken answer, not a portfolio sold off. The mirrored
+ * holdings are kept, and the next run asks again.
+ */
+export class EmptyHoldingsError extends SyncError {
+  override readonly name: string = 'EmptyHoldingsError';
+  /** The provider's account id. */
+  readonly accountId: string;
+  /** How many holdings are mirrored, and kept. */
+  readonly kept: number;
+  /** The answer's own total, a decimal string. */
+  readonly totalValue: string;
+
+  constructor(accountId: string, kept: number, totalValue: string) {
+    super(
+      `the provider listed no holdings for account ${shownId(accountId)} but a total value of ${totalValue}: the ${kept} mirrored are kept, and asked for again on the next run`,
+    );
+    this.accountId = accountId;
+    this.kept = kept;
+    this.totalValue = totalValue;
+  }
+}
+
 /** A worker tried to commit for a connection whose lease it no longer holds. Nothing was written. */
 export class LeaseLostError extends SyncError {
   override readonly name: string = 'LeaseLostError';

@@ -45,6 +45,7 @@ export {
   SyncAbortedError,
   LeaseLostError,
   HoldingsNotFoundError,
+  EmptyHoldingsError,
   EmptyAnswerError,
   AccountIdTooLongError,
 } from './errors.js';

@@ -4,10 +4,18 @@
  * outage, an account whose rows arrive after its first sync, a row re-dated across the edge of the
  * re-read, a holdings answer that fails once, a whole history cut to its newest rows.
  */
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { EmptyAnswerError, HoldingsNotFoundError } from '../src/index.js';
+import { EmptyAnswerError, EmptyHoldingsError, HoldingsNotFoundError } from '../src/index.js';
 import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
-import { createHarness, expectFeedReplaysToMirror, expectMirrorMatchesProvider, useMsw } from './harness.js';
+import {
+  BASE,
+  createHarness,
+  expectFeedReplaysToMirror,
+  expectMirrorMatchesProvider,
+  server,
+  useMsw,
+} from './harness.js';
 
 useMsw();
 
@@ -278,6 +286,35 @@ describe('a holdings answer that fails once', () => {
     const again = await h.engine.sync('c1');
     expect(again.accounts.find((a) => a.accountId === '5001')!.holdings).toBe('unchanged');
     expect(await h.storage.listHoldings('c1', '5001')).toEqual(mirrored);
+  });
+
+  it('keeps them when an answer lists none beside a total value that says there is something', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    const mirrored = await h.storage.listHoldings('c1', '5001');
+    expect(mirrored.length).toBeGreaterThan(0);
+    server.use(
+      http.get(
+        `${BASE}/accounts/5001/holdings`,
+        () => HttpResponse.json({ holdings: [], totalValue: 5000, currency: 'GBP' }),
+        { once: true },
+      ),
+    );
+    const failed = await h.engine.sync('c1');
+    const account = failed.accounts.find((a) => a.accountId === '5001')!;
+    expect(account.holdings).toBe('failed');
+    expect(account.issues.map((i) => i.error)).toEqual([expect.any(EmptyHoldingsError)]);
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual(mirrored);
+    // The same empty list with a total of 0 is believed: everything was sold.
+    server.use(
+      http.get(
+        `${BASE}/accounts/5001/holdings`,
+        () => HttpResponse.json({ holdings: [], totalValue: 0, currency: 'GBP' }),
+        { once: true },
+      ),
+    );
+    await h.engine.sync('c1');
+    expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
   });
 
   it('still removes them when the provider answers 501: the account has none to give', async () => {

@@ -1,6 +1,6 @@
 /** The holdings phase of a run: the account's holdings mirrored as the provider lists them. */
 import type { HoldingsResult } from '@finsync/provider';
-import { HoldingsNotFoundError } from '../errors.js';
+import { EmptyHoldingsError, HoldingsNotFoundError } from '../errors.js';
 import type { HoldingChange } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
@@ -31,6 +31,16 @@ export async function syncHoldings(
   // last answer; past that, the provider means it: the account has none to give.
   if (!result.supported && result.status === 404 && stored.size > 0 && recentlyAnswered(ctx, lastAnswered))
     throw new HoldingsNotFoundError(accountId, stored.size);
+  // No row beside a total that says there is something: the answer contradicts itself, and taking it
+  // removed every mirrored holding with the run a success. A list that is empty with no total (or a
+  // total of 0) is believed: the account holds nothing any more.
+  if (
+    result.supported &&
+    result.holdings.length === 0 &&
+    stored.size > 0 &&
+    /[1-9]/.test(result.totalValue ?? '')
+  )
+    throw new EmptyHoldingsError(accountId, stored.size, result.totalValue!);
   const changes: HoldingChange[] = [];
   const seen = new Set<string>();
   if (result.supported) {

@@ -12,6 +12,7 @@ import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SkippedAccount, SyncIssue } from './report.js';
 import { syncTransactions, type TransactionCallbacks } from './transactions.js';
+import { removeGoneHoldings } from './gone-holdings.js';
 import { removeRestingHolds } from './resting-holds.js';
 
 export type { RunContext } from './context.js';
@@ -96,6 +97,7 @@ export async function runConnection(ctx: RunContext, connection: ConnectionState
     progress(active.length, null);
     try {
       await removeRestingHolds(ctx, resting, (accountId) => syncStates.get(accountId));
+      await removeGoneHoldings(ctx, resting, (accountId) => syncStates.get(accountId));
     } catch (error) {
       // Stopped from our side (or the lease lost) while at it: the run stops, as between accounts.
       stopIfConnectionWide('transactions', null, error, ctx.signal);
