@@ -120,6 +120,13 @@ for (const backend of BACKENDS) {
       }
       // On a route without query parameters too, and before the key is looked at (as Rack does).
       expect((await get(`/api/v1/transactions/${row.id}?x=%FF`)).status).toBe(400);
+      // With the headers of every /api answer.
+      const refused = await fetch(`${t.server.url}/api/v1/accounts?x=%FF`, {
+        headers: { 'X-Api-Key': t.keys.alice },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
       expect((await t.request('', 'GET', '/api/v1/transactions?search=%FF')).status).toBe(400);
       // Encoded text, a literal `%25` and a `+` for a space are fine.
       expect(await count('search=%25FF')).toBe(0);

@@ -15,10 +15,12 @@ const position = {
 
 async function brokerage() {
   const now = { t: '2026-03-01T12:00:00Z' };
-  const listed = { ids: [7] };
+  const listed = { ids: [7], holdingsFail: false };
   const fetch = (async (input: string | URL | Request) => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const path = url.pathname.replace(/^.*\/api\/v1\//, '');
+    if (path.endsWith('/holdings') && listed.holdingsFail)
+      return new Response(JSON.stringify({ error: 'upstream' }), { status: 500 });
     const body =
       path === 'accounts'
         ? {
@@ -85,5 +87,22 @@ describe('holdings of an account gone from the list', () => {
       (e) => e.entity === 'holding' && e.op === 'removed',
     );
     expect(removed).toEqual([]);
+  });
+
+  it('counts from when the account was last read, not from its last holdings answer', async () => {
+    const { engine, storage, now, listed } = await brokerage();
+    await engine.sync('c1');
+    // Five weeks of failed holdings reads while the account is read every day: the holdings are kept.
+    listed.holdingsFail = true;
+    for (const day of ['2026-03-10', '2026-03-20', '2026-04-01', '2026-04-05']) {
+      now.t = `${day}T12:00:00Z`;
+      await engine.sync('c1');
+    }
+    expect(await storage.listHoldings('c1', '7')).toHaveLength(1);
+    // Missing from one list, then back: it was read days ago, so its holdings stay.
+    listed.ids = [9];
+    now.t = '2026-04-06T12:00:00Z';
+    await engine.sync('c1');
+    expect(await storage.listHoldings('c1', '7')).toHaveLength(1);
   });
 });

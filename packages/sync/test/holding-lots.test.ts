@@ -123,4 +123,28 @@ describe('rows keyed alike for want of ids', () => {
     const keyByQuantity = new Map(first.map((r) => [r.quantity, r.key]));
     for (const record of again) expect(record.key).toBe(keyByQuantity.get(record.quantity));
   });
+
+  it('keep their keys when a security gains an identifier as its price moves, matched by units at last', () => {
+    const row = (quantity: string, figi: string | null, price: string): Holding => ({
+      providerId: 'pos-1',
+      security: { ...security, figi },
+      quantity,
+      price,
+      value: String(Number(price) * Number(quantity)),
+      costBasis: null,
+      currency: 'USD',
+      raw: null,
+    });
+    const before = holdingRecords('c1', '9', [row('1', null, '100'), row('2', null, '100')]);
+    const after = holdingRecords(
+      'c1',
+      '9',
+      [row('2', 'BBG000', '101'), row('1', 'BBG000', '101')],
+      storedOf(before),
+    );
+    const keyOf = (records: MirrorHolding[], quantity: string) =>
+      records.find((r) => r.quantity === quantity)!.key;
+    expect(keyOf(after, '1')).toBe(keyOf(before, '1'));
+    expect(keyOf(after, '2')).toBe(keyOf(before, '2'));
+  });
 });

@@ -305,7 +305,19 @@ describe('a holdings answer that fails once', () => {
     expect(account.holdings).toBe('failed');
     expect(account.issues.map((i) => i.error)).toEqual([expect.any(EmptyHoldingsError)]);
     expect(await h.storage.listHoldings('c1', '5001')).toEqual(mirrored);
-    // The same empty list with a total of 0 is believed: everything was sold.
+    // Past holdingsRecheckDays after the last answer taken, it is believed, as a 404 is.
+    const late = await createHarness({ engine: { holdingsRecheckDays: 0 } });
+    await late.engine.sync('c1');
+    server.use(
+      http.get(
+        `${BASE}/accounts/5001/holdings`,
+        () => HttpResponse.json({ holdings: [], totalValue: 5000, currency: 'GBP' }),
+        { once: true },
+      ),
+    );
+    await late.engine.sync('c1');
+    expect(await late.storage.listHoldings('c1', '5001')).toEqual([]);
+    // The same empty list with a total of 0 is believed at once: everything was sold.
     server.use(
       http.get(
         `${BASE}/accounts/5001/holdings`,

@@ -39,8 +39,9 @@ export function createApp(runtime: ServerRuntime, options: HttpOptions = {}): Op
 
   app.use('*', requestIds());
   app.use('*', accessLog(runtime.logger));
-  app.use('*', refuseUndecodableQuery);
   app.use('/api/*', apiHeaders);
+  // After the API's headers: its 400 carries them, as every /api answer does.
+  app.use('*', refuseUndecodableQuery);
   app.use('/api/*', bodySizeLimit(options.maxBodyBytes ?? LIMITS.bodyBytes));
   app.use(
     '/api/*',

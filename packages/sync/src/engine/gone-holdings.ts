@@ -2,15 +2,16 @@
  * Holdings of accounts gone from the provider's list. Holdings are positions held now, not history:
  * a gone account is not read, so its holdings would stay for as long as the account is kept, and a
  * bank linked again lists the same positions under its new account, so a portfolio counted them
- * twice, for ever. They are removed once the provider has not answered for them for
- * `holdingsRecheckDays` (an account missing from one list and back in the next keeps them).
+ * twice, for ever. They are removed once the account has not been read for `holdingsRecheckDays`
+ * (its last sync, `lastSyncedAt`: an account missing from one list and back in the next keeps them,
+ * whatever its holdings answers were meanwhile).
  */
 import type { AccountSyncState, MirrorAccount } from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { recheckDaysPassed } from './holdings.js';
 
-/** Removes the holdings of `resting`'s gone accounts last answered for long ago; returns how many. */
+/** Removes the holdings of `resting`'s gone accounts not read for long; returns how many. */
 export async function removeGoneHoldings(
   ctx: RunContext,
   resting: readonly MirrorAccount[],
@@ -20,8 +21,8 @@ export async function removeGoneHoldings(
   for (const account of resting) {
     if (account.state !== 'gone') continue;
     const state = stateOf(account.id);
-    const lastAnswered = state?.holdingsCheckedAt ?? state?.lastSyncedAt ?? null;
-    if (lastAnswered !== null && !recheckDaysPassed(ctx, lastAnswered)) continue;
+    const lastRead = state?.lastSyncedAt ?? null;
+    if (lastRead !== null && !recheckDaysPassed(ctx, lastRead)) continue;
     ctx.signal.throwIfAborted();
     const holdings = await ctx.storage.listHoldings(ctx.connectionId, account.id);
     if (holdings.length === 0) continue;

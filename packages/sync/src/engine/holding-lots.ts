@@ -55,7 +55,7 @@ export function holdingRecords(
     // A lot listed as before, then one whose price and value moved (every trading day) but whose
     // security, units and cost are the same lot's. The stored lots are looked up by what they hold,
     // not compared one by one with every lot (4,000 lots of one security took 13 s a sync).
-    for (const signature of [contentOf, unitsOf]) {
+    for (const signature of [contentOf, unitsOf, unitsAloneOf]) {
       const bySignature = new Map<string, { keys: string[]; at: number }>();
       for (const key of free) {
         const sign = signature(stored.get(key)!);
@@ -111,6 +111,15 @@ function contentOf(lot: MirrorHolding): string {
  */
 function unitsOf(lot: MirrorHolding): string {
   return JSON.stringify([...securityOf(lot), lot.quantity, lot.costBasis, lot.currency]);
+}
+
+/**
+ * Last, a lot of one key whose security's details changed too (a FIGI added, a rename): the same
+ * units, cost and currency. Only lots no match above took get here, so securities of the same units
+ * do not swap keys.
+ */
+function unitsAloneOf(lot: MirrorHolding): string {
+  return JSON.stringify([lot.quantity, lot.costBasis, lot.currency]);
 }
 
 function securityOf(lot: MirrorHolding): Array<string | null> {

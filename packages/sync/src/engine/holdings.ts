@@ -33,12 +33,15 @@ export async function syncHoldings(
     throw new HoldingsNotFoundError(accountId, stored.size);
   // No row beside a total that says there is something: the answer contradicts itself, and taking it
   // removed every mirrored holding with the run a success. A list that is empty with no total (or a
-  // total of 0) is believed: the account holds nothing any more.
+  // total of 0) is believed: the account holds nothing any more. As a 404, only for
+  // `holdingsRecheckDays` after the last answer taken: past that it is believed too (a total that
+  // counts cash, say, beside positions all sold).
   if (
     result.supported &&
     result.holdings.length === 0 &&
     stored.size > 0 &&
-    /[1-9]/.test(result.totalValue ?? '')
+    /[1-9]/.test(result.totalValue ?? '') &&
+    recentlyAnswered(ctx, lastAnswered)
   )
     throw new EmptyHoldingsError(accountId, stored.size, result.totalValue!);
   const changes: HoldingChange[] = [];
