@@ -34,16 +34,25 @@ type Row = Record<(typeof CSV_COLUMNS)[number], string | boolean | null>;
 
 function row(t: MirrorTransaction): Row {
   return {
-    account_id: t.accountId,
+    account_id: inert(t.accountId),
     date: t.date,
     amount: t.amount,
     currency: t.currency,
-    merchant: t.merchant,
-    description: t.description,
+    merchant: inert(t.merchant),
+    description: inert(t.description),
     pending: t.isPending,
     // Pending rows often have no provider id yet: the column is empty then.
-    id: t.providerId,
+    id: inert(t.providerId),
   };
+}
+
+/**
+ * Text from the bank that a spreadsheet would run as a formula (a transfer reference reading
+ * `=HYPERLINK(…)`), with a leading apostrophe, as OWASP advises for CSV: a spreadsheet shows it as
+ * text. Only the text columns: an amount's minus sign is a number's. JSON keeps every value as sent.
+ */
+export function inert<T extends string | null>(text: T): T {
+  return (text !== null && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text) as T;
 }
 
 /** RFC 4180: quote a field holding a comma, a quote or a line break, doubling its quotes. */
