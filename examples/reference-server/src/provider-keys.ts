@@ -6,6 +6,7 @@
  * instead of being skipped in silence.
  */
 import {
+  apiKeyFault,
   AuthenticationError,
   DEFAULT_BASE_URL,
   PermissionDeniedError,
@@ -41,10 +42,10 @@ export function providerKeyProblem(key: string): string | undefined {
   if (key === '') return "api_key can't be blank";
   if (key.length > LIMITS.providerKey)
     return `api_key is too long (at most ${LIMITS.providerKey} characters)`;
-  if (/[\u0000-\u001f\u007f]/.test(key))
-    return 'api_key must not contain a control character (a line break?)';
-  // No client can be made from it (no HTTP header carries it): stored, it stopped every start.
-  if (/[^\u0000-\u00ff]/.test(key))
+  // No client can be made from such a key (no HTTP header carries it): stored, it stopped every start.
+  const fault = apiKeyFault(key);
+  if (fault === 'control character') return 'api_key must not contain a control character (a line break?)';
+  if (fault === 'past U+00FF')
     return 'api_key must not contain a character past U+00FF (a curly quote, an emoji?): no HTTP header can carry it';
   return undefined;
 }

@@ -14,7 +14,7 @@ import {
   statSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_BASE_URL, type ProviderClientOptions } from '@finsync/provider';
+import { DEFAULT_BASE_URL, apiKeyFault, type ProviderClientOptions } from '@finsync/provider';
 import type { SandboxProvider } from '@finsync/provider/sandbox';
 import { SqliteStorage } from '@finsync/sqlite';
 import type { ConnectionState, CredentialSource, Storage, SyncLogger } from '@finsync/sync';
@@ -226,23 +226,22 @@ export async function resolveConnection(
 }
 
 /**
+ * Why no HTTP header can carry `key` (`apiKeyFault`, the provider client's own rule), said without
+ * quoting it, or undefined. Past U+00FF fetch cannot send it: every request failed as an unreachable
+ * provider, retried, exit 6.
+ */
+export function keyProblem(key: string): string | undefined {
+  const fault = apiKeyFault(key);
+  if (fault === 'control character') return 'holds a control character (an escape, a line break?)';
+  if (fault === 'past U+00FF') return 'holds a character no HTTP header can carry (a curly quote, an emoji?)';
+  return undefined;
+}
+
+/**
  * Reads a key file. A file other users can read is refused when it is yours (you can fix it: the
  * message says how) and only warned about when it is not (a secret mounted read-only by a container
  * runtime, say). A path that does not exist is not echoed: it may be the key, pasted by mistake.
  */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
-/**
- * Why no HTTP header can carry `key`, said without quoting it, or undefined. Past U+00FF fetch
- * cannot send it: every request failed as an unreachable provider, retried, exit 6.
- */
-export function keyProblem(key: string): string | undefined {
-  if (CONTROL_CHARACTER.test(key)) return 'holds a control character (an escape, a line break?)';
-  if (/[^\u0000-\u00ff]/.test(key))
-    return 'holds a character no HTTP header can carry (a curly quote, an emoji?)';
-  return undefined;
-}
-
 export function readKeyFile(path: string): string {
   let text: string;
   if (path === '-') {

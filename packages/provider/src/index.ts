@@ -1,5 +1,7 @@
 export { ProviderClient, DEFAULT_BASE_URL } from './client.js';
 export { MAX_ACCOUNT_ID_LENGTH } from './options.js';
+/** Why no HTTP header can carry a key (`'control character'`, `'past U+00FF'`), or undefined: check one before storing it. */
+export { apiKeyFault } from '@finsync/internals/http';
 export type {
   ProviderClientOptions,
   CallOptions,

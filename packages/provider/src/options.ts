@@ -6,6 +6,7 @@
  */
 import {
   MAX_TIMER_MS,
+  apiKeyFault,
   checkedFetch,
   checkedLogger,
   checkedMaxRetries,
@@ -173,15 +174,13 @@ export function checkedClientOptions(options: ProviderClientOptions): CheckedCli
   }
   const { apiKey } = options;
   // No HTTP header can carry it: every request would fail, with the key in fetch's own message.
-  if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
+  const fault = apiKeyFault(apiKey);
+  if (fault === 'control character')
     throw new TypeError('ProviderClient: the apiKey contains a control character (a line break?)');
-  }
-  // Past U+00FF fetch cannot send it either: each request failed as a connection error, and was retried.
-  if (/[^\u0000-\u00ff]/.test(apiKey)) {
+  if (fault === 'past U+00FF')
     throw new TypeError(
       'ProviderClient: the apiKey contains a character no HTTP header can carry (pasted with a curly quote or an emoji?)',
     );
-  }
   return {
     baseUrl: checkedBaseUrl(options.baseUrl, apiKey),
     timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive'),

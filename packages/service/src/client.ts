@@ -3,6 +3,7 @@ import { InvalidRequestError, type Issue } from './errors.js';
 import { HttpClient } from './http.js';
 import {
   MAX_TIMER_MS,
+  apiKeyFault,
   checkedFetch,
   checkedLogger,
   checkedMaxRetries,
@@ -308,8 +309,7 @@ export class ServiceClient {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '' || /[\s]/.test(options.apiKey)) {
       throw new TypeError('ServiceClient needs an apiKey: a non-empty string without whitespace');
     }
-    // Past U+00FF fetch cannot send it: each request failed as a connection error, and was retried.
-    if (/[^\u0000-\u00ff]/.test(options.apiKey)) {
+    if (apiKeyFault(options.apiKey) === 'past U+00FF') {
       throw new TypeError(
         'ServiceClient: the apiKey contains a character no HTTP header can carry (pasted with a curly quote or an emoji?)',
       );

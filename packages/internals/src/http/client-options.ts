@@ -5,6 +5,18 @@
  */
 import { excerpt } from './redact.js';
 
+/**
+ * Why no HTTP header can carry `key`, or undefined when one can: a control character (a line break
+ * pasted with it), or a character past U+00FF (a curly quote, an emoji), which fetch cannot send, so
+ * every request failed as a connection error, and was retried. The one rule for everything that takes
+ * or stores a key: both clients, the CLI and the reference server (through `@finsync/provider`).
+ */
+export function apiKeyFault(key: string): 'control character' | 'past U+00FF' | undefined {
+  if (/[\u0000-\u001f\u007f]/.test(key)) return 'control character';
+  if (/[^\u0000-\u00ff]/.test(key)) return 'past U+00FF';
+  return undefined;
+}
+
 /** Node runs no timer longer than this: a longer one fires at once (and ky refuses such a timeout). */
 export const MAX_TIMER_MS = 2_147_483_647;
 

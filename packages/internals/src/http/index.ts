@@ -5,6 +5,7 @@
 export {
   MAX_RETRIES,
   MAX_TIMER_MS,
+  apiKeyFault,
   checkedFetch,
   checkedLogger,
   checkedMaxRetries,
