@@ -22,6 +22,13 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** What `npm run admin -- set-provider-key alice` does: a runtime on the same data, never started. */
+async function storeFromCommandLine(dataDir: string, userId: string, key: string): Promise<void> {
+  const cli = new ServerRuntime({ dataDir, sandbox: false });
+  await cli.setProviderKey(userId, key, SANDBOX);
+  await cli.close({ graceMs: 0 });
+}
+
 describe('a provider key replaced while the server runs', () => {
   it('through the API during a sync: the run with the old key stops, and the user stays active', async () => {
     const runtime = new ServerRuntime({
@@ -60,10 +67,7 @@ describe('a provider key replaced while the server runs', () => {
       await server.setProviderKey(user.id, 'sandbox-key', SANDBOX);
       await until(async () => (await server.status(user.id)).last_sync !== null, 'the first sync');
       server.sandbox!.setApiKey('new-key');
-      // What `npm run admin -- set-provider-key alice` does: a runtime that is never started.
-      const cli = new ServerRuntime({ dataDir, sandbox: false });
-      await cli.setProviderKey(user.id, 'new-key', SANDBOX);
-      await cli.close({ graceMs: 0 });
+      await storeFromCommandLine(dataDir, user.id, 'new-key');
       const storedAt = new Date().toISOString();
       await until(
         async () => ((await server.status(user.id)).connection?.last_run_at ?? '') > storedAt,
@@ -96,9 +100,7 @@ describe('a provider key replaced while the server runs', () => {
         'the refusal',
       );
       const storedAt = new Date().toISOString();
-      const cli = new ServerRuntime({ dataDir, sandbox: false });
-      await cli.setProviderKey(user.id, 'new-key', SANDBOX);
-      await cli.close({ graceMs: 0 });
+      await storeFromCommandLine(dataDir, user.id, 'new-key');
       // The scheduler never runs a waiting user: before, this waited for a restart.
       await until(
         async () => (await server.status(user.id)).connection?.status === 'active',

@@ -58,6 +58,28 @@ function serve(body: Record<string, unknown> | ((url: URL) => Response)): string
   return urls;
 }
 
+/**
+ * Serves `rows` as a provider would for the days asked for, and its whole history (no `from`) as
+ * `whole` makes it of all of them: cut to a cap, the newest first, a total counting more.
+ */
+function serveDays(
+  rows: WireRow[],
+  whole: (all: WireRow[]) => { transactions: WireRow[]; total: number },
+): string[] {
+  return serve((url) => {
+    const from = url.searchParams.get('from');
+    const to = url.searchParams.get('to')!;
+    const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
+    return HttpResponse.json(from ? { transactions: matching, total: matching.length } : whole(matching));
+  });
+}
+
+/** A whole history cut to its `count` newest rows. */
+const newestOf = (count: number) => (all: WireRow[]) => ({
+  transactions: [...all].sort((a, b) => a.date.localeCompare(b.date)).slice(-count),
+  total: all.length,
+});
+
 /** `body` as JSON sent in chunks of `size` characters, as a long answer arrives over the network. */
 function inChunks(body: unknown, size: number): () => Response {
   const text = JSON.stringify(body);
@@ -413,14 +435,8 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     'an answer cut short is walked again in windows, from the first day a row the cut left out lies on (%s)',
     async (_, afterRows) => {
       const rows = history('2026-03-01', '2026-06-30');
-      const urls = serve((url) => {
-        const from = url.searchParams.get('from');
-        const to = url.searchParams.get('to')!;
-        const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
-        // The whole history is capped at 200 rows; windows of 30 days fit.
-        const sent = from ? matching : matching.slice(0, 200);
-        return HttpResponse.json({ transactions: sent, total: matching.length });
-      });
+      // The whole history is capped at 200 rows; windows of 30 days fit.
+      const urls = serveDays(rows, (all) => ({ transactions: all.slice(0, 200), total: all.length }));
       const directory = tempDir();
       const pages = await pagesOf({ windowDays: 30, spill: { afterRows, directory } });
       expect(urls[0]).not.toContain('from=');
@@ -451,13 +467,7 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     // The provider caps a whole history at 100 rows and sends the newest: the oldest 260 were lost
     // for good, and the sync said success.
     const rows = history('2026-03-01', '2026-06-30');
-    const urls = serve((url) => {
-      const from = url.searchParams.get('from');
-      const to = url.searchParams.get('to')!;
-      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
-      const sent = from ? matching : matching.sort((a, b) => a.date.localeCompare(b.date)).slice(-100);
-      return HttpResponse.json({ transactions: sent, total: matching.length });
-    });
+    const urls = serveDays(rows, newestOf(100));
     const pages = await pagesOf({ windowDays: 30, spill: { directory: tempDir() } });
     const got = pages.flatMap((p) => p.transactions);
     expect(got).toHaveLength(rows.length);
@@ -482,13 +492,7 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
       { ...rows[0]!, id: 'old_1', date: '2025-01-15', amount: -1 },
       { ...rows[0]!, id: 'old_2', date: '2025-01-15', amount: -2 },
     );
-    serve((url) => {
-      const from = url.searchParams.get('from');
-      const to = url.searchParams.get('to')!;
-      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
-      const sent = from ? matching : matching.sort((a, b) => a.date.localeCompare(b.date)).slice(-100);
-      return HttpResponse.json({ transactions: sent, total: matching.length });
-    });
+    serveDays(rows, newestOf(100));
     const pages = await pagesOf({ windowDays: 30, timeZone: 'UTC', spill: { directory: tempDir() } });
     const ids = pages.flatMap((p) => p.transactions.map((t) => t.id));
     expect(ids).toContain('old_1');
@@ -502,13 +506,8 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
       isPending: false,
       id: r.id ?? `p_${r.amount}`,
     }));
-    const urls = serve((url) => {
-      const from = url.searchParams.get('from');
-      const to = url.searchParams.get('to')!;
-      const matching = rows.filter((r) => (!from || r.date >= from) && r.date <= to);
-      // Ten pending rows counted, never sent.
-      return HttpResponse.json({ transactions: matching, total: matching.length + (from ? 0 : 10) });
-    });
+    // Ten pending rows counted, never sent.
+    const urls = serveDays(rows, (all) => ({ transactions: all, total: all.length + 10 }));
     await pagesOf({ windowDays: 30, spill: { directory: tempDir() } });
     const before = urls.filter((u) => {
       const to = new URL(u, 'http://x').searchParams.get('to');

@@ -31,6 +31,17 @@ const fare = (id: string): WireRow => ({
   isPending: false,
 });
 
+/** The next holdings answer for 5001 lists none, beside a total of `totalValue`. */
+function answerNoHoldingsOnce(totalValue: number): void {
+  server.use(
+    http.get(
+      `${BASE}/accounts/5001/holdings`,
+      () => HttpResponse.json({ holdings: [], totalValue, currency: 'GBP' }),
+      { once: true },
+    ),
+  );
+}
+
 /** `n` days after 2026-03-15. */
 const day = (n: number) => new Date(Date.UTC(2026, 2, 15 + n)).toISOString().slice(0, 10);
 
@@ -293,13 +304,7 @@ describe('a holdings answer that fails once', () => {
     await h.engine.sync('c1');
     const mirrored = await h.storage.listHoldings('c1', '5001');
     expect(mirrored.length).toBeGreaterThan(0);
-    server.use(
-      http.get(
-        `${BASE}/accounts/5001/holdings`,
-        () => HttpResponse.json({ holdings: [], totalValue: 5000, currency: 'GBP' }),
-        { once: true },
-      ),
-    );
+    answerNoHoldingsOnce(5000);
     const failed = await h.engine.sync('c1');
     const account = failed.accounts.find((a) => a.accountId === '5001')!;
     expect(account.holdings).toBe('failed');
@@ -308,23 +313,11 @@ describe('a holdings answer that fails once', () => {
     // Past holdingsRecheckDays after the last answer taken, it is believed, as a 404 is.
     const late = await createHarness({ engine: { holdingsRecheckDays: 0 } });
     await late.engine.sync('c1');
-    server.use(
-      http.get(
-        `${BASE}/accounts/5001/holdings`,
-        () => HttpResponse.json({ holdings: [], totalValue: 5000, currency: 'GBP' }),
-        { once: true },
-      ),
-    );
+    answerNoHoldingsOnce(5000);
     await late.engine.sync('c1');
     expect(await late.storage.listHoldings('c1', '5001')).toEqual([]);
     // The same empty list with a total of 0 is believed at once: everything was sold.
-    server.use(
-      http.get(
-        `${BASE}/accounts/5001/holdings`,
-        () => HttpResponse.json({ holdings: [], totalValue: 0, currency: 'GBP' }),
-        { once: true },
-      ),
-    );
+    answerNoHoldingsOnce(0);
     await h.engine.sync('c1');
     expect(await h.storage.listHoldings('c1', '5001')).toEqual([]);
   });
