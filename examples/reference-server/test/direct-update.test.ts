@@ -531,6 +531,53 @@ for (const backend of BACKENDS) {
       expect(answer.status).toBe(200);
     });
 
+    it('each PATCH on one kept-alive connection is judged by the key it sends, when the key changes between them', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const patch = (key: string, id: string, notes: string) =>
+        new Promise<{ status: number; notes: unknown; socket: unknown }>((resolve, reject) => {
+          const request = httpRequest(`${directUrl}/api/v1/transactions/${id}`, {
+            method: 'PATCH',
+            agent,
+            headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
+          });
+          request.on('error', reject);
+          request.on('response', (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode!,
+                notes: JSON.parse(text).notes,
+                socket: request.socket,
+              }),
+            );
+          });
+          request.end(JSON.stringify({ transaction: { notes } }));
+        });
+      try {
+        const first = await patch(t.keys.alice, txId, 'alice on the connection');
+        expect(first).toMatchObject({ status: 200, notes: 'alice on the connection' });
+        // Bob's key on the same connection: Alice's row is not his to change, his own is.
+        const bobOnAlices = await patch(t.keys.bob, txId, 'bob on alice');
+        expect(bobOnAlices.status).toBe(404);
+        expect(await patch(t.keys.bob, bobTxId, 'bob on his own')).toMatchObject({
+          status: 200,
+          notes: 'bob on his own',
+        });
+        expect((await patch(`${t.keys.alice}x`, txId, 'a wrong key')).status).toBe(401);
+        expect(await patch(t.keys.alice, txId, 'alice again')).toMatchObject({
+          status: 200,
+          notes: 'alice again',
+        });
+        // One connection carried them all.
+        expect(bobOnAlices.socket).toBe(first.socket);
+      } finally {
+        agent.destroy();
+      }
+      expect(await notesNow()).toBe('alice again');
+    });
+
     it('PATCHes one after another on one connection commit alone after a streak; another connection brings grouping back', async () => {
       const { store } = t.server.runtime;
       /** A PATCH sent on `agent`'s one kept-alive connection: its status and the notes it answered. */
