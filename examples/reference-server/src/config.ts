@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { isLogLevel, type LogLevel } from './logger.js';
 import { StartupError, type StartOptions } from './server.js';
-import { databaseFromEnv } from './store/open.js';
+import { databaseFromEnv, type DatabaseConfig } from './store/open.js';
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
@@ -15,6 +15,11 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (!Number.isInteger(value) || value < min || value > max)
     throw new StartupError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   return value;
+}
+
+/** The pool's size applies to PostgreSQL only; it is checked either way, so a typo never waits for a move. */
+function withPoolSize(database: DatabaseConfig, poolSize: number): DatabaseConfig {
+  return database.kind === 'postgres' ? { ...database, poolSize } : database;
 }
 
 export interface ServerConfig {
@@ -61,7 +66,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartO
     // Relative to where the command was typed: npm runs a workspace's script in the workspace's
     // directory, and says where it was typed in INIT_CWD.
     dataDir: resolve(env.INIT_CWD ?? process.cwd(), env.FINSYNC_DATA_DIR ?? '.data'),
-    database: databaseFromEnv(env),
+    database: withPoolSize(databaseFromEnv(env), integer(env, 'FINSYNC_PG_POOL_SIZE', 10, 1, 1_000)),
     scheduler: scheduler === 'on',
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: env.HOST?.trim() || '127.0.0.1',

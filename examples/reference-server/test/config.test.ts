@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../src/config.js';
 import { StartupError } from '../src/server.js';
+import { openStores } from '../src/store/open.js';
+import type { PostgresAppStore } from '../src/store/postgres.js';
 
 describe('configuration from the environment', () => {
   it('reads a relative FINSYNC_DATA_DIR from where the command was typed, as its default', () => {
@@ -44,4 +46,29 @@ describe('configuration from the environment', () => {
       );
     },
   );
+
+  it('sizes the PostgreSQL pool from FINSYNC_PG_POOL_SIZE (10 by default), and refuses a size out of range', async () => {
+    const url = 'postgres://nobody@127.0.0.1:1/none'; // never connected to: a pool connects on its first query
+    const poolMax = async (env: NodeJS.ProcessEnv) => {
+      const { database } = configFromEnv({ DATABASE_URL: url, ...env });
+      const { store } = openStores(database, '/nonexistent');
+      try {
+        return (store as PostgresAppStore).pool.options.max;
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await poolMax({})).toBe(10);
+    expect(await poolMax({ FINSYNC_PG_POOL_SIZE: ' 25 ' })).toBe(25);
+    expect(await poolMax({ FINSYNC_PG_POOL_SIZE: '1' })).toBe(1);
+    for (const value of ['0', '1001', '2.5', 'ten'])
+      expect(() => configFromEnv({ DATABASE_URL: url, FINSYNC_PG_POOL_SIZE: value })).toThrow(
+        new StartupError(
+          `FINSYNC_PG_POOL_SIZE must be an integer from 1 to 1000, got ${JSON.stringify(value)}`,
+        ),
+      );
+    // Checked without DATABASE_URL too: the typo is found before the move to PostgreSQL.
+    expect(() => configFromEnv({ FINSYNC_PG_POOL_SIZE: 'ten' })).toThrow(/FINSYNC_PG_POOL_SIZE/);
+    expect(configFromEnv({ FINSYNC_PG_POOL_SIZE: '4' }).database).toEqual({ kind: 'sqlite' });
+  });
 });

@@ -21,6 +21,8 @@ export type DatabaseConfig =
       schema?: string;
       /** The app's tables; default `<schema>_app` (`finsync_app`). Must differ from `schema`. */
       appSchema?: string;
+      /** Connections the one pool opens at most, shared by the API and the syncs; default 10 (node-postgres's). */
+      poolSize?: number;
     };
 
 export interface OpenedStores {
@@ -45,7 +47,11 @@ export function openStores(database: DatabaseConfig, dataDir: string): OpenedSto
   const appSchema = database.appSchema ?? `${schema}_app`;
   // Each schema records its own migrations in its own ledger table: they cannot share one.
   if (appSchema === schema) throw new TypeError(`the app schema must differ from the engine's (${schema})`);
-  const store = new PostgresAppStore({ connectionString: database.url, schema: appSchema });
+  const store = new PostgresAppStore({
+    connectionString: database.url,
+    schema: appSchema,
+    ...(database.poolSize === undefined ? {} : { poolSize: database.poolSize }),
+  });
   return {
     store,
     storage: new PostgresStorage({ pool: store.pool, schema }),

@@ -47,6 +47,8 @@ export interface PostgresAppStoreOptions {
   connectionString: string;
   /** Schema of the app's tables; default `finsync_app`. */
   schema?: string;
+  /** Connections the pool opens at most; default 10 (node-postgres's). */
+  poolSize?: number;
 }
 
 export class PostgresAppStore implements AppStore {
@@ -63,7 +65,7 @@ export class PostgresAppStore implements AppStore {
   constructor(options: PostgresAppStoreOptions) {
     this.schema = options.schema ?? 'finsync_app';
     this.#s = quoteSchema(this.schema);
-    this.pool = new Pool({ connectionString: options.connectionString });
+    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     // An idle pooled connection that dies (server restart, network) is reported as an 'error'
     // event, which would crash the process without a listener. The pool has already dropped it,
     // and the next query reports any lasting problem to its caller.
