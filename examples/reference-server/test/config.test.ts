@@ -51,7 +51,7 @@ describe('configuration from the environment', () => {
     const url = 'postgres://nobody@127.0.0.1:1/none'; // never connected to: a pool connects on its first query
     const poolMax = async (env: NodeJS.ProcessEnv) => {
       const { database } = configFromEnv({ DATABASE_URL: url, ...env });
-      const { store } = openStores(database, '/nonexistent');
+      const { store } = openStores(database!, '/nonexistent');
       try {
         return (store as PostgresAppStore).pool.options.max;
       } finally {
