@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  lstatSync,
   realpathSync,
   statSync,
 } from 'node:fs';
@@ -157,6 +158,13 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
+        // A link to a file not made yet: `wx` never follows a link, so the file is made where it points.
+        if (lstatSync(target.file).isSymbolicLink() && !existsSync(target.file))
+          try {
+            closeSync(openSync(target.file, 'a', 0o600));
+          } catch {
+            // Said below: a link to no file (its directory missing, say).
+          }
       }
       // Where SQLite writes: a symlink's target, and the WAL files beside it.
       let real: string;

@@ -5,7 +5,7 @@
  */
 import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
 import { SqliteStorage } from '@finsync/sqlite';
@@ -198,6 +198,68 @@ describe('errors and exit codes', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`${link} cannot be written: it is a link to no file (ENOENT)`);
   });
+
+  it('a database path that is a link: the sync writes where it points, and the link stays a link', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'finsync-link-target-'));
+    try {
+      const real = join(elsewhere, 'real.db');
+      const link = join(dir, 'linked.db');
+      await symlink(real, link);
+      const synced = await runCli(['sync', '--database', link, '--no-progress'], {
+        cwd: dir,
+        env: { ...env, LUNCHFLOW_API_KEY: KEY },
+      });
+      expect(synced.code, synced.stderr).toBe(0);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      // Made where the link points, private as any database the CLI makes (it holds bank data).
+      expect(statSync(real).mode & 0o777).toBe(0o600);
+      // What the sync wrote is read through the file the link names.
+      const status = await runCli(['status', '--database', real], { cwd: dir, env });
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toMatch(/connection \S+: active/);
+      expect(readdirSync(dir).filter((name) => name.startsWith('linked.db'))).toEqual(['linked.db']);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!unwritableCanBeTried)(
+    'a link to a database in a directory this user cannot write: exit 2 naming both, not a partial sync',
+    async () => {
+      // The link's own directory is writable; the WAL files go beside the file it names, where they cannot.
+      const closed = await mkdtemp(join(tmpdir(), 'finsync-closed-'));
+      const open = await mkdtemp(join(tmpdir(), 'finsync-open-'));
+      try {
+        const real = join(closed, 'real.db');
+        const keyed = { ...env, LUNCHFLOW_API_KEY: KEY };
+        const first = await runCli(['sync', '--database', real, '--no-progress'], {
+          cwd: closed,
+          env: keyed,
+        });
+        expect(first.code, first.stderr).toBe(0);
+        const asAnother = process.getuid?.() === 0 ? { uid: 65534 } : {};
+        await chmod(real, 0o666);
+        await chmod(closed, 0o555);
+        await chmod(open, 0o777);
+        const link = join(open, 'link.db');
+        await symlink(real, link);
+        const again = await runCli(['sync', '--database', link, '--no-progress'], {
+          cwd: open,
+          env: keyed,
+          ...asAnother,
+        });
+        expect(again.code, again.stderr).toBe(2);
+        expect(again.stderr).toContain(
+          `${link} (${real}) cannot be written: its directory (finsync.db-wal and -shm go there) is read-only for this user`,
+        );
+        expect(again.stderr).not.toContain('unexpected error');
+      } finally {
+        await chmod(closed, 0o755);
+        await rm(closed, { recursive: true, force: true });
+        await rm(open, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a damaged database: exit 2, one line naming it, not an unexpected error', async () => {
     const synced = await runCli(['sync', '--sandbox', '--database', 'whole.db', '--no-progress'], {
