@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandboxProvider, startSandboxServer, type SandboxServer } from '@finsync/provider/sandbox';
+import { fileCredentialRecords, SealedCredentials } from '@finsync/sync/credentials';
 import { makeTempDir, removeTempDir } from '@finsync/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localToday } from '../src/options.js';
@@ -211,6 +212,30 @@ describe('finsync key: a key sealed on disk, used by sync and watch', () => {
     expect(loose.code).toBe(2);
     expect(loose.stderr).toContain(`chmod 600 ${masterKey}`);
     expectNoKey(loose);
+  });
+
+  it('a stored key no HTTP header can carry (sealed before key set checked): exit 2, store it again, never the key', async () => {
+    // Sealed as an older `key set` did, with no check of its characters.
+    const place = join(dir, 'euro');
+    await mkdir(place);
+    const master = randomBytes(32).toString('hex');
+    const euroKey = `${KEY}€`;
+    await new SealedCredentials({
+      masterKey: Buffer.from(master, 'hex'),
+      records: fileCredentialRecords(join(place, 'finsync.db.credentials.json')),
+      allowedBaseUrls: [server.baseUrl],
+    }).set('default', { apiKey: euroKey, baseUrl: server.baseUrl });
+    const requests = sandbox.requestCount;
+    const result = await runCli(['sync', '--no-progress'], {
+      cwd: place,
+      env: { ...env, FINSYNC_MASTER_KEY: master },
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      'the stored key holds a character no HTTP header can carry (a curly quote, an emoji?): store the key again with `finsync key set`',
+    );
+    expect(sandbox.requestCount).toBe(requests);
+    expectNoKey(result, euroKey, master);
   });
 
   it('key remove: sync is back to asking for a key; removing again is exit 2', async () => {
