@@ -3,7 +3,7 @@
  * page say so, and the page's chart, which walks back from the balance through the rows it counts, is
  * not drawn from a balance that did not count the newer rows.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { overview } from '../src/web/overview.js';
 import { BACKENDS, startSandboxUser, type SandboxUser } from './helpers.js';
 
@@ -12,6 +12,7 @@ interface StatusAccount {
   name: string;
   balance: string | null;
   balance_stale: boolean;
+  balance_check: { status: string } | null;
 }
 
 for (const backend of BACKENDS) {
@@ -84,6 +85,82 @@ for (const backend of BACKENDS) {
       const back = await page(healed.id);
       expect(back.account.balance_stale).toBe(false);
       expect(back.chart).not.toBeNull();
+    });
+
+    it("a balance taken while the rows failed to sync is not 'adds up', and the chart waits for the rows", async () => {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      const sandbox = t.server.runtime.sandbox!;
+      const { runtime } = t.server;
+      const current = async () => {
+        const { body } = await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status');
+        return body.accounts.find((a) => a.name === 'Current Account')!;
+      };
+      const chartOf = (accountId: string) =>
+        overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+      await runtime.syncUser(t.userId);
+      for (let day = 0; day < 2; day++) {
+        sandbox.advanceDays(1);
+        await runtime.syncUser(t.userId);
+      }
+      const checked = await current();
+      expect(checked.balance_check?.status).toBe('balanced');
+      const before = await chartOf(checked.id);
+      expect(before.chart).not.toBeNull();
+
+      // A day on, the transactions read fails three times (past the client's retries); the balance reads.
+      sandbox.faults.add({
+        kind: 'status',
+        status: 503,
+        times: 3,
+        match: { accountId: '4711', endpoint: 'transactions' },
+      });
+      sandbox.advanceDays(1);
+      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      const apart = await current();
+      // The bank's new balance, beside rows that lack what moved it: no verdict can be given.
+      expect(apart.balance).toBe(sandbox.balanceOf('4711').amount);
+      expect(apart.balance).not.toBe(checked.balance);
+      expect(apart.balance_check?.status).toBe('unchecked');
+      const shown = await chartOf(apart.id);
+      expect(shown.accounts.find((a) => a.id === apart.id)!.balance_check?.status).toBe('unchecked');
+      expect(shown.chart).toBeNull();
+      expect(shown.chart_note).toMatch(/could not read all of its transactions/);
+
+      // The next sync reads the rows: checked, and charted from the bank's balance.
+      expect((await runtime.syncUser(t.userId)).ok).toBe(true);
+      expect((await current()).balance_check?.status).toBe('balanced');
+      const back = await chartOf(apart.id);
+      expect(back.chart_note).toBeNull();
+      expect(back.chart!.last).toBe(back.accounts.find((a) => a.id === apart.id)!.balance);
+    });
+
+    it('draws no chart while a sync is running: its rows land before its balance', async () => {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      const sandbox = t.server.runtime.sandbox!;
+      const { runtime } = t.server;
+      await runtime.syncUser(t.userId);
+      const accountId = (await runtime.status(t.userId)).accounts.find(
+        (a) => a.name === 'Current Account',
+      )!.id;
+      const chartOf = () => overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+      expect((await chartOf()).chart).not.toBeNull();
+      // The account's balance answers late: its new rows are in the mirror well before its balance.
+      sandbox.faults.add({
+        kind: 'latency',
+        ms: 1_500,
+        times: 1,
+        match: { accountId: '4711', endpoint: 'balance' },
+      });
+      sandbox.advanceDays(2);
+      const run = runtime.syncUser(t.userId);
+      await vi.waitFor(() => expect(runtime.engine.isSyncing(t!.userId)).toBe(true));
+      const during = await chartOf();
+      expect(during.chart).toBeNull();
+      expect(during.chart_note).toMatch(/A sync is running/);
+      expect((await run).ok).toBe(true);
+      const after = await chartOf();
+      expect(after.chart_note).toBeNull();
+      expect(after.chart!.last).toBe(after.accounts.find((a) => a.id === accountId)!.balance);
     });
   });
 }

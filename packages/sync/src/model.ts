@@ -59,7 +59,9 @@ export interface MirrorAccount {
 /**
  * The balance check of one account (see the package README, "Balances that add up").
  *
- * - `unchecked`: one balance seen so far; there is nothing to compare it with yet.
+ * - `unchecked`: the balance has not been compared with the rows: it is the first one seen, or it
+ *   was fetched in a run whose rows did not sync cleanly while the balance or the rows moved (then
+ *   `basis`, `openingBalance` and `historyFrom` are those of the last check). The next clean run checks it.
  * - `balanced`: the provider's balance moved by exactly what the mirrored rows moved since the
  *   last check that added up.
  * - `mismatch`: it did not; from `since` on, a running balance computed from the mirrored rows is

@@ -218,6 +218,50 @@ describe('balances that add up', () => {
     expect(balancedOn).toBe('2026-07-01');
   });
 
+  it('a balance taken while the rows failed to sync is unchecked, not the last verdict, until a clean run checks it', async () => {
+    const h = await createHarness();
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    h.sandbox.advanceDays(1);
+    await h.engine.sync('c1');
+    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
+    const feedBefore = (await h.storage.readChanges({ limit: 10_000 })).length;
+
+    // Transactions fail, the balance still reads: with nothing moved, the verdict stands and nothing is written.
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, () => new HttpResponse('boom', { status: 500 })),
+    );
+    const unmoved = await h.engine.sync('c1');
+    expect(unmoved.accounts.find((a) => a.accountId === '4711')).toMatchObject({
+      balance: 'unchanged',
+      reconciliation: null,
+    });
+    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
+    const accountEntries = async () =>
+      (await h.storage.readChanges({ limit: 10_000 }))
+        .slice(feedBefore)
+        .filter((e) => e.entity === 'account' && e.key === '4711');
+    expect(await accountEntries()).toEqual([]);
+
+    // A day on: the balance moved by rows the mirror does not have. "Balanced" beside it was false.
+    h.sandbox.advanceDays(1);
+    const apart = await h.engine.sync('c1');
+    expect(apart.accounts.find((a) => a.accountId === '4711')!.balance).toBe('updated');
+    const stored = (await h.storage.listAccounts('c1')).find((a) => a.id === '4711')!;
+    expect(stored.balance!.amount).toBe(toDecimalString(h.sandbox.balanceOf('4711').amount));
+    expect(stored.reconciliation).toMatchObject({ status: 'unchecked', since: null, difference: null });
+    expect((await accountEntries()).at(-1)!.record).toMatchObject({
+      reconciliation: { status: 'unchecked' },
+    });
+
+    // The rows read again: checked, and they add up.
+    useSandboxOnly(h);
+    const healed = await h.engine.sync('c1');
+    expect(healed.accounts.find((a) => a.accountId === '4711')!.reconciliation?.status).toBe('balanced');
+    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
+  });
+
   it('recognises a bank whose balance also counts pending rows', async () => {
     const h = await createHarness();
     server.use(

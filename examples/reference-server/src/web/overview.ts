@@ -94,8 +94,13 @@ async function chartOf(
   /** What the provider's balance counts, as the engine's balance check found: pending rows or not. */
   basis: 'posted' | 'posted-and-pending',
 ) {
-  if (account.balance === null || account.currency === null) return null;
-  const currency = account.currency;
+  const storage = runtime.engine.storage;
+  // The balance the rows are walked back from is the mirror's, as the rows are: this server's copy
+  // moves only once a run's feed is applied, so between a run's commits and that (or after an apply
+  // that failed) the two were apart by what the run added.
+  const mirrored = (await storage.listAccounts(userId)).find((a) => a.id === account.provider_account_id);
+  const currency = mirrored?.balance?.currency ?? mirrored?.currency ?? account.currency;
+  if (!mirrored?.balance || currency === null) return null;
   const scale = currencyScale(currency);
   const today = runtime.today();
   const windowStart = addDays(today, -(CHART_DAYS - 1));
@@ -108,7 +113,6 @@ async function chartOf(
   // balance every row after it explains (a cut inside a day made the first point wrong by that
   // day's rows left out).
   const pending = basis === 'posted' ? { pending: false } : {};
-  const storage = runtime.engine.storage;
   const moves: Array<{ date: string; amount: bigint }> = [];
   let read = 0;
   let cutBefore: string | undefined;
@@ -142,7 +146,7 @@ async function chartOf(
   const from =
     cutBefore !== undefined ? cutBefore : moves.length === 0 ? addDays(today, -29) : addDays(earliest, -1);
   const series = balanceSeries(
-    decimalToMinorUnits(account.balance, scale),
+    decimalToMinorUnits(mirrored.balance.amount, scale),
     moves,
     from < windowStart ? windowStart : from,
     today,
@@ -164,6 +168,22 @@ async function chartOf(
     last: label(balances[balances.length - 1]!),
     days: series.length,
   } satisfies Chart;
+}
+
+/**
+ * Why the account's chart cannot be drawn now, or undefined. Walked back from a balance through rows
+ * of another moment, every point would be off by what the rows between the two moved.
+ */
+function whyNoChart(status: Status, accountId: string): string | undefined {
+  const account = status.accounts.find((a) => a.id === accountId);
+  if (account?.balance_stale)
+    return "A sync could not read this account's balance, and none has since, so the one shown is older than its rows. The chart is drawn again once a sync reads it.";
+  // Checked once, unchecked since: a balance taken in a run whose rows did not sync cleanly.
+  if (account?.balance_check?.status === 'unchecked' && account.balanced_on !== null)
+    return "A sync took this account's balance but could not read all of its transactions, so the balance is newer than its rows. The chart is drawn again once a sync reads them.";
+  // A run commits an account's rows before its balance: mid-run the two are apart.
+  if (status.connection?.syncing) return 'A sync is running: the chart is drawn again when it ends.';
+  return undefined;
 }
 
 function lastRun(status: Status, names: Map<string, string>) {
@@ -220,8 +240,7 @@ export async function overview(
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];
-  const staleAccount =
-    account !== undefined && status.accounts.some((a) => a.id === account.id && a.balance_stale);
+  const chartNote = account && whyNoChart(status, account.id);
   const rendered = (await renderTransactions(runtime.store, latest.rows)) as Array<{
     id: string;
     date: string;
@@ -267,10 +286,8 @@ export async function overview(
     })),
     /** The account the chart is of (or would be, when it has no balance to chart). */
     selected_account_id: account?.id ?? null,
-    // Walked back from an older balance through rows it never counted, every point would be off by
-    // what they moved: no chart until a run reads the balance again.
     chart:
-      account && !staleAccount
+      account && !chartNote
         ? await chartOf(
             runtime,
             userId,
@@ -279,9 +296,7 @@ export async function overview(
           )
         : null,
     /** Why there is no chart, when the account has a balance all the same. */
-    chart_note: staleAccount
-      ? "A sync could not read this account's balance, and none has since, so the one shown is older than its rows. The chart is drawn again once a sync reads it."
-      : null,
+    chart_note: chartNote ?? null,
     transactions: rendered.map((t, i) => ({
       id: t.id,
       date: t.date,

@@ -18,7 +18,8 @@ export interface BalanceOutcome {
 
 /**
  * Takes the provider's balance (`answer`, asked for with the transactions: account-turn.ts) and, when
- * `check` is set (the account's rows synced cleanly), compares it with the rows. Writes nothing: the
+ * `rows.check` is set (the account's rows synced cleanly), compares it with the rows; when not, and the
+ * balance or the rows moved, the reconciliation is `unchecked` until a run can compare them again. Writes nothing: the
  * account record's change and the ledger's new anchor go in the account's closing write (run.ts),
  * with its holdings and its state, one commit where there were two. A failure throws and keeps the
  * previous balance: never zero.
@@ -27,9 +28,15 @@ export async function syncBalance(
   ctx: RunContext,
   account: MirrorAccount,
   state: AccountSyncState,
-  check: boolean,
+  rows: {
+    /** The account's rows synced cleanly this run: the balance is compared with them. */
+    check: boolean;
+    /** This run committed changes to the account's rows. */
+    changed: boolean;
+  },
   answer: Promise<Balance>,
 ): Promise<BalanceOutcome> {
+  const { check } = rows;
   const balance = await answer;
   let reconciliation: BalanceReconciliation | null = account.reconciliation ?? null;
   let ledger = state.ledger;
@@ -69,6 +76,11 @@ export async function syncBalance(
     account.balance !== null &&
     account.balance.amount === balance.amount &&
     account.balance.currency === balance.currency;
+  // A balance not compared with the rows, beside rows or a balance the last check did not see: the
+  // verdict of that check says nothing of them (a `balanced` kept beside a new balance and rows that
+  // failed to sync read as "adds up" while they were apart by the missing rows).
+  if (!check && reconciliation !== null && (!sameBalance || rows.changed))
+    reconciliation = { ...reconciliation, status: 'unchecked', since: null, difference: null };
   const next: MirrorAccount = {
     ...account,
     currency: balance.currency ?? account.currency,
