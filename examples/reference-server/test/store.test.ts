@@ -315,6 +315,85 @@ for (const backend of BACKENDS) {
       expect(await store.findUser(namedLikeIt.id)).toMatchObject({ id: namedLikeIt.id, name: id });
     });
 
+    it('lists live rows newest first (date, then created, then id) with their total, off the index made for it', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, 'listed');
+      const at = (n: number) => `2026-03-0${n}T10:00:00.000Z`;
+      const rows = [
+        transaction(user.id, account.id, { date: '2026-02-01', created_at: at(1) }),
+        transaction(user.id, account.id, { date: '2026-02-03', created_at: at(1) }),
+        transaction(user.id, account.id, { date: '2026-02-03', created_at: at(2) }),
+        transaction(user.id, account.id, { date: '2026-02-03', created_at: at(2) }),
+        transaction(user.id, account.id, { date: '2026-02-02', created_at: at(3) }),
+      ];
+      const [deleted, gone] = [
+        transaction(user.id, account.id, { date: '2026-02-04' }),
+        transaction(user.id, account.id, { date: '2026-02-05' }),
+      ];
+      await store.atomically(async (unit) => {
+        for (const row of [...rows, deleted, gone]) await unit.insertTransaction(row);
+        await unit.setDeleted(deleted.id, now());
+      });
+      if (store instanceof SqliteAppStore)
+        store.database.prepare('UPDATE app_transactions SET gone_at = ? WHERE id = ?').run(now(), gone.id);
+      else
+        await (
+          store as unknown as { pool: { query(sql: string, p: unknown[]): Promise<unknown> } }
+        ).pool.query(
+          `UPDATE ${(store as unknown as { schema: string }).schema}.app_transactions SET gone_at = $1 WHERE id = $2`,
+          [now(), gone.id],
+        );
+      const tied = [rows[2]!.id, rows[3]!.id].sort();
+      const expected = [...tied, rows[1]!.id, rows[4]!.id, rows[0]!.id];
+      const pages = [];
+      for (let offset = 0; offset < 5; offset += 2)
+        pages.push(await store.findTransactions(user.id, {}, { limit: 2, offset }));
+      expect(pages.flatMap((p) => p.rows.map((r) => r.id))).toEqual(expected);
+      expect(pages.map((p) => p.total)).toEqual([5, 5, 5]);
+
+      if (!(store instanceof SqliteAppStore)) return;
+      // The page and its count are read off the index: no scan of the table, no sort. A store of its
+      // own, so its statements are prepared here, where they can be seen.
+      const fresh = new SqliteAppStore(join(db.dataDir, `listed-${randomUUID()}.db`));
+      try {
+        const seeded = await seedUser(fresh, 'listed');
+        await fresh.atomically((unit) =>
+          unit.insertTransaction(transaction(seeded.user.id, seeded.account.id, {})),
+        );
+        const database = fresh.database;
+        const prepared: string[] = [];
+        const prepare = vi.spyOn(database, 'prepare').mockImplementation(function (
+          this: typeof database,
+          sql: string,
+        ) {
+          prepared.push(sql);
+          return Database.prototype.prepare.call(this, sql);
+        } as typeof database.prepare);
+        try {
+          await fresh.findTransactions(seeded.user.id, {}, { limit: 3, offset: 1 });
+        } finally {
+          prepare.mockRestore();
+        }
+        const listing = prepared.filter((sql) => sql.includes('FROM app_transactions t'));
+        expect(listing).toHaveLength(2);
+        for (const sql of listing) {
+          const plan = (
+            database
+              .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+              .all(...(sql.includes('LIMIT') ? [seeded.user.id, 1, 1] : [seeded.user.id])) as Array<{
+              detail: string;
+            }>
+          )
+            .map((r) => r.detail)
+            .join(' | ');
+          expect(plan, sql).toContain('USING INDEX app_transactions_listed');
+          expect(plan, sql).not.toMatch(/TEMP B-TREE|SCAN t\b/);
+        }
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('money, dates and timestamps come back as the exact text written', async () => {
       const { store } = opened;
       const { user, account } = await seedUser(store, 'exact');

