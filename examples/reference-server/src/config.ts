@@ -60,6 +60,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartO
   const demo = (env.FINSYNC_DEMO?.trim() || 'on').toLowerCase();
   if (demo !== 'on' && demo !== 'off')
     throw new StartupError(`FINSYNC_DEMO must be on or off, got ${JSON.stringify(env.FINSYNC_DEMO)}`);
+  // The sandbox provider goes with the demo unless said otherwise: a server made ready for real users
+  // (FINSYNC_DEMO=off) offers its generated accounts to none of them.
+  const sandbox = (env.FINSYNC_SANDBOX?.trim() || demo).toLowerCase();
+  if (sandbox !== 'on' && sandbox !== 'off')
+    throw new StartupError(`FINSYNC_SANDBOX must be on or off, got ${JSON.stringify(env.FINSYNC_SANDBOX)}`);
+  if (demo === 'on' && sandbox === 'off')
+    throw new StartupError(
+      'FINSYNC_SANDBOX=off needs FINSYNC_DEMO=off: the demo user syncs from the sandbox',
+    );
   return {
     logLevel,
     demo: demo === 'on',
@@ -68,6 +77,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<StartO
     dataDir: resolve(env.INIT_CWD ?? process.cwd(), env.FINSYNC_DATA_DIR ?? '.data'),
     database: withPoolSize(databaseFromEnv(env), integer(env, 'FINSYNC_PG_POOL_SIZE', 10, 1, 1_000)),
     scheduler: scheduler === 'on',
+    sandbox: sandbox === 'on',
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: env.HOST?.trim() || '127.0.0.1',
     syncIntervalMs: integer(env, 'FINSYNC_SYNC_INTERVAL_MINUTES', 360, 1, 7 * 24 * 60) * 60_000,

@@ -27,10 +27,12 @@ function fail(error: unknown): never {
 let server: RunningServer;
 let dataDir: string;
 let demoOn: boolean;
+let sandboxOn: boolean;
 try {
   const { logLevel, demo, ...options } = configFromEnv();
   dataDir = options.dataDir;
   demoOn = demo;
+  sandboxOn = options.sandbox !== false;
   server = await startReferenceServer({ ...options, logger: consoleLogger(logLevel) });
 } catch (error) {
   fail(error);
@@ -92,6 +94,7 @@ Ctrl-C stops it.`);
 finsync reference server listening on ${server.url}
   data:        ${where()}
   demo:        off (FINSYNC_DEMO=off)${retired > 0 ? `; ${retired} demo key(s) printed by earlier starts revoked` : ''}
+  sandbox:     ${sandboxOn ? 'on: users may choose base_url "sandbox" (FINSYNC_SANDBOX=off for none)' : 'off (FINSYNC_SANDBOX=on offers it to users)'}
   users:       npm run admin -- create-user <name>  (prints the user's API key once)
   OpenAPI:     ${server.url}/api/v1/openapi.json
 Ctrl-C stops it.`);

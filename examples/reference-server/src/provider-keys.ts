@@ -133,6 +133,11 @@ export class ProviderKeys {
         `base_url must be one of: ${[...allowed].join(', ')}`,
       ]);
     }
+    // Through the API of a server run without the sandbox (FINSYNC_SANDBOX=off): no user may choose it.
+    if (options.register && baseUrl === SANDBOX && !this.#options.sandboxUrl())
+      throw new ApiProblem(422, 'validation_failed', 'Provider key could not be saved', [
+        'base_url sandbox is not served here: this server runs without the sandbox provider',
+      ]);
     const key = apiKey.trim();
     // Checked here, where the API and the command line both pass: a key no client can be made from
     // (a line break pasted with it) was stored by the command line, and then no server would start.

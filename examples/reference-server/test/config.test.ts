@@ -71,4 +71,17 @@ describe('configuration from the environment', () => {
     expect(() => configFromEnv({ FINSYNC_PG_POOL_SIZE: 'ten' })).toThrow(/FINSYNC_PG_POOL_SIZE/);
     expect(configFromEnv({ FINSYNC_PG_POOL_SIZE: '4' }).database).toEqual({ kind: 'sqlite' });
   });
+
+  it('runs the sandbox provider with the demo unless FINSYNC_SANDBOX says otherwise, and never without it for the demo', () => {
+    expect(configFromEnv({}).sandbox).toBe(true);
+    expect(configFromEnv({ FINSYNC_DEMO: 'off' }).sandbox).toBe(false);
+    expect(configFromEnv({ FINSYNC_DEMO: 'off', FINSYNC_SANDBOX: ' ON ' }).sandbox).toBe(true);
+    expect(configFromEnv({ FINSYNC_DEMO: 'off', FINSYNC_SANDBOX: 'off' }).sandbox).toBe(false);
+    expect(() => configFromEnv({ FINSYNC_SANDBOX: 'off' })).toThrow(
+      new StartupError('FINSYNC_SANDBOX=off needs FINSYNC_DEMO=off: the demo user syncs from the sandbox'),
+    );
+    expect(() => configFromEnv({ FINSYNC_DEMO: 'off', FINSYNC_SANDBOX: 'no' })).toThrow(
+      /FINSYNC_SANDBOX must be on or off, got "no"/,
+    );
+  });
 });

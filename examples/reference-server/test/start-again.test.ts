@@ -57,6 +57,15 @@ describe('npm start after a first start stopped halfway', () => {
       expect(response.status).toBe(401);
       const kept = await fetch(`${started.url}/api/v1/transactions`, { headers: { 'X-Api-Key': own } });
       expect(kept.status).toBe(200);
+      // Made ready for real users: the sandbox's generated accounts are offered to none of them.
+      expect(started.printed).toMatch(/sandbox: +off \(FINSYNC_SANDBOX=on offers it to users\)/);
+      const chosen = await fetch(`${started.url}/api/v1/provider`, {
+        method: 'PUT',
+        headers: { 'X-Api-Key': own, 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: 'sandbox-key', base_url: 'sandbox' }),
+      });
+      expect(chosen.status).toBe(422);
+      expect(JSON.stringify(await chosen.json())).toContain('runs without the sandbox provider');
     } finally {
       await started.stop();
     }
