@@ -255,6 +255,26 @@ for (const backend of BACKENDS) {
       );
       const ownHost = new URL(ui.url).host;
       expect((await signIn(t.keys.alice, { ...UI, origin: `https://${ownHost}` })).status).toBe(200);
+      // Over TLS the cookie is a __Host- one: only this host can set it, so no sibling subdomain can.
+      const overTls = await signIn(t.keys.alice, { ...viaTls, 'sec-fetch-site': 'same-origin' });
+      const set = overTls.headers.get('set-cookie')!;
+      expect(set).toMatch(/^__Host-finsync_ui=[^;]+;/);
+      expect(set).toMatch(/; Secure/);
+      expect(set).toMatch(/; Path=\//);
+      expect(set).not.toMatch(/Domain=/i);
+      const overview = await fetch(`${ui.url}/ui/api/overview`, { headers: { cookie: cookieOf(overTls) } });
+      expect(overview.status).toBe(200);
+    });
+
+    it("a request carrying two session cookies is signed out, whoever's they are (a cookie planted beside the user's)", async () => {
+      const alices = cookieOf(await signIn(t.keys.alice));
+      const bobs = cookieOf(await signIn(t.keys.bob));
+      const overview = (cookie: string) => fetch(`${ui.url}/ui/api/overview`, { headers: { cookie } });
+      expect((await overview(alices)).status).toBe(200);
+      expect((await overview(`other=1; ${alices}`)).status).toBe(200);
+      // As a sibling subdomain's cookie with a longer path would be sent: before the user's own.
+      for (const both of [`${bobs}; ${alices}`, `${alices}; ${bobs}`, `${alices}; __Host-${bobs}`])
+        expect((await overview(both)).status, both).toBe(401);
     });
 
     it('syncs only with the page header and a read-write key', async () => {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ServerRuntime } from '../runtime.js';
 import { hashApiKey } from '../crypto.js';
@@ -33,6 +33,26 @@ export interface WebUiOptions {
 const MAX_PAGE_BODY_BYTES = 4096;
 
 const COOKIE = 'finsync_ui';
+/**
+ * The cookie's name over HTTPS: a `__Host-` cookie is taken by browsers only from this host, with
+ * `Secure` and `Path=/` and no `Domain`, so a sibling subdomain cannot plant one beside it.
+ */
+const HOST_COOKIE = `__Host-${COOKIE}`;
+
+/**
+ * The session token of the request, when it carries exactly one session cookie. Two (one planted by
+ * a sibling subdomain with a longer path, which browsers send first) are no session: the first one
+ * sent would otherwise sign the page in as whoever planted it.
+ */
+function sessionToken(c: Context): string | undefined {
+  const found: string[] = [];
+  for (const part of (c.req.header('cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    const name = part.slice(0, at).trim();
+    if (at > 0 && (name === COOKIE || name === HOST_COOKIE)) found.push(part.slice(at + 1).trim());
+  }
+  return found.length === 1 ? found[0] : undefined;
+}
 const CSRF_HEADER = 'x-finsync-ui';
 
 /** Nothing but this server's own files; no inline script or style, no framing, no plugins. */
@@ -113,7 +133,7 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
 
   /** The session of the request's cookie, if it is live and its key still is, with that key's id. */
   async function session(c: Context): Promise<(Session & { keyId: string }) | undefined> {
-    const token = getCookie(c, COOKIE);
+    const token = sessionToken(c);
     const found = sessions.get(token);
     if (!found) return undefined;
     const key = await runtime.store.findActiveApiKey(found.keyHash);
@@ -160,11 +180,12 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
       scope: principal.scope,
       keyHash: hashApiKey(presented),
     });
-    setCookie(c, COOKIE, token, {
+    const https = isHttps(c);
+    setCookie(c, https ? HOST_COOKIE : COOKIE, token, {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/',
-      secure: isHttps(c),
+      secure: https,
       maxAge: Math.floor(sessions.ttlMs / 1000),
     });
     return c.json({ signed_in: true, can_sync: principal.scope === 'read_write' });
@@ -172,8 +193,13 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
 
   app.delete('/ui/session', (c) => {
     if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign out from the page');
-    sessions.delete(getCookie(c, COOKIE));
-    deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: isHttps(c) });
+    sessions.delete(sessionToken(c));
+    deleteCookie(c, isHttps(c) ? HOST_COOKIE : COOKIE, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: isHttps(c),
+    });
     return c.body(null, 204);
   });
 
