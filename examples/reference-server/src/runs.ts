@@ -83,8 +83,11 @@ function staleBalances(report: ConnectionReport, before: readonly string[]): str
     else if (account.balance === 'updated' || account.balance === 'unchanged')
       stale.delete(account.accountId);
   }
+  // A balance read that failed: stale, unless it made the account gone (a 404), which is no longer read.
+  const notRead = new Set(report.accounts.filter((a) => a.state !== 'active').map((a) => a.accountId));
   for (const issue of report.issues)
-    if (issue.stage === 'balance' && issue.accountId !== null) stale.add(issue.accountId);
+    if (issue.stage === 'balance' && issue.accountId !== null && !notRead.has(issue.accountId))
+      stale.add(issue.accountId);
   return [...stale].sort();
 }
 

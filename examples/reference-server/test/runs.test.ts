@@ -99,6 +99,13 @@ describe('balances no sync has read since one failed to (stale_balances)', () =>
     expect(summarize('r4', report([account('a', 'unchanged')]), 0, ['a']).stale_balances).toEqual([]);
     // An account no longer read keeps its last balance as what it is: no longer flagged.
     expect(summarize('r5', report([account('a', 'skipped', 'gone')]), 0, ['a']).stale_balances).toEqual([]);
+    // Gone because its balance answered 404: that failed read flags nothing, as the account is not read again.
+    const goneOnBalance = summarize(
+      'r6',
+      report([account('a', 'failed', 'gone')], [{ stage: 'balance', accountId: 'a' }]),
+      0,
+    );
+    expect(goneOnBalance.stale_balances).toEqual([]);
   });
 
   it('are read from the issues of a result stored before the list existed', () => {
