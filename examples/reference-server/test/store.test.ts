@@ -8,7 +8,7 @@ import { AnsweredAsTimedOut, RequestDeadline } from '../src/http/deadline.js';
 import { prepareCached } from '../src/store/sqlite-schema.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
-import type { AppStore, NewTransaction } from '../src/store/types.js';
+import { MAX_TAGS_PER_USER, type AppStore, type NewTransaction } from '../src/store/types.js';
 import { createUser } from '../src/users.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
 
@@ -414,12 +414,25 @@ for (const backend of BACKENDS) {
       expect((await store.listAccounts(user.id))[0]?.balance).toBe('0.10');
     });
 
+    it(`a user has at most ${MAX_TAGS_PER_USER} tags (they are listed in one answer); other users are not held back`, async () => {
+      const { store } = opened;
+      const { user } = await seedUser(store, 'many-tags');
+      const { user: other } = await seedUser(store, 'few-tags');
+      const tag = (name: string) => ({ id: randomUUID(), name, color: '#000' });
+      for (let i = 0; i < MAX_TAGS_PER_USER; i++)
+        expect(await store.insertTag(user.id, tag(`tag ${i}`))).toBe('created');
+      expect(await store.insertTag(user.id, tag('one more'))).toBe('full');
+      expect(await store.insertTag(user.id, tag('tag 7'))).toBe('taken');
+      expect(await store.listTags(user.id)).toHaveLength(MAX_TAGS_PER_USER);
+      expect(await store.insertTag(other.id, tag('one more'))).toBe('created');
+    });
+
     it('orders names by code point, and search ignores the case of ASCII letters only', async () => {
       const { store } = opened;
       const { user, account } = await seedUser(store, 'ordering');
       for (const name of ['b', 'B', 'a', 'Z', 'é'])
-        expect(await store.insertTag(user.id, { id: randomUUID(), name, color: '#000' })).toBe(true);
-      expect(await store.insertTag(user.id, { id: randomUUID(), name: 'a', color: '#fff' })).toBe(false);
+        expect(await store.insertTag(user.id, { id: randomUUID(), name, color: '#000' })).toBe('created');
+      expect(await store.insertTag(user.id, { id: randomUUID(), name: 'a', color: '#fff' })).toBe('taken');
       expect((await store.listTags(user.id)).map((t) => t.name)).toEqual(['B', 'Z', 'a', 'b', 'é']);
 
       await store.atomically(async (unit) => {

@@ -38,6 +38,7 @@ import type {
   TransactionRow,
   User,
 } from './types.js';
+import { MAX_TAGS_PER_USER } from './types.js';
 
 /** SQLite's LIKE ignores the case of ASCII letters only; `translate` with these does the same here. */
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -201,16 +202,24 @@ export class PostgresAppStore implements AppStore {
     userId: string,
     tag: Tag,
     options?: { deadline?: CommitDeadline | undefined },
-  ): Promise<boolean> {
+  ): Promise<'created' | 'taken' | 'full'> {
     // In a transaction of its own, so that a request answered 503 while it waits (for a connection,
-    // for a lock) rolls it back instead of committing it.
+    // for a lock) rolls it back instead of committing it. The user's row is locked first, so two
+    // creates at once count one after the other.
     return this.#transaction(async (client) => {
+      await client.query(`SELECT 1 FROM ${this.#s}.app_users WHERE id = $1 FOR UPDATE`, [userId]);
       const inserted = await client.query(
-        `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color) VALUES ($1, $2, $3, $4)
+        `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color)
+         SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${this.#s}.app_tags WHERE user_id = $2) < $5
          ON CONFLICT (user_id, name) DO NOTHING`,
-        [tag.id, userId, tag.name, tag.color],
+        [tag.id, userId, tag.name, tag.color, MAX_TAGS_PER_USER],
       );
-      return inserted.rowCount === 1;
+      if (inserted.rowCount === 1) return 'created';
+      const taken = await client.query(`SELECT 1 FROM ${this.#s}.app_tags WHERE user_id = $1 AND name = $2`, [
+        userId,
+        tag.name,
+      ]);
+      return (taken.rowCount ?? 0) > 0 ? 'taken' : 'full';
     }, options?.deadline);
   }
 

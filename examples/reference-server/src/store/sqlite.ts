@@ -35,6 +35,7 @@ import type {
   TransactionRow,
   User,
 } from './types.js';
+import { MAX_TAGS_PER_USER } from './types.js';
 
 export class SqliteAppStore implements AppStore {
   readonly kind = 'sqlite';
@@ -217,16 +218,24 @@ export class SqliteAppStore implements AppStore {
     userId: string,
     tag: Tag,
     options?: { deadline?: CommitDeadline | undefined },
-  ): Promise<boolean> {
-    const changes = await this.#gate.run(() => {
+  ): Promise<'created' | 'taken' | 'full'> {
+    return this.#gate.run(() => {
       // Checked once the connection is free: the wait for it may outlast the request.
       options?.deadline?.beginCommit();
-      return prepareCached(
+      // One statement: the count and the insert see the same rows, whoever else writes the file.
+      const changes = prepareCached(
         this.database,
-        'INSERT INTO app_tags (id, user_id, name, color) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
-      ).run(tag.id, userId, tag.name, tag.color).changes;
+        `INSERT INTO app_tags (id, user_id, name, color)
+         SELECT ?, ?, ?, ? WHERE (SELECT count(*) FROM app_tags WHERE user_id = ?) < ?
+         ON CONFLICT (user_id, name) DO NOTHING`,
+      ).run(tag.id, userId, tag.name, tag.color, userId, MAX_TAGS_PER_USER).changes;
+      if (changes === 1) return 'created';
+      const taken = prepareCached(this.database, 'SELECT 1 FROM app_tags WHERE user_id = ? AND name = ?').get(
+        userId,
+        tag.name,
+      );
+      return taken ? 'taken' : 'full';
     });
-    return changes === 1;
   }
 
   ownedIds(kind: OwnedKind, userId: string, ids: string[]) {

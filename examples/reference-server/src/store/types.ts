@@ -328,6 +328,9 @@ export interface AtomicallyOptions {
   deadline?: CommitDeadline | undefined;
 }
 
+/** The most tags a user may have: `GET /api/v1/tags` lists them all in one answer. */
+export const MAX_TAGS_PER_USER = 1_000;
+
 export interface AppStore extends RelatedReads {
   readonly kind: 'sqlite' | 'postgres';
 
@@ -353,8 +356,15 @@ export interface AppStore extends RelatedReads {
   listCategories(userId: string): Promise<Category[]>;
   listMerchants(userId: string): Promise<Merchant[]>;
   listTags(userId: string): Promise<Tag[]>;
-  /** False when the user has a tag of that name already. */
-  insertTag(userId: string, tag: Tag, options?: { deadline?: CommitDeadline | undefined }): Promise<boolean>;
+  /**
+   * `created`, or `taken` (the user has a tag of that name), or `full`: the user has `MAX_TAGS_PER_USER`
+   * tags already (every tag is listed in one answer, so their number is bounded).
+   */
+  insertTag(
+    userId: string,
+    tag: Tag,
+    options?: { deadline?: CommitDeadline | undefined },
+  ): Promise<'created' | 'taken' | 'full'>;
   /** The user's live (not deleted) transaction. */
   getTransaction(userId: string, id: string): Promise<StoredTransaction | undefined>;
   /** Deleted transactions, most recently deleted first, one page, and the total count. */

@@ -18,6 +18,7 @@ import {
   ok,
 } from '../responses.js';
 import { TagCreateBody } from '../schemas.js';
+import { MAX_TAGS_PER_USER } from '../../store/types.js';
 import { mountRoute } from '../route.js';
 
 type RequireKey = (scope: 'read' | 'write') => MiddlewareHandler<AppEnv>;
@@ -81,7 +82,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
     responses: {
       201: ok(TagSchema, 'Created'),
       400: err('Malformed JSON, or no `tag` member'),
-      422: err('A blank name, a name taken, or a bad color'),
+      422: err('A blank name, a name taken, a bad color, or the user has 1,000 tags already'),
       ...WRITE_ERRORS_UNDONE_ON_503,
       ...JSON_BODY_ERRORS,
     },
@@ -92,9 +93,12 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
     if (name === '')
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', ["Name can't be blank"]);
     const tag = { id: randomUUID(), name, color: input.color ?? '#e99537' };
-    if (!(await store.insertTag(c.get('principal').userId, tag, { deadline: c.get('deadline') })))
+    const outcome = await store.insertTag(c.get('principal').userId, tag, { deadline: c.get('deadline') });
+    if (outcome !== 'created')
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', [
-        'Name has already been taken',
+        outcome === 'taken'
+          ? 'Name has already been taken'
+          : `A user has at most ${MAX_TAGS_PER_USER} tags: remove one first`,
       ]);
     return c.json(tag, 201);
   });
