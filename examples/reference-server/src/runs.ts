@@ -106,16 +106,32 @@ export interface RunningSync {
   progress: { accounts_done: number; accounts_total: number; transactions_fetched: number };
 }
 
+/** The issue of a run whose synced rows could not be applied to the server's tables. */
+export const FEED_STAGE = 'feed';
+
+export function feedIssue(error: unknown): UserSyncSummary['issues'][number] {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    stage: FEED_STAGE,
+    account_id: null,
+    error: 'FeedApplyError',
+    message: `the synced rows could not be applied to this server's tables (${reason}); they are applied again within a minute`,
+  };
+}
+
 export function summarize(
   runId: string,
   report: ConnectionReport,
   applied: number,
   /** `stale_balances` of the result before. */
   staleBefore: readonly string[] = [],
+  /** Why the run's feed could not be applied, when it could not. */
+  feedFailure?: unknown,
 ): UserSyncSummary {
+  const failed = feedFailure !== undefined;
   return {
     run_id: runId,
-    ok: report.ok,
+    ok: report.ok && !failed,
     outcome: report.outcome,
     status: report.status,
     started_at: report.startedAt,
@@ -132,12 +148,15 @@ export function summarize(
       replaced: { ...a.replacements },
       balance_check: balanceCheck(a.reconciliation),
     })),
-    issues: report.issues.map((i) => ({
-      stage: i.stage,
-      account_id: i.accountId,
-      error: i.error.name,
-      message: i.message,
-    })),
+    issues: [
+      ...report.issues.map((i) => ({
+        stage: i.stage,
+        account_id: i.accountId,
+        error: i.error.name,
+        message: i.message,
+      })),
+      ...(failed ? [feedIssue(feedFailure)] : []),
+    ],
     skipped_accounts: report.skippedAccounts.map((skipped) => ({
       error: skipped.error.name,
       message: skipped.message,
@@ -193,14 +212,19 @@ export class SyncRuns {
   }
 
   /** Ends the user's run: its summary is stored as the last result, then the run leaves `running`. */
-  async finish(userId: string, report: ConnectionReport, applied: number): Promise<UserSyncSummary> {
+  async finish(
+    userId: string,
+    report: ConnectionReport,
+    applied: number,
+    feedFailure?: unknown,
+  ): Promise<UserSyncSummary> {
     const run = this.begin(userId);
     // The run stays shown as running until its result is stored: a status read in between would
     // otherwise see neither the run nor its result (the previous run's result instead).
     this.#finishing.add(run);
     // What stays stale comes from the result before: a run that does not reach an account says nothing of it.
     const before = await this.last(userId).catch(() => null);
-    const summary = summarize(run.run_id, report, applied, staleBalancesOf(before));
+    const summary = summarize(run.run_id, report, applied, staleBalancesOf(before), feedFailure);
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {
@@ -209,6 +233,23 @@ export class SyncRuns {
       if (this.#running.get(userId) === run) this.#running.delete(userId);
     }
     return summary;
+  }
+
+  /**
+   * The feed a run could not apply has been applied since (`applied` entries): its result loses the
+   * feed's issue, and is `ok` again when that was its only one.
+   */
+  async feedCaughtUp(userId: string, applied: number): Promise<void> {
+    const last = await this.last(userId);
+    if (!last?.issues.some((i) => i.stage === FEED_STAGE)) return;
+    const issues = last.issues.filter((i) => i.stage !== FEED_STAGE);
+    const caughtUp: UserSyncSummary = {
+      ...last,
+      ok: issues.length === 0 && last.outcome === 'success',
+      issues,
+      feed_entries_applied: last.feed_entries_applied + applied,
+    };
+    await this.#store.saveLastSync(userId, JSON.stringify(caughtUp));
   }
 
   async last(userId: string): Promise<UserSyncSummary | null> {

@@ -84,7 +84,9 @@ export class ServerRuntime {
   #started = false;
   #keyWatch: ReturnType<typeof setInterval> | undefined;
   /** The key watch's pass under way, which `close()` waits for. */
-  #keyWatchPass: Promise<void> | undefined;
+  #keyWatchPass: Promise<unknown> | undefined;
+  /** Users whose change feed could not be applied to this server's tables: applied again each minute. */
+  readonly #feedsBehind = new Set<string>();
   /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
   readonly #applying = new Map<string, Promise<UserSyncSummary>>();
 
@@ -153,17 +155,28 @@ export class ServerRuntime {
       });
       this.#sandboxServer = await startSandboxServer(this.sandbox);
     }
-    await this.#keys.registerStored((userId) => this.#applier.apply(userId).then(() => undefined));
-    if (this.#options.scheduler ?? true) {
-      this.engine.start();
-      // A user waiting for a new key is never scheduled: a key the command line stores for one is
-      // looked for every minute (or every interval, when shorter) and synced with at once.
-      const every = Math.min(KEY_WATCH_MS, this.#options.syncIntervalMs ?? KEY_WATCH_MS);
-      this.#keyWatch = setInterval(() => {
-        this.#keyWatchPass ??= this.#syncWithStoredKeys().finally(() => (this.#keyWatchPass = undefined));
-      }, every);
-      this.#keyWatch.unref();
-    }
+    // What the last runs left in the feed is applied now; a feed that cannot be (the database busy
+    // past its timeout) does not stop the start: it is applied again within a minute.
+    await this.#keys.registerStored((userId) =>
+      this.#applier.apply(userId).then(
+        // A feed the last run of an earlier start could not apply is now applied: its result says so.
+        (applied) => this.#runs.feedCaughtUp(userId, applied),
+        (error: unknown) => this.#feedBehind(userId, error),
+      ),
+    );
+    const scheduled = this.#options.scheduler ?? true;
+    if (scheduled) this.engine.start();
+    // A user waiting for a new key is never scheduled: a key the command line stores for one is looked
+    // for every minute (or every interval, when shorter) and synced with at once. A feed left behind
+    // is applied again on the same beat, scheduler or not.
+    const every = Math.min(KEY_WATCH_MS, this.#options.syncIntervalMs ?? KEY_WATCH_MS);
+    this.#keyWatch = setInterval(() => {
+      this.#keyWatchPass ??= Promise.all([
+        this.#catchUpFeeds(),
+        scheduled ? this.#syncWithStoredKeys() : undefined,
+      ]).finally(() => (this.#keyWatchPass = undefined));
+    }, every);
+    this.#keyWatch.unref();
     this.#started = true;
   }
 
@@ -211,10 +224,46 @@ export class ServerRuntime {
     return registered ? this.startSync(userId) : undefined;
   }
 
-  /** Every run (scheduled or asked for) applies the feed and stores its summary as the last result. */
+  /**
+   * Every run (scheduled or asked for) applies the feed and stores its summary as the last result. A
+   * feed that cannot be applied (the database busy past its timeout, say) is said in the result
+   * (`ok: false`, a `feed` issue), and applied again within a minute (`#catchUpFeeds`).
+   */
   async #afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
-    const applied = await this.#applier.apply(report.connectionId);
-    return this.#runs.finish(report.connectionId, report, applied);
+    const userId = report.connectionId;
+    try {
+      const applied = await this.#applier.apply(userId);
+      this.#feedsBehind.delete(userId);
+      return await this.#runs.finish(userId, report, applied);
+    } catch (error) {
+      this.#feedBehind(userId, error);
+      return this.#runs.finish(userId, report, 0, error);
+    }
+  }
+
+  #feedBehind(userId: string, error: unknown): void {
+    this.#feedsBehind.add(userId);
+    this.logger.error?.('applying the change feed failed; it is applied again within a minute', {
+      userId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+
+  /** Applies the feeds that could not be applied before; each that now is clears its run's issue. */
+  async #catchUpFeeds(): Promise<void> {
+    for (const userId of [...this.#feedsBehind]) {
+      try {
+        const applied = await this.#applier.apply(userId);
+        this.#feedsBehind.delete(userId);
+        await this.#runs.feedCaughtUp(userId, applied);
+        this.logger.info?.('the change feed is applied again', { userId, applied });
+      } catch (error) {
+        this.logger.warn?.('applying the change feed failed again', {
+          userId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
   }
 
   /** Syncs one user now; resolves when the run ended and its feed is applied. */

@@ -1,0 +1,137 @@
+/**
+ * A run's change feed that the server cannot apply to its own tables (the database busy past its
+ * timeout, say) is said in the run's result, leaves no run shown as running, and is applied again
+ * within a minute (here a second: the watch follows a shorter sync interval), without a new run.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
+import { PostgresAppStore } from '../src/store/postgres.js';
+import { SqliteAppStore } from '../src/store/sqlite.js';
+import type { AppStore } from '../src/store/types.js';
+import { createApiKey, createUser } from '../src/users.js';
+import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip)(`a change feed the server could not apply ${backend.title}`, () => {
+    let db: TestDatabase | undefined;
+    let server: RunningServer | undefined;
+    afterEach(async () => {
+      vi.restoreAllMocks();
+      await server?.close({ graceMs: 0 });
+      await db?.cleanup();
+      server = undefined;
+      db = undefined;
+    });
+
+    it("is in the run's result, the run ends, and the rows reach the API within the minute", async () => {
+      db = testDatabase(backend);
+      server = await startReferenceServer({
+        dataDir: db.dataDir,
+        database: db.database,
+        port: 0,
+        scheduler: false,
+        syncIntervalMs: 1_000,
+        sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
+      });
+      const { runtime } = server;
+      const user = await createUser(runtime.store, 'alice');
+      const key = (await createApiKey(runtime.store, user.id, { name: 't' })).key;
+      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      expect((await runtime.syncUser(user.id)).ok).toBe(true);
+      const listed = async () => {
+        const response = await fetch(`${server!.url}/api/v1/transactions?per_page=1`, {
+          headers: { 'X-Api-Key': key },
+        });
+        return ((await response.json()) as { pagination: { total_count: number } }).pagination.total_count;
+      };
+      const before = await listed();
+
+      // Two days on, the first unit of work of the feed's application fails, as a busy database does.
+      runtime.sandbox!.advanceDays(2);
+      const atomically = runtime.store.atomically.bind(runtime.store);
+      let failures = 1;
+      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
+        failures-- > 0
+          ? Promise.reject(new Error('database is locked'))
+          : atomically(work, options)) as typeof runtime.store.atomically);
+      const summary = await runtime.syncUser(user.id);
+      expect(summary.ok).toBe(false);
+      expect(summary.issues).toContainEqual(
+        expect.objectContaining({
+          stage: 'feed',
+          account_id: null,
+          error: 'FeedApplyError',
+          message: expect.stringMatching(
+            /could not be applied to this server's tables \(database is locked\)/,
+          ),
+        }),
+      );
+      const status = await runtime.status(user.id);
+      expect(status.running).toBeNull();
+      expect(status.last_sync?.run_id).toBe(summary.run_id);
+      expect(await listed()).toBe(before);
+
+      // Applied again on the watch's next beat: the rows are listed and the result is whole again.
+      await vi.waitFor(
+        async () => {
+          const caughtUp = await runtime.status(user.id);
+          expect(caughtUp.last_sync).toMatchObject({ run_id: summary.run_id, ok: true });
+          expect(caughtUp.last_sync!.issues).toEqual([]);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+      expect(await listed()).toBeGreaterThan(before);
+      const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
+      expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+    }, 30_000);
+
+    it('left behind by the last run does not stop the next start, and is applied once it can be', async () => {
+      db = testDatabase(backend);
+      const start = () =>
+        startReferenceServer({
+          dataDir: db!.dataDir,
+          database: db!.database,
+          port: 0,
+          scheduler: false,
+          syncIntervalMs: 1_000,
+          sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
+        });
+      server = await start();
+      const user = await createUser(server.runtime.store, 'alice');
+      await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await server.runtime.syncUser(user.id);
+      // Every application of the feed fails, as long as the lock is held: the run's rows wait in the feed.
+      const proto: AppStore =
+        backend.kind === 'postgres' ? PostgresAppStore.prototype : SqliteAppStore.prototype;
+      const failing = vi
+        .spyOn(proto, 'atomically')
+        .mockImplementation(() => Promise.reject(new Error('database is locked')));
+      server.runtime.sandbox!.advanceDays(2);
+      expect((await server.runtime.syncUser(user.id)).ok).toBe(false);
+      await server.close({ graceMs: 0 });
+      server = undefined;
+      const behind = await (async () => {
+        const probe = await start();
+        try {
+          // Started although the feed could not be applied at start.
+          const { runtime } = probe;
+          const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
+          return { last: feed.at(-1)!.seq, cursor: await runtime.store.feedCursor(user.id) };
+        } finally {
+          await probe.close({ graceMs: 0 });
+        }
+      })();
+      expect(behind.cursor).toBeLessThan(behind.last);
+      failing.mockRestore();
+      server = await start();
+      const { runtime } = server;
+      await vi.waitFor(
+        async () => {
+          expect(await runtime.store.feedCursor(user.id)).toBe(behind.last);
+          expect((await runtime.status(user.id)).last_sync).toMatchObject({ ok: true, issues: [] });
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+    }, 60_000);
+  });
+}
