@@ -257,13 +257,34 @@ for (const backend of BACKENDS) {
       expect((await signIn(t.keys.alice, { ...UI, origin: `https://${ownHost}` })).status).toBe(200);
       // Over TLS the cookie is a __Host- one: only this host can set it, so no sibling subdomain can.
       const overTls = await signIn(t.keys.alice, { ...viaTls, 'sec-fetch-site': 'same-origin' });
-      const set = overTls.headers.get('set-cookie')!;
-      expect(set).toMatch(/^__Host-finsync_ui=[^;]+;/);
-      expect(set).toMatch(/; Secure/);
-      expect(set).toMatch(/; Path=\//);
-      expect(set).not.toMatch(/Domain=/i);
-      const overview = await fetch(`${ui.url}/ui/api/overview`, { headers: { cookie: cookieOf(overTls) } });
-      expect(overview.status).toBe(200);
+      const set = overTls.headers.getSetCookie();
+      const hostCookie = set.find((c) => c.startsWith('__Host-finsync_ui='))!;
+      expect(hostCookie).toMatch(/^__Host-finsync_ui=[^;]+;/);
+      expect(hostCookie).toMatch(/; Secure/);
+      expect(hostCookie).toMatch(/; Path=\//);
+      expect(hostCookie).not.toMatch(/Domain=/i);
+      // The plain cookie of an earlier release (or one planted) is expired beside it.
+      expect(set.find((c) => c.startsWith('finsync_ui='))).toMatch(/^finsync_ui=;.*Max-Age=0/);
+      const alices = hostCookie.split(';')[0]!;
+      const bobs = (await signIn(t.keys.bob, { ...viaTls, 'sec-fetch-site': 'same-origin' })).headers
+        .getSetCookie()
+        .find((c) => c.startsWith('__Host-finsync_ui='))!
+        .split(';')[0]!;
+      const overview = (cookie: string) =>
+        fetch(`${ui.url}/ui/api/overview`, { headers: { cookie, 'x-forwarded-proto': 'https' } });
+      const userOf = async (cookie: string) => {
+        const response = await overview(cookie);
+        return response.status === 200
+          ? ((await response.json()) as { user: { name: string } }).user.name
+          : response.status;
+      };
+      expect(await userOf(alices)).toBe('alice');
+      // Over TLS a plain finsync_ui (another host under the domain can set one) counts for nothing:
+      // alone it is no session, beside the user's own it changes nothing.
+      const plainBob = bobs.replace(/^__Host-/, '');
+      expect(await userOf(plainBob)).toBe(401);
+      expect(await userOf(`${plainBob}; ${alices}`)).toBe('alice');
+      expect(await userOf(`${alices}; ${bobs}`)).toBe(401);
     });
 
     it("a request carrying two session cookies is signed out, whoever's they are (a cookie planted beside the user's)", async () => {
@@ -273,8 +294,10 @@ for (const backend of BACKENDS) {
       expect((await overview(alices)).status).toBe(200);
       expect((await overview(`other=1; ${alices}`)).status).toBe(200);
       // As a sibling subdomain's cookie with a longer path would be sent: before the user's own.
-      for (const both of [`${bobs}; ${alices}`, `${alices}; ${bobs}`, `${alices}; __Host-${bobs}`])
+      for (const both of [`${bobs}; ${alices}`, `${alices}; ${bobs}`, `finsync_ui=; ${alices}`])
         expect((await overview(both)).status, both).toBe(401);
+      // Over plain HTTP a __Host- cookie (which only HTTPS can set) is not this scheme's: ignored.
+      expect((await overview(`${alices}; __Host-${bobs}`)).status).toBe(200);
     });
 
     it('syncs only with the page header and a read-write key', async () => {

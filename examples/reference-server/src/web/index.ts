@@ -40,18 +40,25 @@ const COOKIE = 'finsync_ui';
 const HOST_COOKIE = `__Host-${COOKIE}`;
 
 /**
- * The session token of the request, when it carries exactly one session cookie. Two (one planted by
- * a sibling subdomain with a longer path, which browsers send first) are no session: the first one
- * sent would otherwise sign the page in as whoever planted it.
+ * The session token of the request, when it carries exactly one session cookie of the name its scheme
+ * uses: over HTTPS only `__Host-finsync_ui` counts (a plain `finsync_ui`, which another host under the
+ * same domain can set, and which earlier releases used, is ignored), over HTTP only `finsync_ui`. Two
+ * of that name (one planted with a longer path, which browsers send first) are no session: the first
+ * one sent would otherwise sign the page in as whoever planted it.
  */
 function sessionToken(c: Context): string | undefined {
+  const wanted = isHttps(c) ? HOST_COOKIE : COOKIE;
   const found: string[] = [];
   for (const part of (c.req.header('cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
-    const name = part.slice(0, at).trim();
-    if (at > 0 && (name === COOKIE || name === HOST_COOKIE)) found.push(part.slice(at + 1).trim());
+    if (at > 0 && part.slice(0, at).trim() === wanted) found.push(part.slice(at + 1).trim());
   }
   return found.length === 1 ? found[0] : undefined;
+}
+
+/** Over HTTPS, the plain cookie of an earlier release (or one planted) is expired beside the real one. */
+function expirePlainCookie(c: Context): void {
+  if (isHttps(c)) deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: true });
 }
 const CSRF_HEADER = 'x-finsync-ui';
 
@@ -181,6 +188,7 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
       keyHash: hashApiKey(presented),
     });
     const https = isHttps(c);
+    expirePlainCookie(c);
     setCookie(c, https ? HOST_COOKIE : COOKIE, token, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -194,6 +202,7 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
   app.delete('/ui/session', (c) => {
     if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign out from the page');
     sessions.delete(sessionToken(c));
+    expirePlainCookie(c);
     deleteCookie(c, isHttps(c) ? HOST_COOKIE : COOKIE, {
       path: '/',
       httpOnly: true,
