@@ -134,6 +134,32 @@ for (const backend of BACKENDS) {
       expect(back.chart!.last).toBe(back.accounts.find((a) => a.id === apart.id)!.balance);
     });
 
+    it('draws no chart from a balance newer than its rows on an account never checked yet (its first sync the last clean one)', async () => {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      const sandbox = t.server.runtime.sandbox!;
+      const { runtime } = t.server;
+      await runtime.syncUser(t.userId);
+      const accountId = (await runtime.status(t.userId)).accounts.find(
+        (a) => a.name === 'Current Account',
+      )!.id;
+      const chartOf = () => overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+      expect((await chartOf()).chart).not.toBeNull();
+      sandbox.faults.add({
+        kind: 'status',
+        status: 503,
+        times: 3,
+        match: { accountId: '4711', endpoint: 'transactions' },
+      });
+      sandbox.advanceDays(2);
+      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      const shown = await chartOf();
+      expect(shown.accounts.find((a) => a.id === accountId)!.balance_check?.status).toBe('unchecked');
+      expect(shown.chart).toBeNull();
+      expect(shown.chart_note).toMatch(/could not read all of its transactions/);
+      expect((await runtime.syncUser(t.userId)).ok).toBe(true);
+      expect((await chartOf()).chart).not.toBeNull();
+    });
+
     it('draws no chart while a sync is running: its rows land before its balance', async () => {
       t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
       const sandbox = t.server.runtime.sandbox!;

@@ -8,6 +8,7 @@ import type { ServerRuntime } from '../runtime.js';
 import { formatMoney } from '../money-format.js';
 import { renderTransactions } from '../render.js';
 import { isMoneyIn, moneyInPositive } from '../sign-convention.js';
+import type { AccountSyncState, MirrorAccount } from '@finsync/sync';
 import type { AccountRecord, Scope } from '../store/types.js';
 
 /** The chart covers at most this many days, ending today. */
@@ -170,19 +171,63 @@ async function chartOf(
   } satisfies Chart;
 }
 
+/** A decimal string without the zeros that do not change its value: `12.50` → `12.5`, `-0.0` → `0`. */
+function plainDecimal(value: string): string {
+  const trimmed = value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+  return /^-0*$/.test(trimmed) ? '0' : trimmed;
+}
+
+/**
+ * Whether the engine's balance of the account may count rows its mirror does not hold: it was taken
+ * without being compared with the rows (no check, or `unchecked`), and it or the rows moved since the
+ * last reading the engine anchored its check on (`ledger.anchor`), so nothing says the two agree. A
+ * first sync's reading is its own anchor: charted. Anchors stored by earlier versions name neither
+ * reading; one that was checked beside an `unchecked` verdict says the same.
+ */
+function rowsBehindBalance(
+  mirrored: MirrorAccount | undefined,
+  state: AccountSyncState | undefined,
+): boolean {
+  const reconciliation = mirrored?.reconciliation;
+  if (!mirrored?.balance) return false;
+  if (!reconciliation) return true;
+  if (reconciliation.status !== 'unchecked') return false;
+  const anchor = state?.ledger?.anchor;
+  if (!anchor) return true;
+  if (anchor.balance === undefined || anchor.postedTotal === undefined) return anchor.checked !== false;
+  return (
+    plainDecimal(anchor.balance) !== plainDecimal(mirrored.balance.amount) ||
+    plainDecimal(anchor.postedTotal) !== plainDecimal(state!.ledger!.postedTotal)
+  );
+}
+
 /**
  * Why the account's chart cannot be drawn now, or undefined. Walked back from a balance through rows
  * of another moment, every point would be off by what the rows between the two moved.
  */
-function whyNoChart(status: Status, accountId: string): string | undefined {
-  const account = status.accounts.find((a) => a.id === accountId);
-  if (account?.balance_stale)
+async function whyNoChart(
+  runtime: ServerRuntime,
+  userId: string,
+  status: Status,
+  account: AccountRecord,
+): Promise<string | undefined> {
+  if (status.accounts.find((a) => a.id === account.id)?.balance_stale)
     return "A sync could not read this account's balance, and none has since, so the one shown is older than its rows. The chart is drawn again once a sync reads it.";
-  // Checked once, unchecked since: a balance taken in a run whose rows did not sync cleanly.
-  if (account?.balance_check?.status === 'unchecked' && account.balanced_on !== null)
-    return "A sync took this account's balance but could not read all of its transactions, so the balance is newer than its rows. The chart is drawn again once a sync reads them.";
   // A run commits an account's rows before its balance: mid-run the two are apart.
-  if (status.connection?.syncing) return 'A sync is running: the chart is drawn again when it ends.';
+  if (status.connection?.syncing) return 'A sync is running: the chart is drawn once it has ended.';
+  const { storage } = runtime.engine;
+  const [mirrored, states] = await Promise.all([
+    storage.listAccounts(userId),
+    storage.listAccountStates(userId),
+  ]);
+  const id = account.provider_account_id;
+  if (
+    rowsBehindBalance(
+      mirrored.find((a) => a.id === id),
+      states.find((s) => s.accountId === id),
+    )
+  )
+    return "A sync took this account's balance but could not read all of its transactions, so the balance may count rows not shown here. The chart is drawn again once a sync reads them.";
   return undefined;
 }
 
@@ -240,7 +285,7 @@ export async function overview(
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];
-  const chartNote = account && whyNoChart(status, account.id);
+  const chartNote = account && (await whyNoChart(runtime, userId, status, account));
   const rendered = (await renderTransactions(runtime.store, latest.rows)) as Array<{
     id: string;
     date: string;

@@ -306,6 +306,9 @@ function render(data) {
 let loadFailureShown = false;
 
 /** Fetches and draws the overview; resolves with whether it was drawn. */
+/** The next look while a sync is running. */
+let afterSync;
+
 async function load(options = {}) {
   const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
   const response = await call('GET', `/ui/api/overview${query}`);
@@ -333,6 +336,9 @@ async function load(options = {}) {
   $('page-message').hidden = true;
   if (loadFailureShown) showMessage('', 'ok');
   render(response.body);
+  // A sync under way draws no chart (its rows land before its balance): look again shortly.
+  clearTimeout(afterSync);
+  if (response.body.connection?.syncing) afterSync = setTimeout(() => void load(), 5_000);
   if (options.focusAccount)
     document.querySelector(`[data-account-id="${CSS.escape(options.focusAccount)}"]`)?.focus();
   if (options.focusDashboard) $('dashboard-title').focus();
