@@ -132,7 +132,8 @@ export function summarize(
   return {
     run_id: runId,
     ok: report.ok && !failed,
-    outcome: report.outcome,
+    // A run whose rows reached the engine but not this server's tables did not fully succeed.
+    outcome: failed && report.outcome === 'success' ? 'partial' : report.outcome,
     status: report.status,
     started_at: report.startedAt,
     finished_at: report.finishedAt,
@@ -243,9 +244,12 @@ export class SyncRuns {
     const last = await this.last(userId);
     if (!last?.issues.some((i) => i.stage === FEED_STAGE)) return;
     const issues = last.issues.filter((i) => i.stage !== FEED_STAGE);
+    // With no issue left the run succeeded: its outcome was `partial` for the feed alone.
+    const whole = issues.length === 0 && (last.outcome === 'success' || last.outcome === 'partial');
     const caughtUp: UserSyncSummary = {
       ...last,
-      ok: issues.length === 0 && last.outcome === 'success',
+      ok: whole,
+      outcome: whole ? 'success' : last.outcome,
       issues,
       feed_entries_applied: last.feed_entries_applied + applied,
     };

@@ -158,11 +158,11 @@ export class ServerRuntime {
     // What the last runs left in the feed is applied now; a feed that cannot be (the database busy
     // past its timeout) does not stop the start: it is applied again within a minute.
     await this.#keys.registerStored((userId) =>
-      this.#applier.apply(userId).then(
+      this.#applier
+        .apply(userId)
         // A feed the last run of an earlier start could not apply is now applied: its result says so.
-        (applied) => this.#runs.feedCaughtUp(userId, applied),
-        (error: unknown) => this.#feedBehind(userId, error),
-      ),
+        .then((applied) => this.#runs.feedCaughtUp(userId, applied))
+        .catch((error: unknown) => this.#feedBehind(userId, error)),
     );
     const scheduled = this.#options.scheduler ?? true;
     if (scheduled) this.engine.start();
@@ -254,11 +254,13 @@ export class ServerRuntime {
     for (const userId of [...this.#feedsBehind]) {
       try {
         const applied = await this.#applier.apply(userId);
-        this.#feedsBehind.delete(userId);
+        // Only once the result says so is the user no longer behind: a result that could not be
+        // stored is stored on the next beat (which then applies nothing).
         await this.#runs.feedCaughtUp(userId, applied);
+        this.#feedsBehind.delete(userId);
         this.logger.info?.('the change feed is applied again', { userId, applied });
       } catch (error) {
-        this.logger.warn?.('applying the change feed failed again', {
+        this.logger.warn?.('catching up with the change feed failed; tried again within a minute', {
           userId,
           error: error instanceof Error ? error.message : String(error),
         });

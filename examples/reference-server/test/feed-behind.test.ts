@@ -66,20 +66,28 @@ for (const backend of BACKENDS) {
           ),
         }),
       );
+      expect(summary.outcome).toBe('partial');
       const status = await runtime.status(user.id);
       expect(status.running).toBeNull();
       expect(status.last_sync?.run_id).toBe(summary.run_id);
       expect(await listed()).toBe(before);
 
-      // Applied again on the watch's next beat: the rows are listed and the result is whole again.
+      // Applied again on the watch's next beat, whose result cannot be stored the first time (the
+      // database busy again): the beat after stores it. The rows are listed and the result is whole.
+      const saveLastSync = runtime.store.saveLastSync.bind(runtime.store);
+      let saveFailures = 1;
+      vi.spyOn(runtime.store, 'saveLastSync').mockImplementation((userId, text) =>
+        saveFailures-- > 0 ? Promise.reject(new Error('database is locked')) : saveLastSync(userId, text),
+      );
       await vi.waitFor(
         async () => {
           const caughtUp = await runtime.status(user.id);
-          expect(caughtUp.last_sync).toMatchObject({ run_id: summary.run_id, ok: true });
+          expect(caughtUp.last_sync).toMatchObject({ run_id: summary.run_id, ok: true, outcome: 'success' });
           expect(caughtUp.last_sync!.issues).toEqual([]);
         },
         { timeout: 10_000, interval: 200 },
       );
+      expect(saveFailures).toBeLessThan(0);
       expect(await listed()).toBeGreaterThan(before);
       const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
       expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
@@ -123,7 +131,11 @@ for (const backend of BACKENDS) {
       })();
       expect(behind.cursor).toBeLessThan(behind.last);
       failing.mockRestore();
+      // The feed applies at this start, but its run's result cannot be stored then: the start goes on,
+      // and the next beat stores it.
+      const saving = vi.spyOn(proto, 'saveLastSync').mockRejectedValueOnce(new Error('database is locked'));
       server = await start();
+      expect(saving).toHaveBeenCalled();
       const { runtime } = server;
       await vi.waitFor(
         async () => {
