@@ -10,7 +10,7 @@ import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
 import { MAX_TAGS_PER_USER, type AppStore, type NewTransaction } from '../src/store/types.js';
 import { createUser } from '../src/users.js';
-import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
+import { BACKENDS, holdUnitOfWork, testDatabase, type TestDatabase } from './helpers.js';
 
 const now = () => new Date().toISOString();
 
@@ -426,6 +426,28 @@ for (const backend of BACKENDS) {
       expect(await store.listTags(user.id)).toHaveLength(MAX_TAGS_PER_USER);
       expect(await store.insertTag(other.id, tag('one more'))).toBe('created');
     });
+
+    it.skipIf(backend.kind !== 'postgres')(
+      "creating a tag does not wait for a write of the user's rows in flight (a feed batch), on PostgreSQL",
+      async () => {
+        const { store } = opened;
+        const { user, account } = await seedUser(store, 'tag-beside-batch');
+        // A unit of work that has inserted one of the user's transactions and not committed yet.
+        const held = await holdUnitOfWork(store, (unit) =>
+          unit.insertTransaction(transaction(user.id, account.id, {})),
+        );
+        try {
+          const created = store.insertTag(user.id, { id: randomUUID(), name: 'beside', color: '#000' });
+          const first = await Promise.race([
+            created,
+            new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1_000)),
+          ]);
+          expect(first).toBe('created');
+        } finally {
+          await held.release();
+        }
+      },
+    );
 
     it('orders names by code point, and search ignores the case of ASCII letters only', async () => {
       const { store } = opened;

@@ -205,9 +205,10 @@ export class PostgresAppStore implements AppStore {
   ): Promise<'created' | 'taken' | 'full'> {
     // In a transaction of its own, so that a request answered 503 while it waits (for a connection,
     // for a lock) rolls it back instead of committing it. The user's row is locked first, so two
-    // creates at once count one after the other.
+    // creates at once count one after the other; NO KEY, so the key-share locks other writes of the
+    // user take (a feed batch's rows reference the user) do not wait for it, nor it for them.
     return this.#transaction(async (client) => {
-      await client.query(`SELECT 1 FROM ${this.#s}.app_users WHERE id = $1 FOR UPDATE`, [userId]);
+      await client.query(`SELECT 1 FROM ${this.#s}.app_users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
       const inserted = await client.query(
         `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color)
          SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${this.#s}.app_tags WHERE user_id = $2) < $5

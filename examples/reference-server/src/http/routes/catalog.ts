@@ -98,7 +98,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', [
         outcome === 'taken'
           ? 'Name has already been taken'
-          : `A user has at most ${MAX_TAGS_PER_USER} tags: remove one first`,
+          : `A user has at most ${MAX_TAGS_PER_USER} tags`,
       ]);
     return c.json(tag, 201);
   });
