@@ -96,9 +96,7 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
     const outcome = await store.insertTag(c.get('principal').userId, tag, { deadline: c.get('deadline') });
     if (outcome !== 'created')
       throw new ApiProblem(422, 'validation_failed', 'Tag could not be created', [
-        outcome === 'taken'
-          ? 'Name has already been taken'
-          : `A user has at most ${MAX_TAGS_PER_USER} tags`,
+        outcome === 'taken' ? 'Name has already been taken' : `A user has at most ${MAX_TAGS_PER_USER} tags`,
       ]);
     return c.json(tag, 201);
   });
