@@ -172,10 +172,12 @@ export class SyncRuns {
   /** Runs whose engine run has ended and whose result is being stored: still shown as running. */
   readonly #finishing = new WeakSet<RunningSync>();
   readonly #store: AppStore;
+  readonly #engine: SyncEngine;
   readonly #logger: ProviderLogger;
 
   constructor(store: AppStore, engine: SyncEngine, logger: ProviderLogger) {
     this.#store = store;
+    this.#engine = engine;
     this.#logger = logger;
     engine.on('run:start', ({ connectionId }) => void this.begin(connectionId));
     engine.on('progress', (p) => {
@@ -225,7 +227,13 @@ export class SyncRuns {
     this.#finishing.add(run);
     // What stays stale comes from the result before: a run that does not reach an account says nothing of it.
     const before = await this.last(userId).catch(() => null);
-    const summary = summarize(run.run_id, report, applied, staleBalancesOf(before), feedFailure);
+    const summary = summarize(
+      run.run_id,
+      report,
+      applied,
+      await this.#stillRead(userId, before),
+      feedFailure,
+    );
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {
@@ -254,6 +262,26 @@ export class SyncRuns {
       feed_entries_applied: last.feed_entries_applied + applied,
     };
     await this.#store.saveLastSync(userId, JSON.stringify(caughtUp));
+  }
+
+  /**
+   * The stale balances of `before` whose accounts are still read: one the provider has since dropped
+   * from its list (gone, or inactive) keeps its last balance as what it is. Unpruned when the mirror
+   * cannot be read.
+   */
+  async #stillRead(userId: string, before: UserSyncSummary | null): Promise<string[]> {
+    const stale = staleBalancesOf(before);
+    if (stale.length === 0) return stale;
+    try {
+      const read = new Set(
+        (await this.#engine.storage.listAccounts(userId))
+          .filter((a) => a.state === 'active')
+          .map((a) => a.id),
+      );
+      return stale.filter((id) => read.has(id));
+    } catch {
+      return stale;
+    }
   }
 
   async last(userId: string): Promise<UserSyncSummary | null> {

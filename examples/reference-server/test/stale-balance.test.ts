@@ -13,6 +13,7 @@ interface StatusAccount {
   balance: string | null;
   balance_stale: boolean;
   balance_check: { status: string } | null;
+  state: string;
 }
 
 for (const backend of BACKENDS) {
@@ -85,6 +86,45 @@ for (const backend of BACKENDS) {
       const back = await page(healed.id);
       expect(back.account.balance_stale).toBe(false);
       expect(back.chart).not.toBeNull();
+    });
+
+    it('is no longer flagged once the provider stops listing the account (it keeps its last balance)', async () => {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      const sandbox = t.server.runtime.sandbox!;
+      const { runtime } = t.server;
+      const current = async () =>
+        (await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status')).body.accounts.find(
+          (a) => a.name === 'Current Account',
+        )!;
+      await runtime.syncUser(t.userId);
+      sandbox.faults.add({
+        kind: 'status',
+        status: 503,
+        times: 3,
+        match: { accountId: '4711', endpoint: 'balance' },
+      });
+      sandbox.advanceDays(1);
+      await runtime.syncUser(t.userId);
+      expect((await current()).balance_stale).toBe(true);
+      // The bank account is closed: the provider's list leaves it out from now on.
+      const listed = (await (
+        await sandbox.handle(
+          new Request('http://sandbox/accounts', { headers: { 'x-api-key': 'sandbox-key' } }),
+        )
+      ).json()) as { accounts: Array<{ id: unknown }> };
+      sandbox.faults.add({
+        kind: 'status',
+        status: 200,
+        body: { ...listed, accounts: listed.accounts.filter((a) => String(a.id) !== '4711') },
+        match: { endpoint: 'accounts' },
+      });
+      for (let run = 0; run < 2; run++) {
+        sandbox.advanceDays(1);
+        await runtime.syncUser(t.userId);
+      }
+      const closed = await current();
+      expect(closed.state).not.toBe('active');
+      expect(closed.balance_stale).toBe(false);
     });
 
     it("a balance taken while the rows failed to sync is not 'adds up', and the chart waits for the rows", async () => {
