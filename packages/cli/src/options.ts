@@ -11,6 +11,7 @@ import {
   openSync,
   readFileSync,
   lstatSync,
+  readlinkSync,
   realpathSync,
   statSync,
 } from 'node:fs';
@@ -159,12 +160,17 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
         // A link to a file not made yet: `wx` never follows a link, so the file is made where it points.
-        if (lstatSync(target.file).isSymbolicLink() && !existsSync(target.file))
+        if (lstatSync(target.file).isSymbolicLink() && !existsSync(target.file)) {
+          const pointsTo = resolve(dirname(target.file), readlinkSync(target.file));
           try {
             closeSync(openSync(target.file, 'a', 0o600));
-          } catch {
-            // Said below: a link to no file (its directory missing, say).
+          } catch (made) {
+            const why = (made as NodeJS.ErrnoException).code ?? 'error';
+            throw new CliError(
+              `${target.file} cannot be written: it links to ${pointsTo}, which cannot be made (${why}: is ${dirname(pointsTo)} there, and writable?)`,
+            );
           }
+        }
       }
       // Where SQLite writes: a symlink's target, and the WAL files beside it.
       let real: string;

@@ -196,7 +196,9 @@ describe('errors and exit codes', () => {
       env,
     });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`${link} cannot be written: it is a link to no file (ENOENT)`);
+    expect(result.stderr).toContain(
+      `${link} cannot be written: it links to ${join(dir, 'no-such-dir', 'real.db')}, which cannot be made (ENOENT: is ${join(dir, 'no-such-dir')} there, and writable?)`,
+    );
   });
 
   it('a database path that is a link: the sync writes where it points, and the link stays a link', async () => {
@@ -253,6 +255,18 @@ describe('errors and exit codes', () => {
           `${link} (${real}) cannot be written: its directory (finsync.db-wal and -shm go there) is read-only for this user`,
         );
         expect(again.stderr).not.toContain('unexpected error');
+        // A link to a file not made yet in that directory: the file cannot be made there.
+        const toNew = join(open, 'new.db');
+        await symlink(join(closed, 'new.db'), toNew);
+        const made = await runCli(['sync', '--database', toNew, '--no-progress'], {
+          cwd: open,
+          env: keyed,
+          ...asAnother,
+        });
+        expect(made.code, made.stderr).toBe(2);
+        expect(made.stderr).toContain(
+          `${toNew} cannot be written: it links to ${join(closed, 'new.db')}, which cannot be made (EACCES`,
+        );
       } finally {
         await chmod(closed, 0o755);
         await rm(closed, { recursive: true, force: true });
