@@ -119,6 +119,23 @@ export function feedIssue(error: unknown): UserSyncSummary['issues'][number] {
   };
 }
 
+/**
+ * A result whose feed has since been applied (`applied` entries more): without its feed issue, and
+ * `ok` with `success` when that was its only one (a run is `partial` for the feed alone: the engine's
+ * `partial` always comes with issues of its own).
+ */
+export function caughtUp(summary: UserSyncSummary, applied: number): UserSyncSummary {
+  const issues = summary.issues.filter((i) => i.stage !== FEED_STAGE);
+  const whole = issues.length === 0 && (summary.outcome === 'success' || summary.outcome === 'partial');
+  return {
+    ...summary,
+    ok: whole,
+    outcome: whole ? 'success' : summary.outcome,
+    issues,
+    feed_entries_applied: summary.feed_entries_applied + applied,
+  };
+}
+
 export function summarize(
   runId: string,
   report: ConnectionReport,
@@ -220,7 +237,7 @@ export class SyncRuns {
     report: ConnectionReport,
     applied: number,
     feedFailure?: unknown,
-  ): Promise<UserSyncSummary> {
+  ): Promise<{ summary: UserSyncSummary; stored: boolean }> {
     const run = this.begin(userId);
     // The run stays shown as running until its result is stored: a status read in between would
     // otherwise see neither the run nor its result (the previous run's result instead).
@@ -234,14 +251,21 @@ export class SyncRuns {
       await this.#stillRead(userId, before),
       feedFailure,
     );
+    let stored = true;
     try {
       await this.#store.saveLastSync(userId, JSON.stringify(summary));
     } catch (error) {
+      stored = false;
       this.#logger.error?.('the last sync result could not be stored', { userId, error: String(error) });
     } finally {
       if (this.#running.get(userId) === run) this.#running.delete(userId);
     }
-    return summary;
+    return { summary, stored };
+  }
+
+  /** Stores `summary` as the user's last result; throws when it cannot be stored. */
+  async store(userId: string, summary: UserSyncSummary): Promise<void> {
+    await this.#store.saveLastSync(userId, JSON.stringify(summary));
   }
 
   /**
@@ -251,17 +275,22 @@ export class SyncRuns {
   async feedCaughtUp(userId: string, applied: number): Promise<void> {
     const last = await this.last(userId);
     if (!last?.issues.some((i) => i.stage === FEED_STAGE)) return;
-    const issues = last.issues.filter((i) => i.stage !== FEED_STAGE);
-    // With no issue left the run succeeded: its outcome was `partial` for the feed alone.
-    const whole = issues.length === 0 && (last.outcome === 'success' || last.outcome === 'partial');
-    const caughtUp: UserSyncSummary = {
+    await this.store(userId, caughtUp(last, applied));
+  }
+
+  /**
+   * The feed could not be applied at start: the last result says so (once), as a run's would. Throws
+   * when it cannot be stored.
+   */
+  async feedFellBehind(userId: string, error: unknown): Promise<void> {
+    const last = await this.last(userId);
+    if (!last || last.issues.some((i) => i.stage === FEED_STAGE)) return;
+    await this.store(userId, {
       ...last,
-      ok: whole,
-      outcome: whole ? 'success' : last.outcome,
-      issues,
-      feed_entries_applied: last.feed_entries_applied + applied,
-    };
-    await this.#store.saveLastSync(userId, JSON.stringify(caughtUp));
+      ok: false,
+      outcome: last.outcome === 'success' ? 'partial' : last.outcome,
+      issues: [...last.issues, feedIssue(error)],
+    });
   }
 
   /**

@@ -18,7 +18,14 @@ import { loadMasterKey } from './crypto.js';
 import { FeedApplier } from './feed.js';
 import { ApiProblem } from './problem.js';
 import { ProviderKeys } from './provider-keys.js';
-import { SyncRuns, balanceCheck, staleBalancesOf, type RunningSync, type UserSyncSummary } from './runs.js';
+import {
+  SyncRuns,
+  balanceCheck,
+  caughtUp,
+  staleBalancesOf,
+  type RunningSync,
+  type UserSyncSummary,
+} from './runs.js';
 import { AccountSuccessors } from './successors.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore } from './store/types.js';
@@ -85,8 +92,13 @@ export class ServerRuntime {
   #keyWatch: ReturnType<typeof setInterval> | undefined;
   /** The key watch's pass under way, which `close()` waits for. */
   #keyWatchPass: Promise<unknown> | undefined;
-  /** Users whose change feed could not be applied to this server's tables: applied again each minute. */
-  readonly #feedsBehind = new Set<string>();
+  /**
+   * Users whose change feed could not be applied to this server's tables (or whose run's result could
+   * not be stored: the value), applied again each minute.
+   */
+  readonly #feedsBehind = new Map<string, UserSyncSummary | undefined>();
+  /** Each user's feed work in flight, one after the other (`#serially`). */
+  readonly #feedWork = new Map<string, Promise<void>>();
   /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
   readonly #applying = new Map<string, Promise<UserSyncSummary>>();
 
@@ -158,11 +170,21 @@ export class ServerRuntime {
     // What the last runs left in the feed is applied now; a feed that cannot be (the database busy
     // past its timeout) does not stop the start: it is applied again within a minute.
     await this.#keys.registerStored((userId) =>
-      this.#applier
-        .apply(userId)
+      this.#serially(userId, async () => {
+        let applied: number;
+        try {
+          applied = await this.#applier.apply(userId);
+        } catch (error) {
+          // The last result says so, as a run's would (when it can be stored: else only the log).
+          this.#feedBehind(userId, error);
+          await this.#runs.feedFellBehind(userId, error).catch(() => undefined);
+          return;
+        }
         // A feed the last run of an earlier start could not apply is now applied: its result says so.
-        .then((applied) => this.#runs.feedCaughtUp(userId, applied))
-        .catch((error: unknown) => this.#feedBehind(userId, error)),
+        await this.#runs
+          .feedCaughtUp(userId, applied)
+          .catch((error: unknown) => this.#feedBehind(userId, error));
+      }),
     );
     const scheduled = this.#options.scheduler ?? true;
     if (scheduled) this.engine.start();
@@ -227,22 +249,47 @@ export class ServerRuntime {
   /**
    * Every run (scheduled or asked for) applies the feed and stores its summary as the last result. A
    * feed that cannot be applied (the database busy past its timeout, say) is said in the result
-   * (`ok: false`, a `feed` issue), and applied again within a minute (`#catchUpFeeds`).
+   * (`ok: false`, a `feed` issue), and applied again within a minute (`#catchUpFeeds`), as is a result
+   * that could not be stored.
    */
-  async #afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
+  #afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
     const userId = report.connectionId;
-    try {
-      const applied = await this.#applier.apply(userId);
-      this.#feedsBehind.delete(userId);
-      return await this.#runs.finish(userId, report, applied);
-    } catch (error) {
-      this.#feedBehind(userId, error);
-      return this.#runs.finish(userId, report, 0, error);
-    }
+    return this.#serially(userId, async () => {
+      let applied = 0;
+      let failure: unknown;
+      try {
+        applied = await this.#applier.apply(userId);
+      } catch (error) {
+        failure = error ?? new Error('the feed could not be applied');
+      }
+      const { summary, stored } = await this.#runs.finish(userId, report, applied, failure);
+      if (failure !== undefined) this.#feedBehind(userId, failure, stored ? undefined : summary);
+      else if (!stored) this.#feedsBehind.set(userId, summary);
+      else this.#feedsBehind.delete(userId);
+      return summary;
+    });
   }
 
-  #feedBehind(userId: string, error: unknown): void {
-    this.#feedsBehind.add(userId);
+  /**
+   * Runs `work` after whatever this user's feed work is doing: a run's apply and result, a catch-up and
+   * a start's apply never interleave, so none reads a result another is about to replace.
+   */
+  #serially<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const next = (this.#feedWork.get(userId) ?? Promise.resolve()).then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#feedWork.set(userId, settled);
+    void settled.then(() => {
+      if (this.#feedWork.get(userId) === settled) this.#feedWork.delete(userId);
+    });
+    return next;
+  }
+
+  /** `unsaved`: the run's result, when it could not be stored either (stored by the catch-up). */
+  #feedBehind(userId: string, error: unknown, unsaved?: UserSyncSummary): void {
+    this.#feedsBehind.set(userId, unsaved);
     this.logger.error?.('applying the change feed failed; it is applied again within a minute', {
       userId,
       error: error instanceof Error ? error.message : String(error),
@@ -251,20 +298,25 @@ export class ServerRuntime {
 
   /** Applies the feeds that could not be applied before; each that now is clears its run's issue. */
   async #catchUpFeeds(): Promise<void> {
-    for (const userId of [...this.#feedsBehind]) {
-      try {
-        const applied = await this.#applier.apply(userId);
-        // Only once the result says so is the user no longer behind: a result that could not be
-        // stored is stored on the next beat (which then applies nothing).
-        await this.#runs.feedCaughtUp(userId, applied);
-        this.#feedsBehind.delete(userId);
-        this.logger.info?.('the change feed is applied again', { userId, applied });
-      } catch (error) {
-        this.logger.warn?.('catching up with the change feed failed; tried again within a minute', {
-          userId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
+    for (const userId of [...this.#feedsBehind.keys()]) {
+      await this.#serially(userId, async () => {
+        // A run that ended meanwhile may have applied it, and stored its own result.
+        if (!this.#feedsBehind.has(userId)) return;
+        const unsaved = this.#feedsBehind.get(userId);
+        try {
+          const applied = await this.#applier.apply(userId);
+          if (unsaved) await this.#runs.store(userId, caughtUp(unsaved, applied));
+          else await this.#runs.feedCaughtUp(userId, applied);
+          // Only once the result says so is the user no longer behind.
+          this.#feedsBehind.delete(userId);
+          this.logger.info?.('the change feed is applied again', { userId, applied });
+        } catch (error) {
+          this.logger.warn?.('catching up with the change feed failed; tried again within a minute', {
+            userId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      });
     }
   }
 

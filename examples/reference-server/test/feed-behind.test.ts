@@ -4,6 +4,7 @@
  * within a minute (here a second: the watch follows a shorter sync interval), without a new run.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SyncRuns } from '../src/runs.js';
 import { SANDBOX, startReferenceServer, type RunningServer } from '../src/server.js';
 import { PostgresAppStore } from '../src/store/postgres.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
@@ -91,6 +92,121 @@ for (const backend of BACKENDS) {
       expect(await listed()).toBeGreaterThan(before);
       const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
       expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+    }, 30_000);
+
+    it('a run that ends while a catch-up is under way keeps its own result, and its feed is caught up too', async () => {
+      db = testDatabase(backend);
+      server = await startReferenceServer({
+        dataDir: db.dataDir,
+        database: db.database,
+        port: 0,
+        scheduler: false,
+        syncIntervalMs: 1_000,
+        sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
+      });
+      const { runtime } = server;
+      const user = await createUser(runtime.store, 'alice');
+      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await runtime.syncUser(user.id);
+      const atomically = runtime.store.atomically.bind(runtime.store);
+      let failApply = true;
+      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
+        failApply
+          ? Promise.reject(new Error('database is locked'))
+          : atomically(work, options)) as typeof runtime.store.atomically);
+      runtime.sandbox!.advanceDays(2);
+      const a = await runtime.syncUser(user.id);
+      expect(a.ok).toBe(false);
+      // The next beat's catch-up of A's feed holds on until run B has stored its result, or for 1.5 s
+      // when B cannot store it before the catch-up is done (as it should not).
+      const finish = SyncRuns.prototype.finish;
+      let bStored!: () => void;
+      const bFinished = new Promise<void>((resolve) => (bStored = resolve));
+      vi.spyOn(SyncRuns.prototype, 'finish').mockImplementation(async function (this: SyncRuns, ...args) {
+        const done = await finish.apply(this, args);
+        bStored();
+        return done;
+      });
+      const bEnded = Promise.race([bFinished, new Promise<void>((resolve) => setTimeout(resolve, 1_500))]);
+
+      let reached!: () => void;
+      const atCatchUp = new Promise<void>((resolve) => (reached = resolve));
+      const feedCaughtUp = SyncRuns.prototype.feedCaughtUp;
+      let first = true;
+      vi.spyOn(SyncRuns.prototype, 'feedCaughtUp').mockImplementation(async function (
+        this: SyncRuns,
+        userId: string,
+        applied: number,
+      ) {
+        if (first) {
+          first = false;
+          reached();
+          await bEnded;
+        }
+        return feedCaughtUp.call(this, userId, applied);
+      });
+      failApply = false;
+      await atCatchUp;
+      // Run B, whose feed cannot be applied either (the database busy again by then).
+      failApply = true;
+      runtime.sandbox!.advanceDays(2);
+      const bRun = runtime.syncUser(user.id);
+      await bEnded;
+      failApply = false;
+      const b = await bRun;
+      // B's own result, not A's caught up over it; then B's feed is caught up on a later beat.
+      await vi.waitFor(
+        async () => {
+          const last = (await runtime.status(user.id)).last_sync!;
+          expect(last).toMatchObject({ run_id: b.run_id, ok: true, issues: [] });
+          const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
+          expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+    }, 30_000);
+
+    it('a run that applies the feed but cannot store its result has it stored on a later beat', async () => {
+      db = testDatabase(backend);
+      server = await startReferenceServer({
+        dataDir: db.dataDir,
+        database: db.database,
+        port: 0,
+        scheduler: false,
+        syncIntervalMs: 1_000,
+        sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
+      });
+      const { runtime } = server;
+      const user = await createUser(runtime.store, 'alice');
+      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await runtime.syncUser(user.id);
+      const atomically = runtime.store.atomically.bind(runtime.store);
+      let failApply = true;
+      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
+        failApply
+          ? Promise.reject(new Error('database is locked'))
+          : atomically(work, options)) as typeof runtime.store.atomically);
+      runtime.sandbox!.advanceDays(2);
+      expect((await runtime.syncUser(user.id)).ok).toBe(false);
+      // Run B applies everything, but its result cannot be stored the first time.
+      failApply = false;
+      const saveLastSync = runtime.store.saveLastSync.bind(runtime.store);
+      let saveFailures = 1;
+      vi.spyOn(runtime.store, 'saveLastSync').mockImplementation((userId, text) =>
+        saveFailures-- > 0 ? Promise.reject(new Error('database is locked')) : saveLastSync(userId, text),
+      );
+      runtime.sandbox!.advanceDays(1);
+      const b = await runtime.syncUser(user.id);
+      expect(b.ok).toBe(true);
+      await vi.waitFor(
+        async () =>
+          expect((await runtime.status(user.id)).last_sync).toMatchObject({
+            run_id: b.run_id,
+            ok: true,
+            issues: [],
+          }),
+        { timeout: 10_000, interval: 200 },
+      );
     }, 30_000);
 
     it('left behind by the last run does not stop the next start, and is applied once it can be', async () => {

@@ -40,7 +40,7 @@ describe('SyncRuns', () => {
     expect(runs.running('u1')).toBe(run);
     expect(await runs.last('u1')).toBeNull();
     release();
-    expect((await finished).run_id).toBe(run.run_id);
+    expect((await finished).summary.run_id).toBe(run.run_id);
     expect(runs.running('u1')).toBeUndefined();
     expect(await runs.last('u1')).toMatchObject({ run_id: run.run_id, ok: true });
   });
