@@ -270,10 +270,12 @@ for (const backend of BACKENDS) {
         .getSetCookie()
         .find((c) => c.startsWith('__Host-finsync_ui='))!
         .split(';')[0]!;
-      const overview = (cookie: string) =>
-        fetch(`${ui.url}/ui/api/overview`, { headers: { cookie, 'x-forwarded-proto': 'https' } });
-      const userOf = async (cookie: string) => {
-        const response = await overview(cookie);
+      const overview = (cookie: string, proto = 'https') =>
+        fetch(`${ui.url}/ui/api/overview`, {
+          headers: { cookie, ...(proto === '' ? {} : { 'x-forwarded-proto': proto }) },
+        });
+      const userOf = async (cookie: string, proto?: string) => {
+        const response = await overview(cookie, proto);
         return response.status === 200
           ? ((await response.json()) as { user: { name: string } }).user.name
           : response.status;
@@ -285,6 +287,20 @@ for (const backend of BACKENDS) {
       expect(await userOf(plainBob)).toBe(401);
       expect(await userOf(`${plainBob}; ${alices}`)).toBe('alice');
       expect(await userOf(`${alices}; ${bobs}`)).toBe(401);
+      // The __Host- cookie holds whatever the proxy says of the scheme on a given request: it cannot
+      // have come from anywhere but this host over TLS.
+      for (const proto of ['', 'http', 'https, http', 'HTTPS'])
+        expect(await userOf(alices, proto), proto).toBe('alice');
+      // Signing out ends it, even on a request the proxy sent without the header.
+      const out = await fetch(`${ui.url}/ui/session`, {
+        method: 'DELETE',
+        headers: { ...UI, cookie: alices },
+      });
+      expect(out.status).toBe(204);
+      expect(out.headers.getSetCookie().map((c) => c.split('=')[0])).toEqual(
+        expect.arrayContaining(['finsync_ui', '__Host-finsync_ui']),
+      );
+      expect(await userOf(alices)).toBe(401);
     });
 
     it("a request carrying two session cookies is signed out, whoever's they are (a cookie planted beside the user's)", async () => {
@@ -294,10 +310,13 @@ for (const backend of BACKENDS) {
       expect((await overview(alices)).status).toBe(200);
       expect((await overview(`other=1; ${alices}`)).status).toBe(200);
       // As a sibling subdomain's cookie with a longer path would be sent: before the user's own.
-      for (const both of [`${bobs}; ${alices}`, `${alices}; ${bobs}`, `finsync_ui=; ${alices}`])
+      for (const both of [
+        `${bobs}; ${alices}`,
+        `${alices}; ${bobs}`,
+        `finsync_ui=; ${alices}`,
+        `${alices}; __Host-${bobs}`,
+      ])
         expect((await overview(both)).status, both).toBe(401);
-      // Over plain HTTP a __Host- cookie (which only HTTPS can set) is not this scheme's: ignored.
-      expect((await overview(`${alices}; __Host-${bobs}`)).status).toBe(200);
     });
 
     it('syncs only with the page header and a read-write key', async () => {

@@ -39,20 +39,25 @@ const COOKIE = 'finsync_ui';
  */
 const HOST_COOKIE = `__Host-${COOKIE}`;
 
-/**
- * The session token of the request, when it carries exactly one session cookie of the name its scheme
- * uses: over HTTPS only `__Host-finsync_ui` counts (a plain `finsync_ui`, which another host under the
- * same domain can set, and which earlier releases used, is ignored), over HTTP only `finsync_ui`. Two
- * of that name (one planted with a longer path, which browsers send first) are no session: the first
- * one sent would otherwise sign the page in as whoever planted it.
- */
-function sessionToken(c: Context): string | undefined {
-  const wanted = isHttps(c) ? HOST_COOKIE : COOKIE;
+/** The values of the request's cookies named `name`, in the order sent. */
+function cookiesNamed(c: Context, name: string): string[] {
   const found: string[] = [];
   for (const part of (c.req.header('cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === wanted) found.push(part.slice(at + 1).trim());
+    if (at > 0 && part.slice(0, at).trim() === name) found.push(part.slice(at + 1).trim());
   }
+  return found;
+}
+
+/**
+ * The session token of the request, when it carries exactly one session cookie that counts. A
+ * `__Host-finsync_ui` always counts: only this host can set it, over HTTPS. A plain `finsync_ui` counts
+ * only when the request is not HTTPS: another host under the same domain can set one, and earlier
+ * releases set it over HTTPS too. Two that count (one planted with a longer path, which browsers send
+ * first) are no session: the first one sent would otherwise sign the page in as whoever planted it.
+ */
+function sessionToken(c: Context): string | undefined {
+  const found = [...cookiesNamed(c, HOST_COOKIE), ...(isHttps(c) ? [] : cookiesNamed(c, COOKIE))];
   return found.length === 1 ? found[0] : undefined;
 }
 
@@ -125,7 +130,9 @@ function fromPage(c: Context): boolean {
 }
 
 function isHttps(c: Context): boolean {
-  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+  // A proxy chain lists a protocol per hop, the client's first.
+  const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return new URL(c.req.url).protocol === 'https:' || forwarded === 'https';
 }
 
 /** Mounts the page and its routes: call it before the API routes. */
@@ -201,14 +208,10 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
 
   app.delete('/ui/session', (c) => {
     if (!fromPage(c)) return fail(c, 403, 'forbidden', 'Sign out from the page');
-    sessions.delete(sessionToken(c));
-    expirePlainCookie(c);
-    deleteCookie(c, isHttps(c) ? HOST_COOKIE : COOKIE, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'Strict',
-      secure: isHttps(c),
-    });
+    // Every session the request names ends, whichever name carried it and whatever the scheme said.
+    for (const token of [...cookiesNamed(c, HOST_COOKIE), ...cookiesNamed(c, COOKIE)]) sessions.delete(token);
+    deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: isHttps(c) });
+    deleteCookie(c, HOST_COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: true });
     return c.body(null, 204);
   });
 
