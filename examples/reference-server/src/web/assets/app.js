@@ -83,8 +83,12 @@ function freshness(iso) {
   return hours < 12 ? 'ok' : hours < 72 ? 'aging' : 'stale';
 }
 
+/** The next look while a sync is running. */
+let afterSync;
+
 function showSignIn(message) {
   current = undefined;
+  clearTimeout(afterSync);
   $('page-message').hidden = true;
   // Signed out: the data leaves the page, not only the screen.
   for (const id of ['accounts', 'run-issues', 'chart', 'transactions']) $(id).replaceChildren();
@@ -306,8 +310,6 @@ function render(data) {
 let loadFailureShown = false;
 
 /** Fetches and draws the overview; resolves with whether it was drawn. */
-/** The next look while a sync is running. */
-let afterSync;
 
 async function load(options = {}) {
   const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
@@ -337,8 +339,12 @@ async function load(options = {}) {
   if (loadFailureShown) showMessage('', 'ok');
   render(response.body);
   // A sync under way draws no chart (its rows land before its balance): look again shortly.
+  // Only while the tab is in view, as the five-minute look: each is one request of the key's quota.
   clearTimeout(afterSync);
-  if (response.body.connection?.syncing) afterSync = setTimeout(() => void load(), 5_000);
+  if (response.body.connection?.syncing)
+    afterSync = setTimeout(() => {
+      if (current && document.visibilityState === 'visible') void load();
+    }, 5_000);
   if (options.focusAccount)
     document.querySelector(`[data-account-id="${CSS.escape(options.focusAccount)}"]`)?.focus();
   if (options.focusDashboard) $('dashboard-title').focus();
