@@ -117,6 +117,22 @@ export function databaseFailure(error: unknown, target = opened): CliError | und
  * file read-only without a word, and every write then failed: a sync reported each account's failure
  * as one the next sync retries (exit 5).
  */
+/** Where a chain of links ends (the first path that is no link), or undefined for a loop. */
+function lastLinkTarget(link: string): string | undefined {
+  let path = link;
+  for (let hop = 0; hop < 40; hop++) {
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(path).isSymbolicLink();
+    } catch {
+      return path; // nothing there: where the file would be made
+    }
+    if (!isLink) return path;
+    path = resolve(dirname(path), readlinkSync(path));
+  }
+  return undefined;
+}
+
 function refuseUnwritable(file: string, named: string): void {
   for (const [path, what] of [
     [file, 'the database file'],
@@ -161,13 +177,15 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
         // A link to a file not made yet: `wx` never follows a link, so the file is made where it points.
         if (lstatSync(target.file).isSymbolicLink() && !existsSync(target.file)) {
-          const pointsTo = resolve(dirname(target.file), readlinkSync(target.file));
           try {
             closeSync(openSync(target.file, 'a', 0o600));
           } catch (made) {
             const why = (made as NodeJS.ErrnoException).code ?? 'error';
+            const pointsTo = lastLinkTarget(target.file);
             throw new CliError(
-              `${target.file} cannot be written: it links to ${pointsTo}, which cannot be made (${why}: is ${dirname(pointsTo)} there, and writable?)`,
+              pointsTo === undefined
+                ? `${target.file} cannot be written: its links go round in a loop (${why})`
+                : `${target.file} cannot be written: it links to ${pointsTo}, which cannot be made (${why}: is ${dirname(pointsTo)} there, and writable?)`,
             );
           }
         }

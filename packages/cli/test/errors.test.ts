@@ -188,6 +188,25 @@ describe('errors and exit codes', () => {
     },
   );
 
+  it('a chain of links, and a loop of them: exit 2 naming where the chain ends, or the loop', async () => {
+    const first = join(dir, 'chain-a.db');
+    await symlink(join(dir, 'chain-b.db'), first);
+    await symlink(join(dir, 'chain-missing', 'real.db'), join(dir, 'chain-b.db'));
+    const loop = join(dir, 'loop.db');
+    await symlink(loop, loop);
+    const [chained, looped] = await Promise.all(
+      [first, loop].map((db) =>
+        runCli(['sync', '--sandbox', '--database', db, '--no-progress'], { cwd: dir, env }),
+      ),
+    );
+    expect(chained!.code, chained!.stderr).toBe(2);
+    expect(chained!.stderr).toContain(
+      `it links to ${join(dir, 'chain-missing', 'real.db')}, which cannot be made (ENOENT: is ${join(dir, 'chain-missing')} there`,
+    );
+    expect(looped!.code, looped!.stderr).toBe(2);
+    expect(looped!.stderr).toContain(`${loop} cannot be written: its links go round in a loop`);
+  });
+
   it('a database path that is a link to no file: exit 2 naming it, not an unexpected error', async () => {
     const link = join(dir, 'dangling.db');
     await symlink(join(dir, 'no-such-dir', 'real.db'), link);
