@@ -18,14 +18,8 @@ import { loadMasterKey } from './crypto.js';
 import { FeedApplier } from './feed.js';
 import { ApiProblem } from './problem.js';
 import { ProviderKeys } from './provider-keys.js';
-import {
-  SyncRuns,
-  balanceCheck,
-  caughtUp,
-  staleBalancesOf,
-  type RunningSync,
-  type UserSyncSummary,
-} from './runs.js';
+import { FeedResults } from './feed-results.js';
+import { SyncRuns, balanceCheck, staleBalancesOf, type RunningSync, type UserSyncSummary } from './runs.js';
 import { AccountSuccessors } from './successors.js';
 import { openStores, type DatabaseConfig } from './store/open.js';
 import type { AppStore } from './store/types.js';
@@ -92,13 +86,8 @@ export class ServerRuntime {
   #keyWatch: ReturnType<typeof setInterval> | undefined;
   /** The key watch's pass under way, which `close()` waits for. */
   #keyWatchPass: Promise<unknown> | undefined;
-  /**
-   * Users whose change feed could not be applied to this server's tables (or whose run's result could
-   * not be stored: the value), applied again each minute.
-   */
-  readonly #feedsBehind = new Map<string, UserSyncSummary | undefined>();
-  /** Each user's feed work in flight, one after the other (`#serially`). */
-  readonly #feedWork = new Map<string, Promise<void>>();
+  /** The feed applied after each run and at start, and caught up when it could not be. */
+  readonly #feeds: FeedResults;
   /** What each user's last finished run is still doing (applying the feed), so `syncUser` can wait for it. */
   readonly #applying = new Map<string, Promise<UserSyncSummary>>();
 
@@ -140,6 +129,7 @@ export class ServerRuntime {
     this.#applier = new FeedApplier(this.store, this.engine);
     this.#successors = new AccountSuccessors(this.engine);
     this.#runs = new SyncRuns(this.store, this.engine, this.logger);
+    this.#feeds = new FeedResults(this.#applier, this.#runs, this.logger);
     this.engine.on('run:done', ({ report }) => {
       const applying = this.#afterRun(report);
       this.#applying.set(report.connectionId, applying);
@@ -169,23 +159,7 @@ export class ServerRuntime {
     }
     // What the last runs left in the feed is applied now; a feed that cannot be (the database busy
     // past its timeout) does not stop the start: it is applied again within a minute.
-    await this.#keys.registerStored((userId) =>
-      this.#serially(userId, async () => {
-        let applied: number;
-        try {
-          applied = await this.#applier.apply(userId);
-        } catch (error) {
-          // The last result says so, as a run's would (when it can be stored: else only the log).
-          this.#feedBehind(userId, error);
-          await this.#runs.feedFellBehind(userId, error).catch(() => undefined);
-          return;
-        }
-        // A feed the last run of an earlier start could not apply is now applied: its result says so.
-        await this.#runs
-          .feedCaughtUp(userId, applied)
-          .catch((error: unknown) => this.#feedBehind(userId, error));
-      }),
-    );
+    await this.#keys.registerStored((userId) => this.#feeds.atStart(userId));
     const scheduled = this.#options.scheduler ?? true;
     if (scheduled) this.engine.start();
     // A user waiting for a new key is never scheduled: a key the command line stores for one is looked
@@ -194,7 +168,7 @@ export class ServerRuntime {
     const every = Math.min(KEY_WATCH_MS, this.#options.syncIntervalMs ?? KEY_WATCH_MS);
     this.#keyWatch = setInterval(() => {
       this.#keyWatchPass ??= Promise.all([
-        this.#catchUpFeeds(),
+        this.#feeds.catchUp(),
         scheduled ? this.#syncWithStoredKeys() : undefined,
       ]).finally(() => (this.#keyWatchPass = undefined));
     }, every);
@@ -246,78 +220,9 @@ export class ServerRuntime {
     return registered ? this.startSync(userId) : undefined;
   }
 
-  /**
-   * Every run (scheduled or asked for) applies the feed and stores its summary as the last result. A
-   * feed that cannot be applied (the database busy past its timeout, say) is said in the result
-   * (`ok: false`, a `feed` issue), and applied again within a minute (`#catchUpFeeds`), as is a result
-   * that could not be stored.
-   */
+  /** Every run (scheduled or asked for) applies the feed and stores its result (feed-results.ts). */
   #afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
-    const userId = report.connectionId;
-    return this.#serially(userId, async () => {
-      let applied = 0;
-      let failure: unknown;
-      try {
-        applied = await this.#applier.apply(userId);
-      } catch (error) {
-        failure = error ?? new Error('the feed could not be applied');
-      }
-      const { summary, stored } = await this.#runs.finish(userId, report, applied, failure);
-      if (failure !== undefined) this.#feedBehind(userId, failure, stored ? undefined : summary);
-      else if (!stored) this.#feedsBehind.set(userId, summary);
-      else this.#feedsBehind.delete(userId);
-      return summary;
-    });
-  }
-
-  /**
-   * Runs `work` after whatever this user's feed work is doing: a run's apply and result, a catch-up and
-   * a start's apply never interleave, so none reads a result another is about to replace.
-   */
-  #serially<T>(userId: string, work: () => Promise<T>): Promise<T> {
-    const next = (this.#feedWork.get(userId) ?? Promise.resolve()).then(work, work);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#feedWork.set(userId, settled);
-    void settled.then(() => {
-      if (this.#feedWork.get(userId) === settled) this.#feedWork.delete(userId);
-    });
-    return next;
-  }
-
-  /** `unsaved`: the run's result, when it could not be stored either (stored by the catch-up). */
-  #feedBehind(userId: string, error: unknown, unsaved?: UserSyncSummary): void {
-    this.#feedsBehind.set(userId, unsaved);
-    this.logger.error?.('applying the change feed failed; it is applied again within a minute', {
-      userId,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-
-  /** Applies the feeds that could not be applied before; each that now is clears its run's issue. */
-  async #catchUpFeeds(): Promise<void> {
-    for (const userId of [...this.#feedsBehind.keys()]) {
-      await this.#serially(userId, async () => {
-        // A run that ended meanwhile may have applied it, and stored its own result.
-        if (!this.#feedsBehind.has(userId)) return;
-        const unsaved = this.#feedsBehind.get(userId);
-        try {
-          const applied = await this.#applier.apply(userId);
-          if (unsaved) await this.#runs.store(userId, caughtUp(unsaved, applied));
-          else await this.#runs.feedCaughtUp(userId, applied);
-          // Only once the result says so is the user no longer behind.
-          this.#feedsBehind.delete(userId);
-          this.logger.info?.('the change feed is applied again', { userId, applied });
-        } catch (error) {
-          this.logger.warn?.('catching up with the change feed failed; tried again within a minute', {
-            userId,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      });
-    }
+    return this.#feeds.afterRun(report);
   }
 
   /** Syncs one user now; resolves when the run ended and its feed is applied. */
