@@ -36,6 +36,8 @@ export class FeedResults {
   /** After a run: applies its feed and stores its result, which says whether the feed was applied. */
   afterRun(report: ConnectionReport): Promise<UserSyncSummary> {
     const userId = report.connectionId;
+    // Ended now, though its result waits in the queue: a run that starts meanwhile is another run.
+    const run = this.#runs.ending(userId);
     return this.#serially(userId, async () => {
       let applied = 0;
       let failure: unknown;
@@ -44,7 +46,7 @@ export class FeedResults {
       } catch (error) {
         failure = error ?? new Error('the feed could not be applied');
       }
-      const { summary, stored } = await this.#runs.finish(userId, report, applied, failure);
+      const { summary, stored } = await this.#runs.finish(userId, report, applied, failure, run);
       if (failure !== undefined) this.#fellBehind(userId, failure, stored ? undefined : summary);
       else if (!stored) this.#behind.set(userId, summary);
       else this.#behind.delete(userId);
@@ -82,7 +84,10 @@ export class FeedResults {
         const unsaved = this.#behind.get(userId);
         try {
           const applied = await this.#applier.apply(userId);
-          if (unsaved) await this.#runs.store(userId, caughtUp(unsaved, applied));
+          // A newer result stored meanwhile (by another instance on the same database) wins over the
+          // one this instance could not store.
+          if (unsaved && !(await this.#runs.hasNewer(userId, unsaved)))
+            await this.#runs.store(userId, caughtUp(unsaved, applied));
           else await this.#runs.feedCaughtUp(userId, applied);
           // Only once the result says so is the user no longer behind.
           this.#behind.delete(userId);
@@ -95,6 +100,11 @@ export class FeedResults {
         }
       });
     }
+  }
+
+  /** Resolves when no user's feed work is queued or running (for a clean shutdown). */
+  async idle(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work.values()]);
   }
 
   /** `unsaved`: the run's result, when it could not be stored either (stored by the catch-up). */

@@ -232,13 +232,23 @@ export class SyncRuns {
   }
 
   /** Ends the user's run: its summary is stored as the last result, then the run leaves `running`. */
+  /**
+   * The user's run whose engine run has just ended: shown as running until its result is stored, but
+   * no longer joined by a run that starts meanwhile (that one gets an id of its own).
+   */
+  ending(userId: string): RunningSync {
+    const run = this.begin(userId);
+    this.#finishing.add(run);
+    return run;
+  }
+
   async finish(
     userId: string,
     report: ConnectionReport,
     applied: number,
     feedFailure?: unknown,
+    run: RunningSync = this.ending(userId),
   ): Promise<{ summary: UserSyncSummary; stored: boolean }> {
-    const run = this.begin(userId);
     // The run stays shown as running until its result is stored: a status read in between would
     // otherwise see neither the run nor its result (the previous run's result instead).
     this.#finishing.add(run);
@@ -261,6 +271,12 @@ export class SyncRuns {
       if (this.#running.get(userId) === run) this.#running.delete(userId);
     }
     return { summary, stored };
+  }
+
+  /** Whether the user's stored last result ended after `summary`'s run. */
+  async hasNewer(userId: string, summary: UserSyncSummary): Promise<boolean> {
+    const last = await this.last(userId);
+    return last !== null && last.run_id !== summary.run_id && last.finished_at > summary.finished_at;
   }
 
   /** Stores `summary` as the user's last result; throws when it cannot be stored. */

@@ -200,6 +200,8 @@ export class ServerRuntime {
     });
     if ((await Promise.race([this.engine.stop(), grace])) === 'timeout')
       await this.engine.stop({ abort: true });
+    // Each ended run's feed and result, queued per user, before the stores close under them.
+    await this.#feeds.idle();
     await this.#applier.idle();
     await this.#sandboxServer?.close();
     await this.engine.storage.close();

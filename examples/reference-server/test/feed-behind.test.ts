@@ -209,6 +209,48 @@ for (const backend of BACKENDS) {
       );
     }, 30_000);
 
+    it('close() waits for each ended run to apply its feed and store its result, each run under its own id', async () => {
+      db = testDatabase(backend);
+      const start = () =>
+        startReferenceServer({
+          dataDir: db!.dataDir,
+          database: db!.database,
+          port: 0,
+          scheduler: false,
+          sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
+        });
+      server = await start();
+      const { runtime } = server;
+      const user = await createUser(runtime.store, 'alice');
+      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
+      await runtime.syncUser(user.id);
+      // Each unit of work of the feed is slow (a busy database): two runs end while the first applies.
+      const atomically = runtime.store.atomically.bind(runtime.store);
+      vi.spyOn(runtime.store, 'atomically').mockImplementation((async (work, options) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return atomically(work, options);
+      }) as typeof runtime.store.atomically);
+      const ids: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        runtime.sandbox!.advanceDays(1);
+        await runtime.engine.sync(user.id);
+        ids.push((await runtime.status(user.id)).running!.run_id);
+      }
+      expect(new Set(ids).size).toBe(2);
+      await server.close({ graceMs: 0 });
+      server = undefined;
+      vi.restoreAllMocks();
+      server = await start();
+      const status = await server.runtime.status(user.id);
+      expect(status.last_sync).toMatchObject({ run_id: ids[1], ok: true });
+      const feed = await server.runtime.engine.readChanges({
+        after: 0,
+        limit: 100_000,
+        connectionId: user.id,
+      });
+      expect(await server.runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+    }, 30_000);
+
     it('left behind by the last run does not stop the next start, and is applied once it can be', async () => {
       db = testDatabase(backend);
       const start = () =>
