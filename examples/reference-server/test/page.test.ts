@@ -91,7 +91,7 @@ for (const backend of BACKENDS) {
     it('signs in with a key in the body and answers with an HttpOnly, SameSite=Strict session cookie', async () => {
       const response = await signIn(t.keys.alice);
       expect(response.status).toBe(200);
-      const cookie = response.headers.get('set-cookie')!;
+      const cookie = response.headers.getSetCookie().find((c) => c.startsWith('finsync_ui='))!;
       expect(cookie).toMatch(/^finsync_ui=[A-Za-z0-9_-]{43};/);
       expect(cookie).toMatch(/HttpOnly/i);
       expect(cookie).toMatch(/SameSite=Strict/i);
@@ -301,6 +301,19 @@ for (const backend of BACKENDS) {
         expect.arrayContaining(['finsync_ui', '__Host-finsync_ui']),
       );
       expect(await userOf(alices)).toBe(401);
+      // A __Host- cookie whose session is gone (a restart, say), sent to a sign-in the proxy passed on
+      // without the header: the new session replaces it under the same name, and it holds.
+      const again = await signIn(t.keys.alice, {
+        ...UI,
+        'sec-fetch-site': 'same-origin',
+        cookie: 'finsync_ui=x; __Host-finsync_ui=gone',
+      });
+      expect(again.status).toBe(200);
+      const replaced = again.headers.getSetCookie();
+      const fresh = replaced.find((c) => c.startsWith('__Host-finsync_ui=') && !/Max-Age=0/.test(c))!;
+      expect(fresh).toMatch(/; Secure/);
+      expect(replaced.find((c) => c.startsWith('finsync_ui='))).toMatch(/Max-Age=0/);
+      expect(await userOf(fresh.split(';')[0]!, '')).toBe('alice');
     });
 
     it("a request carrying two session cookies is signed out, whoever's they are (a cookie planted beside the user's)", async () => {

@@ -61,10 +61,6 @@ function sessionToken(c: Context): string | undefined {
   return found.length === 1 ? found[0] : undefined;
 }
 
-/** Over HTTPS, the plain cookie of an earlier release (or one planted) is expired beside the real one. */
-function expirePlainCookie(c: Context): void {
-  if (isHttps(c)) deleteCookie(c, COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: true });
-}
 const CSRF_HEADER = 'x-finsync-ui';
 
 /** Nothing but this server's own files; no inline script or style, no framing, no plugins. */
@@ -194,14 +190,21 @@ export function mountWebUi(app: Hono<any>, runtime: ServerRuntime, options: WebU
       scope: principal.scope,
       keyHash: hashApiKey(presented),
     });
-    const https = isHttps(c);
-    expirePlainCookie(c);
+    // A __Host- cookie the browser sends proves TLS, whatever the proxy said of this request: the new
+    // one replaces it. The other name is expired, so no stale cookie beside it makes two that count.
+    const https = isHttps(c) || cookiesNamed(c, HOST_COOKIE).length > 0;
     setCookie(c, https ? HOST_COOKIE : COOKIE, token, {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/',
       secure: https,
       maxAge: Math.floor(sessions.ttlMs / 1000),
+    });
+    deleteCookie(c, https ? COOKIE : HOST_COOKIE, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: true,
     });
     return c.json({ signed_in: true, can_sync: principal.scope === 'read_write' });
   });
