@@ -83,11 +83,32 @@ function freshness(iso) {
   return hours < 12 ? 'ok' : hours < 72 ? 'aging' : 'stale';
 }
 
-/** The next look while a sync is running. */
+/** The next look while a sync is running, and whether the last answer said one was. */
 let afterSync;
+let syncing = false;
+/** Counts sign-outs: an answer asked for before one is dropped, not drawn. */
+let signOuts = 0;
+
+/**
+ * While a sync runs the chart waits (its rows land before its balance): the page looks again in 5 s,
+ * and in 15 s after a look that failed, only while the tab is in view (as the five-minute look: each
+ * is one request of the key's quota).
+ */
+function lookAgainWhileSyncing(afterFailure) {
+  clearTimeout(afterSync);
+  if (!syncing) return;
+  afterSync = setTimeout(
+    () => {
+      if (current && document.visibilityState === 'visible') void load();
+    },
+    afterFailure ? 15_000 : 5_000,
+  );
+}
 
 function showSignIn(message) {
   current = undefined;
+  signOuts += 1;
+  syncing = false;
   clearTimeout(afterSync);
   $('page-message').hidden = true;
   // Signed out: the data leaves the page, not only the screen.
@@ -313,7 +334,10 @@ let loadFailureShown = false;
 
 async function load(options = {}) {
   const query = selected ? `?account=${encodeURIComponent(selected)}` : '';
+  const asked = signOuts;
   const response = await call('GET', `/ui/api/overview${query}`);
+  // Signed out while it was on its way: the data stays off the page.
+  if (asked !== signOuts) return false;
   // Signed out elsewhere, or the session ran out: the data leaves the screen.
   if (response.status === 401) {
     showSignIn(current ? 'Your session ended: sign in again.' : undefined);
@@ -333,18 +357,14 @@ async function load(options = {}) {
       showMessage(text, 'bad');
       loadFailureShown = true;
     }
+    lookAgainWhileSyncing(true);
     return false;
   }
   $('page-message').hidden = true;
   if (loadFailureShown) showMessage('', 'ok');
   render(response.body);
-  // A sync under way draws no chart (its rows land before its balance): look again shortly.
-  // Only while the tab is in view, as the five-minute look: each is one request of the key's quota.
-  clearTimeout(afterSync);
-  if (response.body.connection?.syncing)
-    afterSync = setTimeout(() => {
-      if (current && document.visibilityState === 'visible') void load();
-    }, 5_000);
+  syncing = Boolean(response.body.connection?.syncing);
+  lookAgainWhileSyncing(false);
   if (options.focusAccount)
     document.querySelector(`[data-account-id="${CSS.escape(options.focusAccount)}"]`)?.focus();
   if (options.focusDashboard) $('dashboard-title').focus();
