@@ -269,6 +269,34 @@ const browserTitle = HAS_CHROMIUM
     await context.close();
   }, 60_000);
 
+  it('leaves the data off the page when a look answers after the sign-out, and looks no more', async () => {
+    const { context, page } = await open();
+    let late: (() => void) | undefined;
+    const looks: number[] = [];
+    await page.route('**/ui/api/overview*', async (route) => {
+      const response = await route.fetch();
+      looks.push(response.status());
+      const body = (await response.json().catch(() => null)) as { connection?: { syncing: boolean } } | null;
+      // A sync under way, as in a long run: the page looks again every 5 s.
+      if (body?.connection) body.connection.syncing = true;
+      // The look asked for before the sign-out answers after it.
+      if (late === undefined && looks.length === 2) await new Promise<void>((resolve) => (late = resolve));
+      await route.fulfill({ response, ...(body ? { json: body } : {}) });
+    });
+    await signIn(page, t.keys.alice);
+    await page.locator('#dashboard').waitFor();
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await expect.poll(() => late !== undefined).toBe(true);
+    await page.click('#sign-out');
+    await page.locator('#signin').waitFor();
+    late!();
+    await page.waitForTimeout(6_000);
+    expect(await page.isVisible('#dashboard')).toBe(false);
+    expect(await page.locator('#transactions tr').count()).toBe(0);
+    expect(looks).toHaveLength(2);
+    await context.close();
+  }, 60_000);
+
   it("fits a bank's long account name and a long user name, and says when the bank stopped an account", async () => {
     const { context, page } = await open();
     const longName = 'CURRENT-ACCOUNT-'.repeat(20);
