@@ -113,11 +113,10 @@ export function databaseFailure(error: unknown, target = opened): CliError | und
 }
 
 /**
- * A SQLite file (and its directory, where the WAL files go) this user cannot write. SQLite opens such a
- * file read-only without a word, and every write then failed: a sync reported each account's failure
- * as one the next sync retries (exit 5).
+ * Where a chain of links ends (the first path that is no link), or undefined for a loop. Each link is
+ * read against its directory's real path, as the kernel follows it (`..` after a linked directory is
+ * that directory's parent, not the link's).
  */
-/** Where a chain of links ends (the first path that is no link), or undefined for a loop. */
 function lastLinkTarget(link: string): string | undefined {
   let path = link;
   for (let hop = 0; hop < 40; hop++) {
@@ -128,11 +127,22 @@ function lastLinkTarget(link: string): string | undefined {
       return path; // nothing there: where the file would be made
     }
     if (!isLink) return path;
-    path = resolve(dirname(path), readlinkSync(path));
+    let directory: string;
+    try {
+      directory = realpathSync(dirname(path));
+    } catch {
+      return undefined; // a directory on the way loops
+    }
+    path = resolve(directory, readlinkSync(path));
   }
   return undefined;
 }
 
+/**
+ * A SQLite file (and its directory, where the WAL files go) this user cannot write. SQLite opens such a
+ * file read-only without a word, and every write then failed: a sync reported each account's failure
+ * as one the next sync retries (exit 5).
+ */
 function refuseUnwritable(file: string, named: string): void {
   for (const [path, what] of [
     [file, 'the database file'],
@@ -181,7 +191,7 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
             closeSync(openSync(target.file, 'a', 0o600));
           } catch (made) {
             const why = (made as NodeJS.ErrnoException).code ?? 'error';
-            const pointsTo = lastLinkTarget(target.file);
+            const pointsTo = why === 'ELOOP' ? undefined : lastLinkTarget(target.file);
             throw new CliError(
               pointsTo === undefined
                 ? `${target.file} cannot be written: its links go round in a loop (${why})`

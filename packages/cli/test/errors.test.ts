@@ -3,7 +3,7 @@
  * not be, and never the key. The provider here is a sandbox served by the test itself and reached
  * through LUNCHFLOW_BASE_URL, as a proxy or a test server would be.
  */
-import { chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -205,6 +205,21 @@ describe('errors and exit codes', () => {
     );
     expect(looped!.code, looped!.stderr).toBe(2);
     expect(looped!.stderr).toContain(`${loop} cannot be written: its links go round in a loop`);
+    // A link in a linked directory: its `..` is the real directory's parent, as the kernel reads it.
+    await mkdir(join(dir, 'vol', 'sub'), { recursive: true });
+    await symlink(join(dir, 'vol', 'sub'), join(dir, 'home'));
+    await symlink(join('..', 'db', 'finsync.db'), join(dir, 'home', 'x.db'));
+    const viaDirectory = await runCli(
+      ['sync', '--sandbox', '--database', join(dir, 'home', 'x.db'), '--no-progress'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(viaDirectory.code, viaDirectory.stderr).toBe(2);
+    expect(viaDirectory.stderr).toContain(
+      `it links to ${join(dir, 'vol', 'db', 'finsync.db')}, which cannot be made`,
+    );
   });
 
   it('a database path that is a link to no file: exit 2 naming it, not an unexpected error', async () => {
