@@ -260,12 +260,6 @@ export interface AccountLedger {
    * kept sums right; absent until then. A failing check at the same total is not recounted again.
    */
   recountedTotal?: string;
-  /**
-   * The posted rows' sums by the currency each was listed in (rows listed without one are not in it):
-   * rows in another currency than the balance's move it by an amount the bank converted, which no
-   * check can know. Absent in ledgers stored by earlier versions, until a recount.
-   */
-  postedByCurrency?: Record<string, string>;
 }
 
 /** The last balance check that added up, as {@link AccountLedger} keeps it: what later checks compare with. */
@@ -286,8 +280,6 @@ export interface LedgerAnchor {
   postedTotal?: string;
   /** Sum of the pending rows at that check (absent in anchors stored by earlier versions). */
   pendingTotal?: string;
-  /** The ledger's `postedByCurrency` at that check (absent in anchors stored by earlier versions). */
-  postedByCurrency?: Record<string, string>;
   /**
    * Whether a check with something to test has added up since the first anchor. The first anchor's
    * opening balance is derived from the rows, so until the balance or the rows move, the rows add up

@@ -5,13 +5,7 @@ import { BASE, createHarness, server, useMsw, type Harness } from './harness.js'
 
 useMsw();
 
-type WireRow = {
-  id: string | null;
-  amount: number;
-  date: string;
-  isPending: boolean;
-  currency?: string | null;
-};
+type WireRow = { id: string | null; amount: number; date: string; isPending: boolean };
 
 /** Serves one account's transactions through `edit`, so a test can make the provider misbehave. */
 function editTransactions(h: Harness, accountId: string, edit: (rows: WireRow[]) => WireRow[]): void {
@@ -266,42 +260,6 @@ describe('balances that add up', () => {
     const healed = await h.engine.sync('c1');
     expect(healed.accounts.find((a) => a.accountId === '4711')!.reconciliation?.status).toBe('balanced');
     expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
-  });
-
-  it("a row in another currency than the balance's starts the check afresh instead of a mismatch for good", async () => {
-    const h = await createHarness();
-    await h.engine.sync('c1');
-    for (let day = 0; day < 2; day++) {
-      h.sandbox.advanceDays(1);
-      await h.engine.sync('c1');
-    }
-    expect(await reconciliation(h, '4711')).toMatchObject({ status: 'balanced' });
-    const { currency } = h.sandbox.balanceOf('4711');
-    // A payment abroad listed in euros: what it took from the account in its own currency, no row says.
-    h.sandbox.advanceDays(1);
-    const abroad: WireRow = {
-      id: 'abroad-1',
-      amount: -50,
-      date: h.sandbox.today,
-      isPending: false,
-      currency: currency === 'EUR' ? 'USD' : 'EUR',
-    };
-    editTransactions(h, '4711', (rows) => [...rows, abroad]);
-    const listed = await h.engine.sync('c1');
-    expect(listed.accounts.find((a) => a.accountId === '4711')!.reconciliation).toMatchObject({
-      status: 'unchecked',
-      difference: null,
-    });
-    // The days after, the rows in the account's currency and its balance move together: they add up
-    // (a day without a move keeps `unchecked`: there is nothing to test).
-    const seen: string[] = [];
-    for (let day = 0; day < 5 && !seen.includes('balanced'); day++) {
-      h.sandbox.advanceDays(1);
-      const report = await h.engine.sync('c1');
-      seen.push(report.accounts.find((a) => a.accountId === '4711')!.reconciliation!.status);
-    }
-    expect(seen).toContain('balanced');
-    expect(seen).not.toContain('mismatch');
   });
 
   it('recognises a bank whose balance also counts pending rows', async () => {

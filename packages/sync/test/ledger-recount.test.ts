@@ -155,39 +155,4 @@ describe('the balance check recounts the stored rows', () => {
       expect(first.ledger.rows).toBe(3);
     });
   });
-
-  it("a ledger of an earlier version, which summed a row in another currency as the balance's, heals at its first mismatch", async () => {
-    const gbp = row('r1', '-100', '2026-01-01');
-    const euros = { ...row('r2', '-50', '2026-01-02'), currency: 'EUR' };
-    const stored = store([gbp, euros]);
-    // Anchored on the GBP row alone, by a version that kept no sums by currency.
-    const { postedByCurrency: _none, ...older } = checkBalance(
-      { ...emptyLedger(), postedTotal: '-100', historyFrom: '2026-01-01', rows: 1 },
-      '900',
-      '0',
-      '2026-01-01',
-      'GBP',
-    ).ledger;
-    const anchored = { ...older, anchor: { ...older.anchor!, postedByCurrency: undefined } };
-    // The euro row lands (summed in, as that version did); the balance moves by its converted 42.50.
-    const ledger: AccountLedger = { ...anchored, postedTotal: '-150', changedFrom: '2026-01-02', rows: 2 };
-    const result = await checkBalanceRecounting(ledger, '857.5', '0', '2026-01-02', stored.access, 'GBP');
-    expect(result.reconciliation.status).toBe('unchecked');
-    expect(result.ledger.postedByCurrency).toEqual({ GBP: '-100', EUR: '-50' });
-    expect(stored.counter.scans).toBe(1);
-    // From there on the account's own currency is checked as before.
-    const next = checkBalance(
-      {
-        ...result.ledger,
-        postedTotal: '-160',
-        postedByCurrency: { GBP: '-110', EUR: '-50' },
-        changedFrom: '2026-01-03',
-      },
-      '847.5',
-      '0',
-      '2026-01-03',
-      'GBP',
-    );
-    expect(next.reconciliation.status).toBe('balanced');
-  });
 });

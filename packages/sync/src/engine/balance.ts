@@ -41,13 +41,8 @@ export async function syncBalance(
   let reconciliation: BalanceReconciliation | null = account.reconciliation ?? null;
   let ledger = state.ledger;
   if (check) {
-    // Rows are in the balance's currency when they say nothing else (as they are stored).
-    const currency = balance.currency ?? account.currency;
     const pending = await ctx.storage.findTransactions(ctx.connectionId, account.id, { pending: true });
-    const pendingTotal = addDecimals(
-      '0',
-      ...pending.filter((row) => row.currency === null || row.currency === currency).map((row) => row.amount),
-    );
+    const pendingTotal = addDecimals('0', ...pending.map((row) => row.amount));
     const outcome = await checkBalanceRecounting(
       ledger ?? emptyLedger(),
       balance.amount,
@@ -60,7 +55,6 @@ export async function syncBalance(
         count: () => ctx.storage.countTransactions(ctx.connectionId, account.id),
         rows: () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
       },
-      currency,
     );
     if (outcome.recounted)
       ctx.logger?.warn?.('balance ledger recounted from the stored rows', {

@@ -4,13 +4,7 @@
  * must have moved, since the last check that added up, by what the posted rows moved.
  */
 import { addDays } from '@finsync/internals/calendar';
-import type {
-  AccountLedger,
-  BalanceReconciliation,
-  LedgerAnchor,
-  MirrorTransaction,
-  TransactionChange,
-} from '../model.js';
+import type { AccountLedger, BalanceReconciliation, MirrorTransaction, TransactionChange } from '../model.js';
 import { addDecimals, sameDecimal, subtractDecimals } from './decimal.js';
 
 export function emptyLedger(): AccountLedger {
@@ -21,7 +15,6 @@ export function emptyLedger(): AccountLedger {
     olderHistoryDelta: '0',
     changedFrom: null,
     rows: 0,
-    postedByCurrency: {},
   };
 }
 
@@ -48,22 +41,16 @@ class DecimalSum {
 async function countRows(rows: AsyncIterable<MirrorTransaction>, olderThan: string | null) {
   const posted = new DecimalSum();
   const older = new DecimalSum();
-  const byCurrency = new Map<string, DecimalSum>();
   let historyFrom: string | null = null;
   let rowsRead = 0;
   for await (const row of rows) {
     rowsRead += 1;
     if (row.isPending) continue;
     posted.add(row.amount);
-    if (row.currency !== null) {
-      if (!byCurrency.has(row.currency)) byCurrency.set(row.currency, new DecimalSum());
-      byCurrency.get(row.currency)!.add(row.amount);
-    }
     historyFrom = earlier(historyFrom, row.date);
     if (olderThan !== null && row.date < olderThan) older.add(row.amount);
   }
-  const postedByCurrency = Object.fromEntries([...byCurrency].map(([code, sum]) => [code, sum.total()]));
-  return { postedTotal: posted.total(), olderTotal: older.total(), historyFrom, rowsRead, postedByCurrency };
+  return { postedTotal: posted.total(), olderTotal: older.total(), historyFrom, rowsRead };
 }
 
 /**
@@ -73,11 +60,8 @@ async function countRows(rows: AsyncIterable<MirrorTransaction>, olderThan: stri
 export async function ledgerOfRows(
   rows: AsyncIterable<MirrorTransaction>,
 ): Promise<{ ledger: AccountLedger; rowsRead: number }> {
-  const { postedTotal, historyFrom, rowsRead, postedByCurrency } = await countRows(rows, null);
-  return {
-    ledger: { ...emptyLedger(), postedTotal, historyFrom, rows: rowsRead, postedByCurrency },
-    rowsRead,
-  };
+  const { postedTotal, historyFrom, rowsRead } = await countRows(rows, null);
+  return { ledger: { ...emptyLedger(), postedTotal, historyFrom, rows: rowsRead }, rowsRead };
 }
 
 /**
@@ -98,15 +82,13 @@ export async function recountedLedger(
   const olderHistoryDelta = ledger.anchor ? counted.olderTotal : '0';
   if (
     sameDecimal(postedTotal, ledger.postedTotal) &&
-    sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta) &&
-    ledger.postedByCurrency !== undefined
+    sameDecimal(olderHistoryDelta, ledger.olderHistoryDelta)
   )
     return undefined;
   return {
     ...ledger,
     postedTotal,
     olderHistoryDelta,
-    postedByCurrency: counted.postedByCurrency,
     rows: counted.rowsRead,
     // The kept one is the earliest ever counted (a removal does not move it); a lost count may hide one.
     historyFrom:
@@ -123,16 +105,10 @@ export function advanceLedger(
   const next = { ...ledger };
   const moved: string[] = [];
   const older: string[] = [];
-  const movedIn = new Map<string, string[]>();
   const count = (row: MirrorTransaction | null | undefined, sign: 1 | -1) => {
     if (!row || row.isPending) return;
     const amount = sign === 1 ? row.amount : subtractDecimals('0', row.amount);
     moved.push(amount);
-    if (row.currency !== null) {
-      const amounts = movedIn.get(row.currency);
-      if (amounts) amounts.push(amount);
-      else movedIn.set(row.currency, [amount]);
-    }
     if (sign === 1) next.historyFrom = earlier(next.historyFrom, row.date);
     const anchor = next.anchor;
     if (!anchor) return;
@@ -147,13 +123,6 @@ export function advanceLedger(
     if (next.rows !== undefined && change.op !== 'modified') next.rows += change.op === 'added' ? 1 : -1;
   }
   if (moved.length > 0) next.postedTotal = addDecimals(next.postedTotal, ...moved);
-  // Kept only where it was counted from the start (a recount adds it to a ledger of an earlier version).
-  if (next.postedByCurrency !== undefined && movedIn.size > 0) {
-    const byCurrency = { ...next.postedByCurrency };
-    for (const [code, amounts] of movedIn)
-      byCurrency[code] = addDecimals(byCurrency[code] ?? '0', ...amounts);
-    next.postedByCurrency = byCurrency;
-  }
   if (older.length > 0) next.olderHistoryDelta = addDecimals(next.olderHistoryDelta, ...older);
   // An anchor taken over no posted row (an account whose history the provider had not imported yet)
   // tests nothing: the first rows may be history the balance held, postings it did not count yet, or
@@ -176,7 +145,6 @@ export async function checkBalanceRecounting(
   pendingTotal: string,
   today: string,
   stored: StoredRows,
-  currency: string | null = null,
 ): Promise<BalanceCheck & { recounted: boolean }> {
   // The first anchor is taken on the sums as they are, and every later check measures from it: sums
   // that are off then would add up for good (the opening balance off by what was lost). Their row
@@ -186,31 +154,21 @@ export async function checkBalanceRecounting(
     if (ledger.rows !== storedRows) {
       const recounted = await recountedLedger(ledger, stored.rows());
       const counted = recounted ?? { ...ledger, rows: storedRows };
-      return {
-        ...checkBalance(counted, balance, pendingTotal, today, currency),
-        recounted: recounted !== undefined,
-      };
+      return { ...checkBalance(counted, balance, pendingTotal, today), recounted: recounted !== undefined };
     }
   }
   const rows = stored.rows;
-  const kept = checkBalance(ledger, balance, pendingTotal, today, currency);
+  const kept = checkBalance(ledger, balance, pendingTotal, today);
   if (kept.reconciliation.status !== 'mismatch') return { ...kept, recounted: false };
-  if (
-    ledger.recountedTotal !== undefined &&
-    sameDecimal(ledger.recountedTotal, ledger.postedTotal) &&
-    ledger.postedByCurrency !== undefined
-  )
+  if (ledger.recountedTotal !== undefined && sameDecimal(ledger.recountedTotal, ledger.postedTotal))
     return { ...kept, recounted: false };
   const recounted = await recountedLedger(ledger, rows());
   if (recounted === undefined)
     return { ...kept, ledger: { ...kept.ledger, recountedTotal: ledger.postedTotal }, recounted: false };
-  const again = checkBalance(recounted, balance, pendingTotal, today, currency);
-  if (again.reconciliation.status !== 'mismatch') return { ...again, recounted: true };
-  // Still a mismatch: the kept sums stay, with the sums by currency a ledger of an earlier version
-  // lacked, so the next check can tell rows in another currency apart.
-  return ledger.postedByCurrency === undefined
-    ? { ...kept, ledger: { ...kept.ledger, postedByCurrency: recounted.postedByCurrency }, recounted: false }
-    : { ...kept, recounted: false };
+  const again = checkBalance(recounted, balance, pendingTotal, today);
+  return again.reconciliation.status === 'mismatch'
+    ? { ...kept, recounted: false }
+    : { ...again, recounted: true };
 }
 
 /** The account's stored rows, for a check that has to look at them. */
@@ -219,16 +177,6 @@ export interface StoredRows {
   count(): Promise<number>;
   /** Each of them, streamed. */
   rows(): AsyncIterable<MirrorTransaction>;
-}
-
-/** Whether the posted rows listed in a currency other than `currency` sum to other than at the anchor. */
-function otherCurrencyMoved(ledger: AccountLedger, anchor: LedgerAnchor, currency: string | null): boolean {
-  const now = ledger.postedByCurrency;
-  if (currency === null || now === undefined) return false;
-  const then = anchor.postedByCurrency ?? {};
-  for (const code of new Set([...Object.keys(now), ...Object.keys(then)]))
-    if (code !== currency && !sameDecimal(now[code] ?? '0', then[code] ?? '0')) return true;
-  return false;
 }
 
 export interface BalanceCheck {
@@ -247,8 +195,6 @@ export function checkBalance(
   balance: string,
   pendingTotal: string,
   today: string,
-  /** The balance's currency: rows in another moving since the anchor start the check afresh. */
-  currency: string | null = null,
 ): BalanceCheck {
   const opening = {
     posted: subtractDecimals(balance, ledger.postedTotal),
@@ -268,7 +214,6 @@ export function checkBalance(
       postedTotal: ledger.postedTotal,
       pendingTotal,
       checked,
-      ...(ledger.postedByCurrency === undefined ? {} : { postedByCurrency: ledger.postedByCurrency }),
     },
     olderHistoryDelta: '0',
     changedFrom: null,
@@ -288,11 +233,6 @@ export function checkBalance(
 
   const anchor = ledger.anchor;
   if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
-  // Rows in another currency than the balance's moved since the anchor: the bank moved the balance by
-  // their converted amount, which no row says, so neither counting them nor leaving them out can add
-  // up. The check starts afresh from here (`unchecked`), and the next days are checked as before.
-  if (otherCurrencyMoved(ledger, anchor, currency))
-    return { ledger: anchorAt(anchor.basis, false), reconciliation: outcome('unchecked', anchor.basis) };
   const expectedWith = (olderHistory: string) => ({
     posted: subtractDecimals(anchor.openingPosted, olderHistory),
     'posted-and-pending': subtractDecimals(anchor.openingWithPending, olderHistory),
