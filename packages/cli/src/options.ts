@@ -15,7 +15,7 @@ import {
   realpathSync,
   statSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_BASE_URL, apiKeyFault, type ProviderClientOptions } from '@finsync/provider';
 import type { SandboxProvider } from '@finsync/provider/sandbox';
 import { SqliteStorage } from '@finsync/sqlite';
@@ -113,10 +113,29 @@ export function databaseFailure(error: unknown, target = opened): CliError | und
 }
 
 /**
- * Where a chain of links ends (the first path that is no link), or undefined for a loop. Each link is
- * read against its directory's real path, as the kernel follows it (`..` after a linked directory is
- * that directory's parent, not the link's).
+ * Where a link's `target` leads from the directory `from` (a real path), as the kernel walks it: each
+ * part that exists is taken at its real path, so a `..` after a linked directory is that directory's
+ * parent, not the text before it.
  */
+function walked(from: string, target: string): string {
+  let current = isAbsolute(target) ? '/' : from;
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    try {
+      current = realpathSync(next);
+    } catch {
+      current = next;
+    }
+  }
+  return current;
+}
+
+/** Where a chain of links ends (the first path that is no link), or undefined for a loop. */
 function lastLinkTarget(link: string): string | undefined {
   let path = link;
   for (let hop = 0; hop < 40; hop++) {
@@ -133,7 +152,7 @@ function lastLinkTarget(link: string): string | undefined {
     } catch {
       return undefined; // a directory on the way loops
     }
-    path = resolve(directory, readlinkSync(path));
+    path = walked(directory, readlinkSync(path));
   }
   return undefined;
 }

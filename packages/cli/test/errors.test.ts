@@ -220,6 +220,21 @@ describe('errors and exit codes', () => {
     expect(viaDirectory.stderr).toContain(
       `it links to ${join(dir, 'vol', 'db', 'finsync.db')}, which cannot be made`,
     );
+    // A '..' inside the target, after a linked directory: the linked directory's real parent.
+    await mkdir(join(dir, 'deep', 'inner'), { recursive: true });
+    await symlink(join('deep', 'inner'), join(dir, 'sub'));
+    await symlink('sub/../missing/f.db', join(dir, 'through.db'));
+    const through = await runCli(
+      ['sync', '--sandbox', '--database', join(dir, 'through.db'), '--no-progress'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(through.code, through.stderr).toBe(2);
+    expect(through.stderr).toContain(
+      `it links to ${join(dir, 'deep', 'missing', 'f.db')}, which cannot be made`,
+    );
   });
 
   it('a database path that is a link to no file: exit 2 naming it, not an unexpected error', async () => {
