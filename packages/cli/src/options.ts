@@ -2,20 +2,8 @@
  * Turns flags and environment into a database, an API key and a provider, checking everything a
  * command needs before anything is opened: a missing key must not leave an empty database behind.
  */
-import {
-  accessSync,
-  closeSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  lstatSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DEFAULT_BASE_URL, apiKeyFault, type ProviderClientOptions } from '@finsync/provider';
 import type { SandboxProvider } from '@finsync/provider/sandbox';
 import { SqliteStorage } from '@finsync/sqlite';
@@ -23,6 +11,7 @@ import type { ConnectionState, CredentialSource, Storage, SyncLogger } from '@fi
 import { DEFAULT_CONNECTION, DEFAULT_DATABASE, DEFAULT_SANDBOX_DAYS, DEFAULT_SCHEMA } from './defaults.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { note, rememberSecret, warn } from './io.js';
+import { prepareSqliteFile } from './sqlite-file.js';
 import { openStoredKey, shownUrl } from './vault.js';
 
 export { DEFAULT_CONNECTION, SANDBOX_CONNECTION } from './defaults.js';
@@ -113,71 +102,6 @@ export function databaseFailure(error: unknown, target = opened): CliError | und
 }
 
 /**
- * Where a link's `target` leads from the directory `from` (a real path), as the kernel walks it: each
- * part that exists is taken at its real path, so a `..` after a linked directory is that directory's
- * parent, not the text before it.
- */
-function walked(from: string, target: string): string {
-  let current = isAbsolute(target) ? '/' : from;
-  for (const part of target.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = dirname(current);
-      continue;
-    }
-    const next = join(current, part);
-    try {
-      current = realpathSync(next);
-    } catch {
-      current = next;
-    }
-  }
-  return current;
-}
-
-/** Where a chain of links ends (the first path that is no link), or undefined for a loop. */
-function lastLinkTarget(link: string): string | undefined {
-  let path = link;
-  for (let hop = 0; hop < 40; hop++) {
-    let isLink: boolean;
-    try {
-      isLink = lstatSync(path).isSymbolicLink();
-    } catch {
-      return path; // nothing there: where the file would be made
-    }
-    if (!isLink) return path;
-    let directory: string;
-    try {
-      directory = realpathSync(dirname(path));
-    } catch {
-      return undefined; // a directory on the way loops
-    }
-    path = walked(directory, readlinkSync(path));
-  }
-  return undefined;
-}
-
-/**
- * A SQLite file (and its directory, where the WAL files go) this user cannot write. SQLite opens such a
- * file read-only without a word, and every write then failed: a sync reported each account's failure
- * as one the next sync retries (exit 5).
- */
-function refuseUnwritable(file: string, named: string): void {
-  for (const [path, what] of [
-    [file, 'the database file'],
-    [dirname(file), 'its directory (finsync.db-wal and -shm go there)'],
-  ] as const) {
-    try {
-      accessSync(path, constants.W_OK);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      const where = file === named ? named : `${named} (${file})`;
-      throw new CliError(`${where} cannot be written: ${what} is read-only for this user (${code})`);
-    }
-  }
-}
-
-/**
  * Opens the storage. `read` never creates anything: a missing SQLite file or PostgreSQL schema is
  * an error (exit 2), and SQLite is opened read-only, so `status`/`feed`/`export` can run beside a
  * `watch` that writes. `write` creates the file (mode 0600: it holds bank data) and migrates.
@@ -190,44 +114,7 @@ export async function openStorage(target: DatabaseTarget, mode: 'read' | 'write'
         throw new CliError(`no database at ${target.file}: run \`finsync sync\` first, or pass --database`);
       if (statSync(target.file).isDirectory()) throw new CliError(`${target.file} is a directory`);
     } else {
-      if (existsSync(target.file) && statSync(target.file).isDirectory())
-        throw new CliError(`${target.file} is a directory`);
-      try {
-        mkdirSync(dirname(target.file), { recursive: true, mode: 0o700 });
-      } catch (error) {
-        throw new CliError(
-          `cannot make the directory of ${target.file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): is a part of the path a file?`,
-        );
-      }
-      try {
-        closeSync(openSync(target.file, 'wx', 0o600));
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') throw new CliError(`cannot create ${target.file} (${code ?? 'error'})`);
-        // A link to a file not made yet: `wx` never follows a link, so the file is made where it points.
-        if (lstatSync(target.file).isSymbolicLink() && !existsSync(target.file)) {
-          try {
-            closeSync(openSync(target.file, 'a', 0o600));
-          } catch (made) {
-            const why = (made as NodeJS.ErrnoException).code ?? 'error';
-            const pointsTo = why === 'ELOOP' ? undefined : lastLinkTarget(target.file);
-            throw new CliError(
-              pointsTo === undefined
-                ? `${target.file} cannot be written: its links go round in a loop (${why})`
-                : `${target.file} cannot be written: it links to ${pointsTo}, which cannot be made (${why}: is ${dirname(pointsTo)} there, and writable?)`,
-            );
-          }
-        }
-      }
-      // Where SQLite writes: a symlink's target, and the WAL files beside it.
-      let real: string;
-      try {
-        real = realpathSync(target.file);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new CliError(`${target.file} cannot be written: it is a link to no file (${code})`);
-      }
-      refuseUnwritable(real, target.file);
+      prepareSqliteFile(target.file);
     }
     try {
       storage = new SqliteStorage({ filename: target.file, readonly: mode === 'read' });
