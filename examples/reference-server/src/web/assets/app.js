@@ -212,11 +212,12 @@ function renderAccounts(data) {
       if (account.last_synced_at) button.title = `Last synced ${account.last_synced_at}`;
       button.addEventListener('click', () => {
         const before = selected;
+        const asked = signOuts;
         selected = account.id;
         // Redrawn, the list is new buttons: the keyboard's place goes back to this one. Not loaded,
-        // the page still shows the account before, and so does `selected`.
+        // the page still shows the account before, and so does `selected` (unless signed out since).
         void load({ focusAccount: account.id }).then((shown) => {
-          if (!shown) selected = before;
+          if (!shown && asked === signOuts) selected = before;
         });
       });
       return el('li', null, button);
@@ -406,8 +407,11 @@ $('sync-now').addEventListener('click', async () => {
   button.disabled = true;
   button.textContent = 'Syncing…';
   showMessage('Syncing…', 'busy');
+  const asked = signOuts;
   try {
     const response = await call('POST', '/ui/api/sync');
+    // Signed out while it ran: its outcome is no longer this page's to say.
+    if (asked !== signOuts) return;
     if (response.status === 401) return showSignIn('Your session ended: sign in again.');
     if (response.status === 0) return showMessage(UNREACHABLE, 'bad');
     if (response.ok) {
