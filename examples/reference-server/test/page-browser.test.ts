@@ -297,6 +297,27 @@ const browserTitle = HAS_CHROMIUM
     await context.close();
   }, 60_000);
 
+  it("does not say a sync's outcome that arrives after the sign-out", async () => {
+    const { context, page } = await open();
+    let finish: (() => void) | undefined;
+    await page.route('**/ui/api/sync', async (route) => {
+      const response = await route.fetch();
+      await new Promise<void>((resolve) => (finish = resolve));
+      await route.fulfill({ response });
+    });
+    await signIn(page, t.keys.alice);
+    await page.locator('#dashboard').waitFor();
+    await page.click('#sync-now');
+    await expect.poll(() => finish !== undefined).toBe(true);
+    await page.click('#sign-out');
+    await page.locator('#signin').waitFor();
+    finish!();
+    await page.waitForTimeout(1_000);
+    expect(await page.isVisible('#dashboard')).toBe(false);
+    expect(await page.textContent('#sync-message')).not.toMatch(/Sync finished/);
+    await context.close();
+  }, 60_000);
+
   it("fits a bank's long account name and a long user name, and says when the bank stopped an account", async () => {
     const { context, page } = await open();
     const longName = 'CURRENT-ACCOUNT-'.repeat(20);
