@@ -62,12 +62,14 @@ export function prepareSqliteFile(file: string): void {
 /**
  * Where a link's `target` leads from the directory `from` (a real path), as the kernel walks it: each
  * part that exists is taken at its real path, so a `..` after a linked directory is that directory's
- * parent, not the text before it.
+ * parent, not the text before it; a part that is itself a dangling link is followed in turn; a part
+ * missing before the last is where the walk stops (the folder that is not there). `hops` bounds the
+ * links followed; undefined when they loop.
  */
-function walked(from: string, target: string): string {
+function walked(from: string, target: string, hops = { left: 40 }): string | undefined {
   let current = isAbsolute(target) ? '/' : from;
-  for (const part of target.split('/')) {
-    if (part === '' || part === '.') continue;
+  const parts = target.split('/').filter((part) => part !== '' && part !== '.');
+  for (const [index, part] of parts.entries()) {
     if (part === '..') {
       current = dirname(current);
       continue;
@@ -75,9 +77,27 @@ function walked(from: string, target: string): string {
     const next = join(current, part);
     try {
       current = realpathSync(next);
+      continue;
     } catch {
-      current = next;
+      // Not there, or a link to nowhere: said below.
     }
+    let link: string | undefined;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      link = undefined;
+    }
+    if (link !== undefined) {
+      if (--hops.left < 0) return undefined;
+      const through = walked(current, link, hops);
+      if (through === undefined) return undefined;
+      current = through;
+      continue;
+    }
+    // Missing: the last part is the file to be made; before it, the walk stops at the folder that is
+    // not there, and the rest is kept as written (no `..` in it can be read without that folder).
+    const rest = parts.slice(index + 1);
+    return rest.length === 0 ? next : `${next}/${rest.join('/')}`;
   }
   return current;
 }
@@ -99,7 +119,9 @@ function lastLinkTarget(link: string): string | undefined {
     } catch {
       return undefined; // a directory on the way loops
     }
-    path = walked(directory, readlinkSync(path));
+    const next = walked(directory, readlinkSync(path));
+    if (next === undefined) return undefined;
+    path = next;
   }
   return undefined;
 }

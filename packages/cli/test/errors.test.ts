@@ -235,6 +235,19 @@ describe('errors and exit codes', () => {
     expect(through.stderr).toContain(
       `it links to ${join(dir, 'deep', 'missing', 'f.db')}, which cannot be made`,
     );
+    // A part that is a link to nowhere is followed in turn; a folder missing before the file is named.
+    await symlink(join('nowhere', 'x'), join(dir, 'dang'));
+    await symlink(join('dang', 'f.db'), join(dir, 'via-dangling.db'));
+    await symlink('missing/../b/f.db', join(dir, 'via-missing.db'));
+    const [viaDangling, viaMissing] = await Promise.all(
+      ['via-dangling.db', 'via-missing.db'].map((name) =>
+        runCli(['sync', '--sandbox', '--database', join(dir, name), '--no-progress'], { cwd: dir, env }),
+      ),
+    );
+    expect(viaDangling!.stderr).toContain(
+      `it links to ${join(dir, 'nowhere', 'x', 'f.db')}, which cannot be made`,
+    );
+    expect(viaMissing!.stderr).toContain(`it links to ${dir}/missing/../b/f.db, which cannot be made`);
   });
 
   it('a database path that is a link to no file: exit 2 naming it, not an unexpected error', async () => {

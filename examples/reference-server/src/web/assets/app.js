@@ -107,6 +107,8 @@ function lookAgainWhileSyncing(afterFailure) {
 
 function showSignIn(message) {
   current = undefined;
+  // Signed out by any way (the button, another tab, a session that ended): no account stays chosen.
+  selected = undefined;
   signOuts += 1;
   syncing = false;
   clearTimeout(afterSync);
