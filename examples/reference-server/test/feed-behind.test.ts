@@ -24,21 +24,58 @@ for (const backend of BACKENDS) {
       db = undefined;
     });
 
-    it("is in the run's result, the run ends, and the rows reach the API within the minute", async () => {
-      db = testDatabase(backend);
-      server = await startReferenceServer({
-        dataDir: db.dataDir,
-        database: db.database,
+    /** The server on this test's database; by default its catch-up beat comes every second. */
+    const start = (syncIntervalMs: number | undefined = 1_000) =>
+      startReferenceServer({
+        dataDir: db!.dataDir,
+        database: db!.database,
         port: 0,
         scheduler: false,
-        syncIntervalMs: 1_000,
+        ...(syncIntervalMs === undefined ? {} : { syncIntervalMs }),
         sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
       });
-      const { runtime } = server;
+
+    /** Alice, with the sandbox's provider key, and the result of her first sync. */
+    async function syncedUser(runtime: RunningServer['runtime']) {
       const user = await createUser(runtime.store, 'alice');
-      const key = (await createApiKey(runtime.store, user.id, { name: 't' })).key;
       await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-      expect((await runtime.syncUser(user.id)).ok).toBe(true);
+      return { user, first: await runtime.syncUser(user.id) };
+    }
+
+    /** The feed's units of work fail, as on a busy database, while `left` (counted down) is above 0. */
+    function failApplies(runtime: RunningServer['runtime'], left: number) {
+      const failing = { left };
+      const atomically = runtime.store.atomically.bind(runtime.store);
+      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
+        failing.left-- > 0
+          ? Promise.reject(new Error('database is locked'))
+          : atomically(work, options)) as typeof runtime.store.atomically);
+      return failing;
+    }
+
+    /** The run results stored fail, as on a busy database, while `left` (counted down) is above 0. */
+    function failSaves(runtime: RunningServer['runtime'], left: number) {
+      const failing = { left };
+      const saveLastSync = runtime.store.saveLastSync.bind(runtime.store);
+      vi.spyOn(runtime.store, 'saveLastSync').mockImplementation((userId, text) =>
+        failing.left-- > 0 ? Promise.reject(new Error('database is locked')) : saveLastSync(userId, text),
+      );
+      return failing;
+    }
+
+    /** The feed's last entry, and how far this server's tables have applied it. */
+    async function feedPosition(runtime: RunningServer['runtime'], userId: string) {
+      const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: userId });
+      return { last: feed.at(-1)!.seq, cursor: await runtime.store.feedCursor(userId) };
+    }
+
+    it("is in the run's result, the run ends, and the rows reach the API within the minute", async () => {
+      db = testDatabase(backend);
+      server = await start();
+      const { runtime } = server;
+      const { user, first } = await syncedUser(runtime);
+      const key = (await createApiKey(runtime.store, user.id, { name: 't' })).key;
+      expect(first.ok).toBe(true);
       const listed = async () => {
         const response = await fetch(`${server!.url}/api/v1/transactions?per_page=1`, {
           headers: { 'X-Api-Key': key },
@@ -49,12 +86,7 @@ for (const backend of BACKENDS) {
 
       // Two days on, the first unit of work of the feed's application fails, as a busy database does.
       runtime.sandbox!.advanceDays(2);
-      const atomically = runtime.store.atomically.bind(runtime.store);
-      let failures = 1;
-      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
-        failures-- > 0
-          ? Promise.reject(new Error('database is locked'))
-          : atomically(work, options)) as typeof runtime.store.atomically);
+      failApplies(runtime, 1);
       const summary = await runtime.syncUser(user.id);
       expect(summary.ok).toBe(false);
       expect(summary.issues).toContainEqual(
@@ -75,11 +107,7 @@ for (const backend of BACKENDS) {
 
       // Applied again on the watch's next beat, whose result cannot be stored the first time (the
       // database busy again): the beat after stores it. The rows are listed and the result is whole.
-      const saveLastSync = runtime.store.saveLastSync.bind(runtime.store);
-      let saveFailures = 1;
-      vi.spyOn(runtime.store, 'saveLastSync').mockImplementation((userId, text) =>
-        saveFailures-- > 0 ? Promise.reject(new Error('database is locked')) : saveLastSync(userId, text),
-      );
+      const saves = failSaves(runtime, 1);
       await vi.waitFor(
         async () => {
           const caughtUp = await runtime.status(user.id);
@@ -88,32 +116,18 @@ for (const backend of BACKENDS) {
         },
         { timeout: 10_000, interval: 200 },
       );
-      expect(saveFailures).toBeLessThan(0);
+      expect(saves.left).toBeLessThan(0);
       expect(await listed()).toBeGreaterThan(before);
-      const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
-      expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+      const position = await feedPosition(runtime, user.id);
+      expect(position.cursor).toBe(position.last);
     }, 30_000);
 
     it('a run that ends while a catch-up is under way keeps its own result, and its feed is caught up too', async () => {
       db = testDatabase(backend);
-      server = await startReferenceServer({
-        dataDir: db.dataDir,
-        database: db.database,
-        port: 0,
-        scheduler: false,
-        syncIntervalMs: 1_000,
-        sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
-      });
+      server = await start();
       const { runtime } = server;
-      const user = await createUser(runtime.store, 'alice');
-      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-      await runtime.syncUser(user.id);
-      const atomically = runtime.store.atomically.bind(runtime.store);
-      let failApply = true;
-      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
-        failApply
-          ? Promise.reject(new Error('database is locked'))
-          : atomically(work, options)) as typeof runtime.store.atomically);
+      const { user } = await syncedUser(runtime);
+      const applies = failApplies(runtime, Infinity);
       runtime.sandbox!.advanceDays(2);
       const a = await runtime.syncUser(user.id);
       expect(a.ok).toBe(false);
@@ -145,22 +159,22 @@ for (const backend of BACKENDS) {
         }
         return feedCaughtUp.call(this, userId, applied);
       });
-      failApply = false;
+      applies.left = 0;
       await atCatchUp;
       // Run B, whose feed cannot be applied either (the database busy again by then).
-      failApply = true;
+      applies.left = Infinity;
       runtime.sandbox!.advanceDays(2);
       const bRun = runtime.syncUser(user.id);
       await bEnded;
-      failApply = false;
+      applies.left = 0;
       const b = await bRun;
       // B's own result, not A's caught up over it; then B's feed is caught up on a later beat.
       await vi.waitFor(
         async () => {
           const last = (await runtime.status(user.id)).last_sync!;
           expect(last).toMatchObject({ run_id: b.run_id, ok: true, issues: [] });
-          const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
-          expect(await runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+          const position = await feedPosition(runtime, user.id);
+          expect(position.cursor).toBe(position.last);
         },
         { timeout: 10_000, interval: 200 },
       );
@@ -168,33 +182,15 @@ for (const backend of BACKENDS) {
 
     it('a run that applies the feed but cannot store its result has it stored on a later beat', async () => {
       db = testDatabase(backend);
-      server = await startReferenceServer({
-        dataDir: db.dataDir,
-        database: db.database,
-        port: 0,
-        scheduler: false,
-        syncIntervalMs: 1_000,
-        sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
-      });
+      server = await start();
       const { runtime } = server;
-      const user = await createUser(runtime.store, 'alice');
-      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-      await runtime.syncUser(user.id);
-      const atomically = runtime.store.atomically.bind(runtime.store);
-      let failApply = true;
-      vi.spyOn(runtime.store, 'atomically').mockImplementation(((work, options) =>
-        failApply
-          ? Promise.reject(new Error('database is locked'))
-          : atomically(work, options)) as typeof runtime.store.atomically);
+      const { user } = await syncedUser(runtime);
+      const applies = failApplies(runtime, Infinity);
       runtime.sandbox!.advanceDays(2);
       expect((await runtime.syncUser(user.id)).ok).toBe(false);
       // Run B applies everything, but its result cannot be stored the first time.
-      failApply = false;
-      const saveLastSync = runtime.store.saveLastSync.bind(runtime.store);
-      let saveFailures = 1;
-      vi.spyOn(runtime.store, 'saveLastSync').mockImplementation((userId, text) =>
-        saveFailures-- > 0 ? Promise.reject(new Error('database is locked')) : saveLastSync(userId, text),
-      );
+      applies.left = 0;
+      failSaves(runtime, 1);
       runtime.sandbox!.advanceDays(1);
       const b = await runtime.syncUser(user.id);
       expect(b.ok).toBe(true);
@@ -211,19 +207,9 @@ for (const backend of BACKENDS) {
 
     it('close() waits for each ended run to apply its feed and store its result, each run under its own id', async () => {
       db = testDatabase(backend);
-      const start = () =>
-        startReferenceServer({
-          dataDir: db!.dataDir,
-          database: db!.database,
-          port: 0,
-          scheduler: false,
-          sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
-        });
-      server = await start();
+      server = await start(undefined);
       const { runtime } = server;
-      const user = await createUser(runtime.store, 'alice');
-      await runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-      await runtime.syncUser(user.id);
+      const { user } = await syncedUser(runtime);
       // Each unit of work of the feed is slow (a busy database): two runs end while the first applies.
       const atomically = runtime.store.atomically.bind(runtime.store);
       vi.spyOn(runtime.store, 'atomically').mockImplementation((async (work, options) => {
@@ -240,32 +226,17 @@ for (const backend of BACKENDS) {
       await server.close({ graceMs: 0 });
       server = undefined;
       vi.restoreAllMocks();
-      server = await start();
+      server = await start(undefined);
       const status = await server.runtime.status(user.id);
       expect(status.last_sync).toMatchObject({ run_id: ids[1], ok: true });
-      const feed = await server.runtime.engine.readChanges({
-        after: 0,
-        limit: 100_000,
-        connectionId: user.id,
-      });
-      expect(await server.runtime.store.feedCursor(user.id)).toBe(feed.at(-1)!.seq);
+      const position = await feedPosition(server.runtime, user.id);
+      expect(position.cursor).toBe(position.last);
     }, 30_000);
 
     it('left behind by the last run does not stop the next start, and is applied once it can be', async () => {
       db = testDatabase(backend);
-      const start = () =>
-        startReferenceServer({
-          dataDir: db!.dataDir,
-          database: db!.database,
-          port: 0,
-          scheduler: false,
-          syncIntervalMs: 1_000,
-          sandbox: { seed: 5, historyDays: 20, transactionsPerDay: 3 },
-        });
       server = await start();
-      const user = await createUser(server.runtime.store, 'alice');
-      await server.runtime.setProviderKey(user.id, 'sandbox-key', SANDBOX);
-      await server.runtime.syncUser(user.id);
+      const { user } = await syncedUser(server.runtime);
       // Every application of the feed fails, as long as the lock is held: the run's rows wait in the feed.
       const proto: AppStore =
         backend.kind === 'postgres' ? PostgresAppStore.prototype : SqliteAppStore.prototype;
@@ -280,9 +251,7 @@ for (const backend of BACKENDS) {
         const probe = await start();
         try {
           // Started although the feed could not be applied at start.
-          const { runtime } = probe;
-          const feed = await runtime.engine.readChanges({ after: 0, limit: 100_000, connectionId: user.id });
-          return { last: feed.at(-1)!.seq, cursor: await runtime.store.feedCursor(user.id) };
+          return await feedPosition(probe.runtime, user.id);
         } finally {
           await probe.close({ graceMs: 0 });
         }

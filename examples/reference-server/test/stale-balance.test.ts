@@ -24,6 +24,28 @@ for (const backend of BACKENDS) {
       t = undefined;
     });
 
+    /** Alice on the sandbox (nothing synced yet), her runtime and the sandbox. */
+    async function start() {
+      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
+      return { sandbox: t.server.runtime.sandbox!, runtime: t.server.runtime };
+    }
+    /** The current account as the API's status shows it. */
+    const current = async () => {
+      const { body } = await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status');
+      return body.accounts.find((a) => a.name === 'Current Account')!;
+    };
+    /** The page's data with `accountId` chosen. */
+    const pageOf = (accountId: string) =>
+      overview(t!.server.runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+    /** The provider answers 503 to the current account's `endpoint` three times: past the client's retries. */
+    const failReads = (endpoint: 'balance' | 'transactions') =>
+      t!.server.runtime.sandbox!.faults.add({
+        kind: 'status',
+        status: 503,
+        times: 3,
+        match: { accountId: '4711', endpoint },
+      });
+
     it('is shown with its age, and the chart waits for a sync that reads the balance', async () => {
       t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
       const sandbox = t.server.runtime.sandbox!;
@@ -89,22 +111,11 @@ for (const backend of BACKENDS) {
     });
 
     it('is no longer flagged once the provider stops listing the account (it keeps its last balance)', async () => {
-      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
-      const sandbox = t.server.runtime.sandbox!;
-      const { runtime } = t.server;
-      const current = async () =>
-        (await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status')).body.accounts.find(
-          (a) => a.name === 'Current Account',
-        )!;
-      await runtime.syncUser(t.userId);
-      sandbox.faults.add({
-        kind: 'status',
-        status: 503,
-        times: 3,
-        match: { accountId: '4711', endpoint: 'balance' },
-      });
+      const { sandbox, runtime } = await start();
+      await runtime.syncUser(t!.userId);
+      failReads('balance');
       sandbox.advanceDays(1);
-      await runtime.syncUser(t.userId);
+      await runtime.syncUser(t!.userId);
       expect((await current()).balance_stale).toBe(true);
       // The bank account is closed: the provider's list leaves it out from now on.
       const listed = (await (
@@ -120,7 +131,7 @@ for (const backend of BACKENDS) {
       });
       for (let run = 0; run < 2; run++) {
         sandbox.advanceDays(1);
-        await runtime.syncUser(t.userId);
+        await runtime.syncUser(t!.userId);
       }
       const closed = await current();
       expect(closed.state).not.toBe('active');
@@ -128,87 +139,61 @@ for (const backend of BACKENDS) {
     });
 
     it("a balance taken while the rows failed to sync is not 'adds up', and the chart waits for the rows", async () => {
-      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
-      const sandbox = t.server.runtime.sandbox!;
-      const { runtime } = t.server;
-      const current = async () => {
-        const { body } = await t!.api<{ accounts: StatusAccount[] }>('GET', '/api/v1/sync/status');
-        return body.accounts.find((a) => a.name === 'Current Account')!;
-      };
-      const chartOf = (accountId: string) =>
-        overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
-      await runtime.syncUser(t.userId);
+      const { sandbox, runtime } = await start();
+      await runtime.syncUser(t!.userId);
       for (let day = 0; day < 2; day++) {
         sandbox.advanceDays(1);
-        await runtime.syncUser(t.userId);
+        await runtime.syncUser(t!.userId);
       }
       const checked = await current();
       expect(checked.balance_check?.status).toBe('balanced');
-      const before = await chartOf(checked.id);
+      const before = await pageOf(checked.id);
       expect(before.chart).not.toBeNull();
 
       // A day on, the transactions read fails three times (past the client's retries); the balance reads.
-      sandbox.faults.add({
-        kind: 'status',
-        status: 503,
-        times: 3,
-        match: { accountId: '4711', endpoint: 'transactions' },
-      });
+      failReads('transactions');
       sandbox.advanceDays(1);
-      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      expect((await runtime.syncUser(t!.userId)).ok).toBe(false);
       const apart = await current();
       // The bank's new balance, beside rows that lack what moved it: no verdict can be given.
       expect(apart.balance).toBe(sandbox.balanceOf('4711').amount);
       expect(apart.balance).not.toBe(checked.balance);
       expect(apart.balance_check?.status).toBe('unchecked');
-      const shown = await chartOf(apart.id);
+      const shown = await pageOf(apart.id);
       expect(shown.accounts.find((a) => a.id === apart.id)!.balance_check?.status).toBe('unchecked');
       expect(shown.chart).toBeNull();
       expect(shown.chart_note).toMatch(/could not read all of its transactions/);
 
       // The next sync reads the rows: checked, and charted from the bank's balance.
-      expect((await runtime.syncUser(t.userId)).ok).toBe(true);
+      expect((await runtime.syncUser(t!.userId)).ok).toBe(true);
       expect((await current()).balance_check?.status).toBe('balanced');
-      const back = await chartOf(apart.id);
+      const back = await pageOf(apart.id);
       expect(back.chart_note).toBeNull();
       expect(back.chart!.last).toBe(back.accounts.find((a) => a.id === apart.id)!.balance);
     });
 
     it('draws no chart from a balance newer than its rows on an account never checked yet (its first sync the last clean one)', async () => {
-      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
-      const sandbox = t.server.runtime.sandbox!;
-      const { runtime } = t.server;
-      await runtime.syncUser(t.userId);
-      const accountId = (await runtime.status(t.userId)).accounts.find(
-        (a) => a.name === 'Current Account',
-      )!.id;
-      const chartOf = () => overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+      const { sandbox, runtime } = await start();
+      await runtime.syncUser(t!.userId);
+      const accountId = (await current()).id;
+      const chartOf = () => pageOf(accountId);
       expect((await chartOf()).chart).not.toBeNull();
-      sandbox.faults.add({
-        kind: 'status',
-        status: 503,
-        times: 3,
-        match: { accountId: '4711', endpoint: 'transactions' },
-      });
+      failReads('transactions');
       sandbox.advanceDays(2);
-      expect((await runtime.syncUser(t.userId)).ok).toBe(false);
+      expect((await runtime.syncUser(t!.userId)).ok).toBe(false);
       const shown = await chartOf();
       expect(shown.accounts.find((a) => a.id === accountId)!.balance_check?.status).toBe('unchecked');
       expect(shown.chart).toBeNull();
       expect(shown.chart_note).toMatch(/could not read all of its transactions/);
-      expect((await runtime.syncUser(t.userId)).ok).toBe(true);
+      expect((await runtime.syncUser(t!.userId)).ok).toBe(true);
       expect((await chartOf()).chart).not.toBeNull();
     });
 
     it('draws no chart while a sync is running: its rows land before its balance', async () => {
-      t = await startSandboxUser(backend, { seed: 11, historyDays: 20, transactionsPerDay: 3 });
-      const sandbox = t.server.runtime.sandbox!;
-      const { runtime } = t.server;
-      await runtime.syncUser(t.userId);
-      const accountId = (await runtime.status(t.userId)).accounts.find(
-        (a) => a.name === 'Current Account',
-      )!.id;
-      const chartOf = () => overview(runtime, { userId: t!.userId, scope: 'read_write' }, accountId);
+      const { sandbox, runtime } = await start();
+      await runtime.syncUser(t!.userId);
+      const accountId = (await current()).id;
+      const chartOf = () => pageOf(accountId);
       expect((await chartOf()).chart).not.toBeNull();
       // The account's balance answers late: its new rows are in the mirror well before its balance.
       sandbox.faults.add({
@@ -218,7 +203,7 @@ for (const backend of BACKENDS) {
         match: { accountId: '4711', endpoint: 'balance' },
       });
       sandbox.advanceDays(2);
-      const run = runtime.syncUser(t.userId);
+      const run = runtime.syncUser(t!.userId);
       await vi.waitFor(() => expect(runtime.engine.isSyncing(t!.userId)).toBe(true));
       const during = await chartOf();
       expect(during.chart).toBeNull();
