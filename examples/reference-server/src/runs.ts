@@ -120,6 +120,19 @@ export function feedIssue(error: unknown): UserSyncSummary['issues'][number] {
 }
 
 /**
+ * A result whose feed could not be applied: not `ok`, `partial` where it had succeeded (its rows reached
+ * the engine, not this server's tables), with the feed's issue. `caughtUp` undoes it.
+ */
+export function fellBehind(summary: UserSyncSummary, error: unknown): UserSyncSummary {
+  return {
+    ...summary,
+    ok: false,
+    outcome: summary.outcome === 'success' ? 'partial' : summary.outcome,
+    issues: [...summary.issues, feedIssue(error)],
+  };
+}
+
+/**
  * A result whose feed has since been applied (`applied` entries more): without its feed issue, and
  * `ok` with `success` when that was its only one (a run is `partial` for the feed alone: the engine's
  * `partial` always comes with issues of its own).
@@ -145,12 +158,10 @@ export function summarize(
   /** Why the run's feed could not be applied, when it could not. */
   feedFailure?: unknown,
 ): UserSyncSummary {
-  const failed = feedFailure !== undefined;
-  return {
+  const summary: UserSyncSummary = {
     run_id: runId,
-    ok: report.ok && !failed,
-    // A run whose rows reached the engine but not this server's tables did not fully succeed.
-    outcome: failed && report.outcome === 'success' ? 'partial' : report.outcome,
+    ok: report.ok,
+    outcome: report.outcome,
     status: report.status,
     started_at: report.startedAt,
     finished_at: report.finishedAt,
@@ -166,15 +177,12 @@ export function summarize(
       replaced: { ...a.replacements },
       balance_check: balanceCheck(a.reconciliation),
     })),
-    issues: [
-      ...report.issues.map((i) => ({
-        stage: i.stage,
-        account_id: i.accountId,
-        error: i.error.name,
-        message: i.message,
-      })),
-      ...(failed ? [feedIssue(feedFailure)] : []),
-    ],
+    issues: report.issues.map((i) => ({
+      stage: i.stage,
+      account_id: i.accountId,
+      error: i.error.name,
+      message: i.message,
+    })),
     skipped_accounts: report.skippedAccounts.map((skipped) => ({
       error: skipped.error.name,
       message: skipped.message,
@@ -182,6 +190,7 @@ export function summarize(
     feed_entries_applied: applied,
     stale_balances: staleBalances(report, staleBefore),
   };
+  return feedFailure === undefined ? summary : fellBehind(summary, feedFailure);
 }
 
 export class SyncRuns {
@@ -301,12 +310,7 @@ export class SyncRuns {
   async feedFellBehind(userId: string, error: unknown): Promise<void> {
     const last = await this.last(userId);
     if (!last || last.issues.some((i) => i.stage === FEED_STAGE)) return;
-    await this.store(userId, {
-      ...last,
-      ok: false,
-      outcome: last.outcome === 'success' ? 'partial' : last.outcome,
-      issues: [...last.issues, feedIssue(error)],
-    });
+    await this.store(userId, fellBehind(last, error));
   }
 
   /**

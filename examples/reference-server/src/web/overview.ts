@@ -88,18 +88,34 @@ export function chartPaths(values: number[], width = CHART_WIDTH, height = CHART
   return { line, area };
 }
 
+/** The engine's record of an account and its sync state (its balance check's ledger). */
+interface EngineAccount {
+  mirrored: MirrorAccount | undefined;
+  state: AccountSyncState | undefined;
+}
+
+async function engineAccount(runtime: ServerRuntime, userId: string, account: AccountRecord) {
+  const { storage } = runtime.engine;
+  const [mirrored, states] = await Promise.all([
+    storage.listAccounts(userId),
+    storage.listAccountStates(userId),
+  ]);
+  const id = account.provider_account_id;
+  return { mirrored: mirrored.find((a) => a.id === id), state: states.find((s) => s.accountId === id) };
+}
+
 async function chartOf(
   runtime: ServerRuntime,
   userId: string,
   account: AccountRecord,
   /** What the provider's balance counts, as the engine's balance check found: pending rows or not. */
   basis: 'posted' | 'posted-and-pending',
+  { mirrored }: EngineAccount,
 ) {
   const storage = runtime.engine.storage;
   // The balance the rows are walked back from is the mirror's, as the rows are: this server's copy
   // moves only once a run's feed is applied, so between a run's commits and that (or after an apply
   // that failed) the two were apart by what the run added.
-  const mirrored = (await storage.listAccounts(userId)).find((a) => a.id === account.provider_account_id);
   const currency = mirrored?.balance?.currency ?? mirrored?.currency ?? account.currency;
   if (!mirrored?.balance || currency === null) return null;
   const scale = currencyScale(currency);
@@ -205,28 +221,12 @@ function rowsBehindBalance(
  * Why the account's chart cannot be drawn now, or undefined. Walked back from a balance through rows
  * of another moment, every point would be off by what the rows between the two moved.
  */
-async function whyNoChart(
-  runtime: ServerRuntime,
-  userId: string,
-  status: Status,
-  account: AccountRecord,
-): Promise<string | undefined> {
+function whyNoChart(status: Status, account: AccountRecord, engine: EngineAccount): string | undefined {
   if (status.accounts.find((a) => a.id === account.id)?.balance_stale)
     return "A sync could not read this account's balance, and none has since, so the one shown is older than its rows. The chart is drawn again once a sync reads it.";
   // A run commits an account's rows before its balance: mid-run the two are apart.
   if (status.connection?.syncing) return 'A sync is running: the chart is drawn once it has ended.';
-  const { storage } = runtime.engine;
-  const [mirrored, states] = await Promise.all([
-    storage.listAccounts(userId),
-    storage.listAccountStates(userId),
-  ]);
-  const id = account.provider_account_id;
-  if (
-    rowsBehindBalance(
-      mirrored.find((a) => a.id === id),
-      states.find((s) => s.accountId === id),
-    )
-  )
+  if (rowsBehindBalance(engine.mirrored, engine.state))
     return "A sync took this account's balance but could not read all of its transactions, so the balance may count rows not shown here. The chart is drawn again once a sync reads them.";
   return undefined;
 }
@@ -285,7 +285,8 @@ export async function overview(
     records.find((r) => r.balance !== null && r.account_type === 'depository') ??
     records.find((r) => r.balance !== null) ??
     records[0];
-  const chartNote = account && (await whyNoChart(runtime, userId, status, account));
+  const engine = account && (await engineAccount(runtime, userId, account));
+  const chartNote = account && engine && whyNoChart(status, account, engine);
   const rendered = (await renderTransactions(runtime.store, latest.rows)) as Array<{
     id: string;
     date: string;
@@ -332,12 +333,13 @@ export async function overview(
     /** The account the chart is of (or would be, when it has no balance to chart). */
     selected_account_id: account?.id ?? null,
     chart:
-      account && !chartNote
+      account && engine && !chartNote
         ? await chartOf(
             runtime,
             userId,
             account,
             status.accounts.find((a) => a.id === account.id)?.balance_check?.basis ?? 'posted',
+            engine,
           )
         : null,
     /** Why there is no chart, when the account has a balance all the same. */
