@@ -255,6 +255,26 @@ for (const backend of BACKENDS) {
         expect(handedOver).toBe(before + 1);
     });
 
+    /** A PATCH of the notes sent on `agent`'s kept-alive connection: its status, the notes answered, its socket. */
+    const patchOnAgent = (agent: Agent, key: string, id: string, notes: string) =>
+      new Promise<{ status: number; notes: unknown; socket: unknown }>((resolve, reject) => {
+        const request = httpRequest(`${directUrl}/api/v1/transactions/${id}`, {
+          method: 'PATCH',
+          agent,
+          headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
+        });
+        request.on('error', reject);
+        request.on('response', (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode!, notes: JSON.parse(text).notes, socket: request.socket }),
+          );
+        });
+        request.end(JSON.stringify({ transaction: { notes } }));
+      });
+
     const notesNow = async () =>
       (await t.request(t.keys.alice, 'GET', `/api/v1/transactions/${txId}`)).body.notes as string | null;
 
@@ -533,28 +553,7 @@ for (const backend of BACKENDS) {
 
     it('each PATCH on one kept-alive connection is judged by the key it sends, when the key changes between them', async () => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      const patch = (key: string, id: string, notes: string) =>
-        new Promise<{ status: number; notes: unknown; socket: unknown }>((resolve, reject) => {
-          const request = httpRequest(`${directUrl}/api/v1/transactions/${id}`, {
-            method: 'PATCH',
-            agent,
-            headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
-          });
-          request.on('error', reject);
-          request.on('response', (response) => {
-            let text = '';
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', () =>
-              resolve({
-                status: response.statusCode!,
-                notes: JSON.parse(text).notes,
-                socket: request.socket,
-              }),
-            );
-          });
-          request.end(JSON.stringify({ transaction: { notes } }));
-        });
+      const patch = (key: string, id: string, notes: string) => patchOnAgent(agent, key, id, notes);
       try {
         const first = await patch(t.keys.alice, txId, 'alice on the connection');
         expect(first).toMatchObject({ status: 200, notes: 'alice on the connection' });
@@ -581,25 +580,10 @@ for (const backend of BACKENDS) {
     it('PATCHes one after another on one connection commit alone after a streak; another connection brings grouping back', async () => {
       const { store } = t.server.runtime;
       /** A PATCH sent on `agent`'s one kept-alive connection: its status and the notes it answered. */
-      const patchOn = (agent: Agent, notes: string) =>
-        new Promise<{ status: number; notes: unknown }>((resolve, reject) => {
-          const body = JSON.stringify({ transaction: { notes } });
-          const request = httpRequest(`${directUrl}/api/v1/transactions/${txId}`, {
-            method: 'PATCH',
-            agent,
-            headers: { 'X-Api-Key': t.keys.alice, 'content-type': 'application/json' },
-          });
-          request.on('error', reject);
-          request.on('response', (response) => {
-            let text = '';
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', () =>
-              resolve({ status: response.statusCode!, notes: JSON.parse(text).notes }),
-            );
-          });
-          request.end(body);
-        });
+      const patchOn = async (agent: Agent, notes: string) => {
+        const answer = await patchOnAgent(agent, t.keys.alice, txId, notes);
+        return { status: answer.status, notes: answer.notes };
+      };
       const one = new Agent({ keepAlive: true, maxSockets: 1 });
       const other = new Agent({ keepAlive: true, maxSockets: 1 });
       const atomically = vi.spyOn(store, 'atomically');
