@@ -34,6 +34,8 @@ function othersCanRun(file: string): boolean {
 }
 /** As root every file is writable: the test then runs the CLI as nobody, which must reach it. */
 const unwritableCanBeTried = process.getuid?.() !== 0 || othersCanRun(inject('cliMain'));
+/** As root every file is writable: the tests of places this user cannot write run the CLI as nobody. */
+const asAnother = process.getuid?.() === 0 ? { uid: 65534 } : {};
 if (!unwritableCanBeTried)
   console.warn(
     '[cli] the read-only database test is skipped: it runs the CLI as nobody (the tests run as root), and a directory above the built CLI is closed to other users',
@@ -170,7 +172,6 @@ describe('errors and exit codes', () => {
         const keyed = { ...env, LUNCHFLOW_API_KEY: KEY };
         const first = await runCli(['sync', '--database', db, '--no-progress'], { cwd: place, env: keyed });
         expect(first.code, first.stderr).toBe(0);
-        const asAnother = process.getuid?.() === 0 ? { uid: 65534 } : {};
         if (!('uid' in asAnother)) await chmod(db, 0o444);
         const again = await runCli(['sync', '--database', db, '--no-progress'], {
           cwd: place,
@@ -301,7 +302,6 @@ describe('errors and exit codes', () => {
           env: keyed,
         });
         expect(first.code, first.stderr).toBe(0);
-        const asAnother = process.getuid?.() === 0 ? { uid: 65534 } : {};
         await chmod(real, 0o666);
         await chmod(closed, 0o555);
         await chmod(open, 0o777);
