@@ -20,7 +20,13 @@ import { pageAsTheService } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
-import { API_KEY_PREFIX, type AppStore, type CommitDeadline, type LockableField } from './store/types.js';
+import {
+  API_KEY_PREFIX,
+  MAX_CREATED_TRANSACTIONS_PER_USER,
+  type AppStore,
+  type CommitDeadline,
+  type LockableField,
+} from './store/types.js';
 
 const invalid = (...errors: string[]) =>
   new ApiProblem(422, 'validation_failed', 'Transaction could not be created', errors);
@@ -129,6 +135,10 @@ export async function createTransaction(
     await store.atomically(async (unit) => {
       // Under the write lock (SQLite) or the unique index (PostgreSQL), a concurrent twin loses.
       if (externalId && (await unit.findByExternalId(account.id, source!, externalId))) throw new Repeat();
+      if (!(await unit.countCreatedTransaction(userId)))
+        throw invalid(
+          `A user creates at most ${MAX_CREATED_TRANSACTIONS_PER_USER.toLocaleString('en')} transactions through the API; delete some first`,
+        );
       await unit.insertTransaction({
         id,
         user_id: userId,
@@ -222,8 +232,10 @@ export async function deleteTransaction(
     if (!row) throw notFound();
     // A synced row stays as a tombstone the feed keeps following; one created here just goes.
     const createdHere = await unit.findFeedTransaction(row.account_id, `${API_KEY_PREFIX}${row.id}`);
-    if (createdHere) await unit.removeTransaction(row.id);
-    else await unit.setDeleted(row.id, new Date().toISOString());
+    if (createdHere) {
+      await unit.removeTransaction(row.id);
+      await unit.uncountCreatedTransaction(userId);
+    } else await unit.setDeleted(row.id, new Date().toISOString());
   }, options);
   return { message: 'Transaction deleted successfully' };
 }

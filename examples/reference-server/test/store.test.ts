@@ -8,9 +8,16 @@ import { AnsweredAsTimedOut, RequestDeadline } from '../src/http/deadline.js';
 import { prepareCached } from '../src/store/sqlite-schema.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
-import { MAX_TAGS_PER_USER, type AppStore, type NewTransaction } from '../src/store/types.js';
+import { createTransaction, deleteTransaction } from '../src/lifecycle.js';
+import { ApiProblem } from '../src/problem.js';
+import {
+  MAX_CREATED_TRANSACTIONS_PER_USER,
+  MAX_TAGS_PER_USER,
+  type AppStore,
+  type NewTransaction,
+} from '../src/store/types.js';
 import { createUser } from '../src/users.js';
-import { BACKENDS, holdUnitOfWork, testDatabase, type TestDatabase } from './helpers.js';
+import { BACKENDS, holdUnitOfWork, testDatabase, withClient, type TestDatabase } from './helpers.js';
 
 const now = () => new Date().toISOString();
 
@@ -426,6 +433,123 @@ for (const backend of BACKENDS) {
       expect(await store.listTags(user.id)).toHaveLength(MAX_TAGS_PER_USER);
       expect(await store.insertTag(other.id, tag('one more'))).toBe('created');
     });
+
+    it(`a user creates at most ${MAX_CREATED_TRANSACTIONS_PER_USER} transactions through the API; a delete makes room, other users are not held back`, async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, 'many-created');
+      const { user: other, account: otherAccount } = await seedUser(store, 'few-created');
+      const create = (userId: string, accountId: string, fields: Record<string, unknown> = {}) =>
+        createTransaction(
+          store,
+          userId,
+          {
+            transaction: {
+              account_id: accountId,
+              name: 'Cash',
+              amount: '2.50',
+              date: '2026-05-02',
+              ...fields,
+            },
+          },
+          '2026-06-01',
+        );
+      const rowsOf = async (userId: string) =>
+        (await store.findTransactions(userId, {}, { limit: 100, offset: 0 })).rows.map((r) => r.id).sort();
+      const keyed = await create(user.id, account.id, { external_id: 'import-1' });
+      // As if the user had created all but one of the bound's rows (creating 100,000 here takes minutes).
+      await setCreatedCount(user.id, MAX_CREATED_TRANSACTIONS_PER_USER - 1);
+      const last = await create(user.id, account.id);
+      expect(last.created).toBe(true);
+      const before = await rowsOf(user.id);
+      const refused = await create(user.id, account.id).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiProblem);
+      expect(refused).toMatchObject({
+        status: 422,
+        errors: [expect.stringMatching(/at most 100,000 transactions through the API/)],
+      });
+      expect(await rowsOf(user.id)).toEqual(before);
+      // A repeat of an earlier create is answered with its row, as ever: it creates nothing.
+      expect(await create(user.id, account.id, { external_id: 'import-1' })).toMatchObject({
+        created: false,
+        transaction: { id: (keyed.transaction as { id: string }).id },
+      });
+      expect((await create(other.id, otherAccount.id)).created).toBe(true);
+      // Deleting one makes room for exactly one.
+      await deleteTransaction(store, user.id, (last.transaction as { id: string }).id);
+      expect((await create(user.id, account.id)).created).toBe(true);
+      await expect(create(user.id, account.id)).rejects.toBeInstanceOf(ApiProblem);
+    });
+
+    it('a database from before the count (v5) counts the rows its users created, once upgraded', async () => {
+      const older = testDatabase(backend);
+      try {
+        let stores = openStores(older.database, older.dataDir);
+        const { user, account } = await seedUser(stores.store, 'upgraded');
+        await stores.store.atomically((unit) => unit.insertTransaction(transaction(user.id, account.id, {})));
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const created = await createTransaction(
+            stores.store,
+            user.id,
+            { transaction: { account_id: account.id, name: `Cash ${i}`, amount: '1', date: '2026-05-02' } },
+            '2026-06-01',
+          );
+          ids.push((created.transaction as { id: string }).id);
+        }
+        await deleteTransaction(stores.store, user.id, ids[0]!);
+        // Back to version 5, as a file or schema made by the release before.
+        const downgrade = [
+          'ALTER TABLE app_users DROP COLUMN created_transactions',
+          `DELETE FROM ${backend.kind === 'postgres' ? 'finsync_migrations' : 'app_migrations'} WHERE version = 6`,
+        ];
+        if (backend.kind === 'postgres')
+          await withClient(async (client) => {
+            await client.query(`SET search_path TO "${older.schemas[1]}"`);
+            for (const sql of downgrade) await client.query(sql);
+          });
+        else for (const sql of downgrade) (stores.store as SqliteAppStore).database.exec(sql);
+        await stores.storage.close();
+        await stores.store.close();
+        stores = openStores(older.database, older.dataDir);
+        try {
+          await stores.store.listUsers();
+          const counted =
+            backend.kind === 'postgres'
+              ? await withClient(
+                  async (client) =>
+                    (
+                      await client.query(
+                        `SELECT created_transactions FROM "${older.schemas[1]}".app_users WHERE id = $1`,
+                        [user.id],
+                      )
+                    ).rows[0],
+                )
+              : (stores.store as SqliteAppStore).database
+                  .prepare('SELECT created_transactions FROM app_users WHERE id = ?')
+                  .get(user.id);
+          expect(counted).toEqual({ created_transactions: 2 });
+        } finally {
+          await stores.storage.close();
+          await stores.store.close();
+        }
+      } finally {
+        await older.cleanup();
+      }
+    });
+
+    async function setCreatedCount(userId: string, count: number) {
+      if (backend.kind === 'postgres')
+        await withClient((client) =>
+          client.query(`UPDATE "${db.schemas[1]}".app_users SET created_transactions = $1 WHERE id = $2`, [
+            count,
+            userId,
+          ]),
+        );
+      else
+        (opened.store as SqliteAppStore).database
+          .prepare('UPDATE app_users SET created_transactions = ? WHERE id = ?')
+          .run(count, userId);
+    }
 
     it.skipIf(backend.kind !== 'postgres')(
       "creating a tag does not wait for a write of the user's rows in flight (a feed batch), on PostgreSQL",

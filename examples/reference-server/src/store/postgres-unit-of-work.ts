@@ -8,7 +8,7 @@ import type {
   StoredTransaction,
   TransactionRow,
 } from './types.js';
-import { UPDATABLE_COLUMNS } from './types.js';
+import { MAX_CREATED_TRANSACTIONS_PER_USER, UPDATABLE_COLUMNS } from './types.js';
 import { postgresRelatedReads } from './postgres-reads.js';
 import { lockForUpdate } from './postgres-lock-for-update.js';
 
@@ -77,6 +77,19 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
       lockForUpdate((sql, params) => rows(client, sql, params), s, userId, id, keyId),
     setDeleted: (id, at) => run(`UPDATE ${s}.app_transactions SET deleted_at = $2 WHERE id = $1`, [id, at]),
     removeTransaction: (id) => run(`DELETE FROM ${s}.app_transactions WHERE id = $1`, [id]),
+    countCreatedTransaction: async (userId) =>
+      (
+        await client.query(
+          `UPDATE ${s}.app_users SET created_transactions = created_transactions + 1
+           WHERE id = $1 AND created_transactions < $2`,
+          [userId, MAX_CREATED_TRANSACTIONS_PER_USER],
+        )
+      ).rowCount === 1,
+    uncountCreatedTransaction: (userId) =>
+      run(
+        `UPDATE ${s}.app_users SET created_transactions = greatest(created_transactions - 1, 0) WHERE id = $1`,
+        [userId],
+      ),
     transactionTagIds: async (transactionId) =>
       (
         await rows<{ tag_id: string }>(

@@ -8,6 +8,7 @@ import { sqliteRelatedReads } from './sqlite-reads.js';
 import { prepareCached, type Db } from './sqlite-schema.js';
 import { runSteps, thenApply } from './steps.js';
 import {
+  MAX_CREATED_TRANSACTIONS_PER_USER,
   UPDATABLE_COLUMNS,
   type AccountRecord,
   type UnitOfWork,
@@ -87,6 +88,18 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     },
     removeTransaction: async (id) => {
       run('DELETE FROM app_transactions WHERE id = ?', id);
+    },
+    countCreatedTransaction: async (userId) =>
+      prepareCached(
+        db,
+        `UPDATE app_users SET created_transactions = created_transactions + 1
+         WHERE id = ? AND created_transactions < ?`,
+      ).run(userId, MAX_CREATED_TRANSACTIONS_PER_USER).changes === 1,
+    uncountCreatedTransaction: async (userId) => {
+      run(
+        'UPDATE app_users SET created_transactions = max(created_transactions - 1, 0) WHERE id = ?',
+        userId,
+      );
     },
     transactionTagIds: async (transactionId) =>
       (

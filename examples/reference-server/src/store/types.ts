@@ -265,6 +265,14 @@ export interface UnitOfWork extends RelatedReads {
   setDeleted(id: string, at: string | null): Promise<void>;
   /** Removes a transaction and its tags for good. */
   removeTransaction(id: string): Promise<void>;
+  /**
+   * Counts one more transaction created through the API for `userId`, unless the user has
+   * `MAX_CREATED_TRANSACTIONS_PER_USER` already (then `false`, and nothing changes). It locks the
+   * user's row, so two creates at once count one after the other.
+   */
+  countCreatedTransaction(userId: string): Promise<boolean>;
+  /** Counts one transaction created through the API fewer, as it is removed. */
+  uncountCreatedTransaction(userId: string): Promise<void>;
   /** The tag ids of a transaction, in their assigned order. */
   transactionTagIds(transactionId: string): Promise<string[]>;
   /** A live transaction of the account with this idempotency key, locked. */
@@ -330,6 +338,12 @@ export interface AtomicallyOptions {
 
 /** The most tags a user may have: `GET /api/v1/tags` lists them all in one answer. */
 export const MAX_TAGS_PER_USER = 1_000;
+
+/**
+ * The most transactions a user may create through the API (the synced ones are bounded by the bank's
+ * history): without a bound, one write key could fill the server's disk.
+ */
+export const MAX_CREATED_TRANSACTIONS_PER_USER = 100_000;
 
 export interface AppStore extends RelatedReads {
   readonly kind: 'sqlite' | 'postgres';

@@ -8,6 +8,7 @@ import {
   restoreTransaction,
 } from '../../lifecycle.js';
 import { ApiProblem } from '../../problem.js';
+import { MAX_CREATED_TRANSACTIONS_PER_USER } from '../../store/types.js';
 import { getTransaction, listTransactions, updateTransaction } from '../../transactions.js';
 import { LIMITS } from '../limits.js';
 import type { ServerRuntime } from '../../runtime.js';
@@ -105,7 +106,9 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
       201: ok(TransactionSchema, 'Created'),
       200: ok(TransactionSchema, 'The row created earlier with this idempotency key'),
       400: err('Malformed JSON, or no `transaction` member'),
-      422: err('Validation failed; `errors` lists why. Nothing is created'),
+      422: err(
+        `Validation failed, or the user has created ${MAX_CREATED_TRANSACTIONS_PER_USER.toLocaleString('en')} transactions through the API already; \`errors\` lists why. Nothing is created`,
+      ),
       ...WRITE_ERRORS_UNDONE_ON_503,
       ...JSON_BODY_ERRORS,
     },
