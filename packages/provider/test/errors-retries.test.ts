@@ -303,6 +303,29 @@ describe('a body cut off after its headers', () => {
 });
 
 describe('cancellation', () => {
+  it("is heard while an error answer's body arrives, with a fetch whose body is not tied to the signal (msw)", async () => {
+    server.use(
+      http.get(
+        `${BASE}/accounts`,
+        () =>
+          new HttpResponse(
+            new ReadableStream<Uint8Array>({
+              start: (c) => c.enqueue(new TextEncoder().encode('{"error":"Service')),
+            }),
+            { status: 500, headers: { 'content-type': 'application/json' } },
+          ),
+      ),
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    const error = await client({ timeoutMs: 10_000, maxRetries: 0 })
+      .listAccounts({ signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('aborts an in-flight call with RequestAbortedError and does not retry it', async () => {
     let calls = 0;
     server.use(

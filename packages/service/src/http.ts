@@ -262,7 +262,7 @@ export class HttpClient {
     retryCount: number,
     rateLimit: RateLimitSnapshot | undefined,
   ): Promise<ServiceAPIError> {
-    const text = await errorBodyText(response);
+    const text = await errorBodyText(response, request.signal);
     const key = this.#settings.apiKey;
     const parts = readErrorBody(text);
     const status = response.status;

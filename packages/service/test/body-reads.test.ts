@@ -59,6 +59,25 @@ describe('reading a body', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("stops at an abort while an error answer's body arrives, as while a 2xx one does", async () => {
+    fake.server.use(
+      http.get(`${API}/transactions/:id`, () => {
+        const stalled = new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(encoder.encode('{"error":"internal_server_error",')),
+        });
+        return new HttpResponse(stalled, { status: 500, headers: json });
+      }),
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const error = await settle(
+      clientFor({ timeoutMs: 10_000, maxRetries: 0 }).transactions.get(TX_ID, { signal: controller.signal }),
+    );
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('takes a body that keeps arriving for longer than timeoutMs, a chunk at a time within it', async () => {
     fake.server.use(
       http.get(

@@ -22,13 +22,19 @@ export function chunksText(parts: readonly Uint8Array[], bytes: number): string 
 /**
  * An error answer's body as text: its first `MAX_ERROR_BODY_BYTES` at most, the rest let go, and what
  * arrived before a failed read. Only a message and an excerpt are kept from it, so a server answering
- * an error with a huge body costs no more than that.
+ * an error with a huge body costs no more than that. Once `signal` aborts (the caller's, or the
+ * attempt's timeout), what arrived is returned at once: a fetch whose body is not tied to the signal
+ * (a custom fetch, msw) would otherwise keep the caller waiting on a body that stopped coming.
  */
-export async function errorBodyText(response: Response): Promise<string> {
+export async function errorBodyText(response: Response, signal?: AbortSignal): Promise<string> {
   const reader = response.body?.getReader();
   if (!reader) return '';
   const parts: Uint8Array[] = [];
   let bytes = 0;
+  // A cancel ends a pending read as done, so the loop below stops with what it has.
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   try {
     while (bytes < MAX_ERROR_BODY_BYTES) {
       const next = await reader.read();
@@ -39,6 +45,7 @@ export async function errorBodyText(response: Response): Promise<string> {
   } catch {
     // What arrived is read; an error answer is not made worse by a body that broke off.
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     // Not awaited: a body whose source never answers the cancel must not hang the caller.
     reader.cancel().catch(() => undefined);
   }

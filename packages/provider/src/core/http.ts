@@ -260,7 +260,7 @@ export class HttpClient {
   }
 
   async #errorFor(request: Request, response: Response, retryCount: number): Promise<ProviderAPIError> {
-    const text = await errorBodyText(response);
+    const text = await errorBodyText(response, request.signal);
     const key = this.#settings.apiKey;
     const { code, message: detail } = readErrorBody(text);
     const status = response.status;
