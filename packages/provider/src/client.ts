@@ -7,7 +7,7 @@ import {
   type ResponseIssue,
 } from './core/errors.js';
 import type { ProviderLogger } from './core/logger.js';
-import { checkedSignal, logTo } from '@finsync/internals/http';
+import { checkedSignal, logTo, shown } from '@finsync/internals/http';
 import { checkedAccountId, checkedClientOptions, checkedToArrayLimit, checkedWindowDays } from './options.js';
 import {
   walkTransactionPages,
@@ -199,7 +199,7 @@ function invalidResponse(
 
 function assertDate(name: string, value: string | undefined): void {
   if (value !== undefined && !isValidCalendarDate(value)) {
-    throw new RangeError(`${name} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+    throw new RangeError(`${name} must be a calendar date YYYY-MM-DD, got ${shown(value)}`);
   }
 }
 
@@ -234,7 +234,7 @@ export class ProviderClient {
     this.#transactionListSchema = createTransactionListSchema(checked.timeZone);
     this.#spill = checked.spill;
     this.#http = new HttpClient({
-      apiKey: options.apiKey,
+      apiKey: checked.apiKey,
       baseUrl: checked.baseUrl,
       timeoutMs: checked.timeoutMs,
       maxRetries: checked.maxRetries,

@@ -32,13 +32,16 @@ export const MAX_ACCOUNT_ID_LENGTH = 256;
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** `windowDays` from the constructor or a call: a whole number of days, 1 to `MAX_WINDOW_DAYS`. */
-export function checkedWindowDays(value: unknown): number {
+/**
+ * `windowDays` from the constructor or a call: a whole number of days, 1 to `MAX_WINDOW_DAYS`; the
+ * constructor's `apiKey` is masked in the message.
+ */
+export function checkedWindowDays(value: unknown, apiKey = ''): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_WINDOW_DAYS) {
     return value;
   }
   throw new RangeError(
-    `windowDays must be a whole number of days from 1 to ${MAX_WINDOW_DAYS}, got ${shown(value)}`,
+    `windowDays must be a whole number of days from 1 to ${MAX_WINDOW_DAYS}, got ${shown(value, apiKey)}`,
   );
 }
 
@@ -79,6 +82,8 @@ export function checkedToArrayLimit(options: unknown): number {
 }
 
 export interface CheckedClientOptions {
+  /** Without white space at either end: fetch trims a header's value, so this is what is sent. */
+  apiKey: string;
   baseUrl: string;
   timeoutMs: number;
   maxRetries: number;
@@ -124,33 +129,35 @@ function checkedBaseUrl(value: unknown, apiKey: string): string {
   return (value as string).replace(/\/+$/, '');
 }
 
-function checkedRateLimit(value: unknown): RateLimitOptions | false {
+function checkedRateLimit(value: unknown, apiKey: string): RateLimitOptions | false {
   if (value === undefined || value === null) return { limit: 90, intervalMs: 60_000 };
   if (value === false) return false;
   if (typeof value !== 'object') {
-    throw new TypeError(`rateLimit must be { limit, intervalMs } or false, got ${shown(value)}`);
+    throw new TypeError(`rateLimit must be { limit, intervalMs } or false, got ${shown(value, apiKey)}`);
   }
   const { limit, intervalMs } = value as Partial<RateLimitOptions>;
   // A limit of 0 lets no call through: every call would wait for ever.
   if (!(Number.isSafeInteger(limit) && limit! >= 1)) {
     throw new RangeError(
-      `rateLimit.limit must be a whole number of calls of at least 1, got ${shown(limit)}`,
+      `rateLimit.limit must be a whole number of calls of at least 1, got ${shown(limit, apiKey)}`,
     );
   }
-  return { limit: limit!, intervalMs: checkedMs('rateLimit.intervalMs', intervalMs, 'positive') };
+  return { limit: limit!, intervalMs: checkedMs('rateLimit.intervalMs', intervalMs, 'positive', apiKey) };
 }
 
-function checkedTimeZone(value: unknown): string | undefined {
+function checkedTimeZone(value: unknown, apiKey: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') {
-    throw new TypeError(`timeZone must be an IANA time zone name such as Europe/London, got ${shown(value)}`);
+    throw new TypeError(
+      `timeZone must be an IANA time zone name such as Europe/London, got ${shown(value, apiKey)}`,
+    );
   }
   try {
     new Intl.DateTimeFormat('en-CA', { timeZone: value });
   } catch {
     // Unchecked, it failed at the first row read in it, or at "today", in the middle of a walk.
     throw new RangeError(
-      `timeZone must be an IANA time zone name such as Europe/London, got ${shown(value)}`,
+      `timeZone must be an IANA time zone name such as Europe/London, got ${shown(value, apiKey)}`,
     );
   }
   return value;
@@ -172,7 +179,9 @@ export function checkedClientOptions(options: ProviderClientOptions): CheckedCli
   if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
     throw new TypeError('ProviderClient needs a non-empty apiKey');
   }
-  const { apiKey } = options;
+  // fetch sends a header's value trimmed: the key kept (and masked wherever a server echoes it) is
+  // the one sent, so an echo of `key` is masked for a key given as `key `.
+  const apiKey = options.apiKey.trim();
   // No HTTP header can carry it: every request would fail, with the key in fetch's own message.
   const fault = apiKeyFault(apiKey);
   if (fault === 'control character')
@@ -182,13 +191,14 @@ export function checkedClientOptions(options: ProviderClientOptions): CheckedCli
       'ProviderClient: the apiKey contains a character no HTTP header can carry (pasted with a curly quote or an emoji?)',
     );
   return {
+    apiKey,
     baseUrl: checkedBaseUrl(options.baseUrl, apiKey),
-    timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive'),
-    maxRetries: checkedMaxRetries(options.maxRetries ?? 2),
-    maxRetryAfterMs: checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed'),
-    rateLimit: checkedRateLimit(options.rateLimit),
-    windowDays: checkedWindowDays(options.windowDays ?? 90),
-    timeZone: checkedTimeZone(options.timeZone),
+    timeoutMs: checkedMs('timeoutMs', options.timeoutMs ?? 60_000, 'positive', apiKey),
+    maxRetries: checkedMaxRetries(options.maxRetries ?? 2, apiKey),
+    maxRetryAfterMs: checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed', apiKey),
+    rateLimit: checkedRateLimit(options.rateLimit, apiKey),
+    windowDays: checkedWindowDays(options.windowDays ?? 90, apiKey),
+    timeZone: checkedTimeZone(options.timeZone, apiKey),
     spill: checkedSpill(options.spill),
     fetch: checkedFetch(options.fetch, apiKey),
     logger: checkedLogger<ProviderLogger>(options.logger, apiKey),

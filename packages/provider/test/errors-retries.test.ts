@@ -208,6 +208,25 @@ describe('retries', () => {
     expect(capped.calls).toBe(1);
   });
 
+  it('takes a 429 in a 5xx for a rate limit only as a status, not as the account named beside it', async () => {
+    const failed = (text: string) => ({ error: 'Internal Server Error', message: text });
+    const answers: Array<[string, string]> = [
+      ['API request failed for account 429 (502 - Bad Gateway): upstream unavailable', 'ServerError'],
+      ['API request failed for account 4711 (500 - Internal Server Error): sum 429 failed', 'ServerError'],
+      ['API request failed for account 429 (429 - Rate limit exceeded): Please try again', 'RateLimitError'],
+      ['upstream answered status 429', 'RateLimitError'],
+      ['upstream: HTTP 429', 'RateLimitError'],
+      ['Too many requests', 'RateLimitError'],
+    ];
+    for (const [text, expected] of answers) {
+      sequence('/accounts/429/balance', [status(502, failed(text))]);
+      const error = await client({ maxRetries: 0 })
+        .getBalance(429)
+        .catch((e: unknown) => e);
+      expect((error as Error).name, text).toBe(expected);
+    }
+  });
+
   it('retries network errors, then throws ConnectionError', async () => {
     const calls = sequence('/accounts', [() => HttpResponse.error()]);
     vi.useFakeTimers({ toFake: ['setTimeout'] });

@@ -41,6 +41,52 @@ describe('a server that echoes the key', () => {
   );
 });
 
+describe('a key given with white space at an end', () => {
+  it('is sent trimmed (as fetch sends any header) and masked where the server echoes it', async () => {
+    server.use(
+      http.get(`${BASE}/accounts`, ({ request }) =>
+        HttpResponse.json(
+          { error: 'Forbidden', message: `Invalid API key: ${request.headers.get('x-api-key')}` },
+          { status: 403 },
+        ),
+      ),
+    );
+    for (const apiKey of [`${KEY} `, ` ${KEY}`, `\t${KEY}  `]) {
+      const error = (await new ProviderClient({ apiKey, rateLimit: false, maxRetries: 0 })
+        .listAccounts()
+        .catch((e: unknown) => e)) as ProviderAPIError;
+      expect(error).toBeInstanceOf(ProviderAPIError);
+      expect(error.message).toContain('Invalid API key: [REDACTED]');
+      expect(everythingShown(error)).not.toContain(KEY);
+    }
+  });
+});
+
+describe('an option given the key by mistake', () => {
+  it('names the option without repeating the key', () => {
+    for (const options of [
+      { maxRetries: KEY },
+      { maxRetryAfterMs: KEY },
+      { timeoutMs: KEY },
+      { windowDays: KEY },
+      { timeZone: KEY },
+      { rateLimit: { limit: KEY, intervalMs: 1 } },
+      { rateLimit: { limit: 1, intervalMs: KEY } },
+    ]) {
+      const error = (() => {
+        try {
+          new ProviderClient({ apiKey: KEY, ...(options as object) });
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(error, JSON.stringify(Object.keys(options))).toBeInstanceOf(Error);
+      expect(error!.message).toContain('[REDACTED]');
+      expect(error!.message).not.toContain(KEY.slice(0, 12));
+    }
+  });
+});
+
 describe('a fetch whose error quotes the key', () => {
   it('drops a cause that quotes it three causes down', async () => {
     const fetch: typeof globalThis.fetch = async (input) => {

@@ -329,6 +329,33 @@ describe('listTransactions', () => {
     );
   });
 
+  it('quotes a bad value in its error only in part: a huge one does not make a huge error', async () => {
+    const rows = history('2026-01-01', '2026-01-03');
+    const huge = '9'.repeat(1_000_000);
+    server.use(
+      http.get(`${BASE}/accounts/4711/transactions`, () =>
+        HttpResponse.json({
+          transactions: [
+            { ...rows[0], amount: `${huge}x` },
+            { ...rows[1], date: `${huge}-01-01` },
+          ],
+          total: 2,
+        }),
+      ),
+    );
+    const error = (await client()
+      .listTransactions(4711, { from: '2026-01-01', to: '2026-01-03' })
+      .toArray({ limit: 10 })
+      .catch((e: unknown) => e)) as InvalidResponseError;
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'transactions[0].amount',
+      'transactions[1].date',
+    ]);
+    expect(error.issues[0]?.message).toMatch(/^expected a decimal number, got "9{10,}/);
+    expect(JSON.stringify(error).length).toBeLessThan(2_000);
+  });
+
   it('refuses a date in milliseconds instead of dropping its row as outside the window', async () => {
     const rows = history('2026-01-01', '2026-01-03');
     // 2026-01-02 in milliseconds: read as seconds it was the year 56000-odd, and the row vanished.

@@ -10,6 +10,7 @@ import {
   checkedMs,
   checkedSignal,
   logTo,
+  shown,
 } from '@finsync/internals/http';
 import type { ServiceLogger } from './logger.js';
 import { createTransactionList, type TransactionList, type TransactionPage } from './pagination.js';
@@ -267,10 +268,10 @@ export class TransactionsResource {
 }
 
 /** `timeoutMs`: a finite number of milliseconds from 1 to 2^31 − 1 (a longer one fails every call). */
-function checkTimeout(value: unknown): number {
+function checkTimeout(value: unknown, apiKey: string): number {
   if (typeof value !== 'number') {
-    const shown = typeof value === 'string' && value.length <= 32 ? ` ${JSON.stringify(value)}` : '';
-    throw new TypeError(`timeoutMs must be a number of milliseconds, got ${typeof value}${shown}`);
+    const seen = typeof value === 'string' ? ` ${shown(value, apiKey)}` : '';
+    throw new TypeError(`timeoutMs must be a number of milliseconds, got ${typeof value}${seen}`);
   }
   if (!Number.isFinite(value) || value < 1 || value > MAX_TIMER_MS) {
     throw new RangeError(
@@ -337,9 +338,14 @@ export class ServiceClient {
       .toString()
       .replace(/\/+$/, '')
       .replace(/\/api\/v1$/, '');
-    const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000);
-    const maxRetries = checkedMaxRetries(options.maxRetries ?? 2);
-    const maxRetryAfterMs = checkedMs('maxRetryAfterMs', options.maxRetryAfterMs ?? 60_000, 'zero allowed');
+    const timeoutMs = checkTimeout(options.timeoutMs ?? 30_000, options.apiKey);
+    const maxRetries = checkedMaxRetries(options.maxRetries ?? 2, options.apiKey);
+    const maxRetryAfterMs = checkedMs(
+      'maxRetryAfterMs',
+      options.maxRetryAfterMs ?? 60_000,
+      'zero allowed',
+      options.apiKey,
+    );
     const logger = checkedLogger(options.logger, options.apiKey);
     this.#http = new HttpClient({
       apiKey: options.apiKey,

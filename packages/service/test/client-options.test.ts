@@ -86,6 +86,15 @@ describe('maxRetries and maxRetryAfterMs', () => {
     expect(error.message).toMatch(message);
   });
 
+  it('names an option given the key by mistake without repeating the key', () => {
+    for (const name of ['maxRetries', 'maxRetryAfterMs', 'timeoutMs']) {
+      const error = thrown(() => make({ [name]: KEY }));
+      expect(error.message, name).toContain(`${name} must be`);
+      expect(error.message, name).toContain('[REDACTED]');
+      expect(error.message, name).not.toContain(KEY.slice(0, 12));
+    }
+  });
+
   it('accepts the bounds themselves', () => {
     for (const options of [
       { maxRetries: 0, maxRetryAfterMs: 0 },

@@ -41,8 +41,16 @@ export function shown(value: unknown, apiKey = ''): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** A number of milliseconds a timer can wait: above 0 (`positive`) or from 0, at most `MAX_TIMER_MS`. */
-export function checkedMs(name: string, value: unknown, least: 'zero allowed' | 'positive'): number {
+/**
+ * A number of milliseconds a timer can wait: above 0 (`positive`) or from 0, at most `MAX_TIMER_MS`.
+ * `apiKey` is masked in the message: an option given the key by mistake must not repeat it.
+ */
+export function checkedMs(
+  name: string,
+  value: unknown,
+  least: 'zero allowed' | 'positive',
+  apiKey: string,
+): number {
   if (
     typeof value === 'number' &&
     value <= MAX_TIMER_MS &&
@@ -51,15 +59,17 @@ export function checkedMs(name: string, value: unknown, least: 'zero allowed' | 
     return value;
   const from = least === 'positive' ? 'a positive number of milliseconds' : 'a number of milliseconds from 0';
   throw new RangeError(
-    `${name} must be ${from} up to ${MAX_TIMER_MS} (what a timer can wait), got ${shown(value)}`,
+    `${name} must be ${from} up to ${MAX_TIMER_MS} (what a timer can wait), got ${shown(value, apiKey)}`,
   );
 }
 
-/** `maxRetries`: a whole number from 0 to `MAX_RETRIES`. */
-export function checkedMaxRetries(value: unknown): number {
+/** `maxRetries`: a whole number from 0 to `MAX_RETRIES` (`apiKey` masked in the message). */
+export function checkedMaxRetries(value: unknown, apiKey: string): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_RETRIES)
     return value;
-  throw new RangeError(`maxRetries must be a whole number from 0 to ${MAX_RETRIES}, got ${shown(value)}`);
+  throw new RangeError(
+    `maxRetries must be a whole number from 0 to ${MAX_RETRIES}, got ${shown(value, apiKey)}`,
+  );
 }
 
 /**

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkedFetch, checkedLogger, checkedMaxRetries, checkedSignal } from '../../src/http/index.js';
+import {
+  checkedFetch,
+  checkedLogger,
+  checkedMaxRetries,
+  checkedMs,
+  checkedSignal,
+} from '../../src/http/index.js';
 
 describe('the option checks both clients share', () => {
   it('take an AbortSignal by its shape, as fetch does, and refuse anything else', () => {
@@ -19,6 +25,14 @@ describe('the option checks both clients share', () => {
     expect(() => checkedLogger({ info: key }, key)).toThrow(
       /logger.info must be a function, got "\[REDACTED\]"/,
     );
-    expect(() => checkedMaxRetries(11)).toThrow('maxRetries must be a whole number from 0 to 10, got 11');
+    expect(() => checkedMaxRetries(11, key)).toThrow(
+      'maxRetries must be a whole number from 0 to 10, got 11',
+    );
+    // A key of 64 characters: a message quotes 40, which would be most of it.
+    const long = `sk-${'0123456789abcdef'.repeat(4)}`;
+    expect(() => checkedMaxRetries(long, long)).toThrow(
+      'maxRetries must be a whole number from 0 to 10, got "[REDACTED]"',
+    );
+    expect(() => checkedMs('timeoutMs', long, 'positive', long)).toThrow(/got "\[REDACTED\]"$/);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { toCalendarDate } from '@finsync/internals/calendar';
+import { shown } from '@finsync/internals/http';
 import { toDecimalString } from '@finsync/internals/money';
 import { storableText } from '@finsync/internals/text';
 
@@ -30,9 +31,7 @@ const optionalId = z
 
 const decimal = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const parsed = toDecimalString(value);
-  return parsed === undefined
-    ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`)
-    : parsed;
+  return parsed === undefined ? fail(ctx, value, `expected a decimal number, got ${shown(value)}`) : parsed;
 });
 
 const optionalDecimal = z
@@ -41,9 +40,7 @@ const optionalDecimal = z
   .transform((value, ctx) => {
     if (value === null || value === undefined || value === '') return null;
     const parsed = toDecimalString(value);
-    return parsed === undefined
-      ? fail(ctx, value, `expected a decimal number, got ${JSON.stringify(value)}`)
-      : parsed;
+    return parsed === undefined ? fail(ctx, value, `expected a decimal number, got ${shown(value)}`) : parsed;
   });
 
 /** Blank and whitespace-only text carries no information; it becomes `null`. */
@@ -248,7 +245,7 @@ export function createTransactionSchema(timeZone?: string) {
     if (date === undefined) {
       ctx.issues.push({
         code: 'custom',
-        message: `expected a date, got ${JSON.stringify(wire.date)}`,
+        message: `expected a date, got ${shown(wire.date)}`,
         input: wire.date,
         path: ['date'],
       });
