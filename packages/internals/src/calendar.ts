@@ -49,18 +49,25 @@ function dateInZone(instant: Date, timeZone: string): CalendarDate {
   return formatter.format(instant);
 }
 
+/** `…T00:00`, `…T00:00:00`, `…T00:00:00.000` at UTC (`Z`, `+00:00`, `+0000`, `-00:00`). */
+const UTC_MIDNIGHT = /[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)$/i;
+
 /**
  * Reads a calendar date. A timestamp is read as the date it names on its own clock (the text before
  * `T`) unless `timeZone` is given, in which case the instant is converted to that zone first: a card
  * payment at 23:30 BST sent as `…T22:30:00Z` belongs to the user's local day, not to UTC's.
  * Unix seconds (9 to 11 digits, as a number or text) are read in `timeZone`, or UTC.
+ *
+ * Midnight UTC exactly (a timestamp, or unix seconds a whole number of days) is read as the date it
+ * names, in any zone: it is how a bank's date with no time is written as a timestamp, and read as an
+ * instant it fell a day early west of UTC. A real payment at 00:00:00.000 UTC is the rarer thing.
  */
 export function toCalendarDate(value: unknown, timeZone?: string): CalendarDate | undefined {
   if (typeof value === 'number') {
     if (!(value >= UNIX_SECONDS_MIN && value < UNIX_SECONDS_END)) return undefined;
     const instant = new Date(value * 1000);
     if (Number.isNaN(instant.getTime())) return undefined;
-    return dateInZone(instant, timeZone ?? 'UTC');
+    return dateInZone(instant, value % 86_400 === 0 ? 'UTC' : (timeZone ?? 'UTC'));
   }
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
@@ -70,7 +77,7 @@ export function toCalendarDate(value: unknown, timeZone?: string): CalendarDate 
   if (!match) return undefined;
   const datePart = match[1] ?? '';
   if (!isValidCalendarDate(datePart)) return undefined;
-  if (!timeZone || !match[2]) return datePart;
+  if (!timeZone || !match[2] || UTC_MIDNIGHT.test(text)) return datePart;
   const instant = new Date(text);
   return Number.isNaN(instant.getTime()) ? datePart : dateInZone(instant, timeZone);
 }

@@ -15,6 +15,25 @@ describe('toCalendarDate', () => {
     expect(toCalendarDate('2026-06-14T22:30:00Z', 'Asia/Tokyo')).toBe('2026-06-15');
   });
 
+  it('reads midnight UTC as the date it names in any zone: a date with no time, written as a timestamp', () => {
+    for (const zone of ['America/New_York', 'Pacific/Honolulu', 'Asia/Tokyo', 'Europe/London', 'UTC']) {
+      for (const value of [
+        '2026-06-30T00:00:00.000Z',
+        '2026-06-30T00:00:00Z',
+        '2026-06-30T00:00Z',
+        '2026-06-30T00:00:00+00:00',
+        '2026-06-30 00:00:00+0000',
+        Date.UTC(2026, 5, 30) / 1000,
+        String(Date.UTC(2026, 5, 30) / 1000),
+      ])
+        expect(toCalendarDate(value, zone), `${value} in ${zone}`).toBe('2026-06-30');
+    }
+    // A second past midnight, or midnight on another clock, is an instant, read in the zone.
+    expect(toCalendarDate('2026-06-30T00:00:01Z', 'America/New_York')).toBe('2026-06-29');
+    expect(toCalendarDate(Date.UTC(2026, 5, 30) / 1000 + 1, 'America/New_York')).toBe('2026-06-29');
+    expect(toCalendarDate('2026-06-30T00:00:00+02:00', 'UTC')).toBe('2026-06-29');
+  });
+
   it('refuses numbers that are not unix seconds, as a number or as text alike', () => {
     // Milliseconds read as seconds named the year 56170; a compact date read as seconds, 1970-08-23.
     for (const value of [

@@ -24,8 +24,14 @@ describe('the client against the sandbox', () => {
   it('reads every wire variant of the same data into the same model, equal to the ground truth', async () => {
     const canonical = new SandboxProvider({ seed: 9, historyDays: 90 });
     const variants = new SandboxProvider({ seed: 9, historyDays: 90, wireVariants: true });
-    const client = (baseUrl: string) =>
-      new ProviderClient({ apiKey: 'sandbox-key', baseUrl, rateLimit: false, maxRetries: 0 });
+    const client = (baseUrl: string, timeZone?: string) =>
+      new ProviderClient({
+        apiKey: 'sandbox-key',
+        baseUrl,
+        rateLimit: false,
+        maxRetries: 0,
+        ...(timeZone ? { timeZone } : {}),
+      });
     server.use(
       ...createProviderHandlers(canonical, { baseUrl: 'https://canonical.test/api/v1' }),
       ...createProviderHandlers(variants, { baseUrl: 'https://variants.test/api/v1' }),
@@ -33,6 +39,10 @@ describe('the client against the sandbox', () => {
     const a = await snapshot(client('https://canonical.test/api/v1'));
     const b = await snapshot(client('https://variants.test/api/v1'));
     expect(b).toEqual(a);
+    // The variants write a date as midnight UTC or as unix seconds: read in a zone west of UTC (or
+    // east), each is still its day, not the evening before.
+    for (const zone of ['America/New_York', 'Asia/Tokyo'])
+      expect(await snapshot(client('https://variants.test/api/v1', zone)), zone).toEqual(a);
 
     for (const account of canonical.listAccounts().filter((x) => x.status === 'ACTIVE')) {
       const truth = [
