@@ -313,10 +313,13 @@ export class HttpClient {
   ): number | undefined {
     if (retryCount >= this.#settings.maxRetries) return undefined;
     if (!isRetryableStatus(retryClass, error.status)) return undefined;
-    const asked =
-      error instanceof RateLimitError
-        ? error.retryAfterMs
-        : parseRetryAfterHeader(response.headers.get('retry-after'));
-    return delayBeforeRetry(asked, retryCount + 1, this.#settings.maxRetryAfterMs);
+    if (error instanceof RateLimitError)
+      return delayBeforeRetry(error.retryAfterMs, retryCount + 1, this.#settings.maxRetryAfterMs);
+    // A 5xx is retried whatever wait it asks (its error carries none for the caller to keep, and a
+    // proxy's maintenance page may ask for minutes): that wait within the cap, else the backoff.
+    const asked = parseRetryAfterHeader(response.headers.get('retry-after'));
+    return asked !== undefined && asked <= this.#settings.maxRetryAfterMs
+      ? asked
+      : backoffDelay(retryCount + 1);
   }
 }

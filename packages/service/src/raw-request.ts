@@ -118,6 +118,12 @@ export function checkRequest(options: unknown, baseUrl: string): CheckedRequest 
     ...(problem ? [{ path: 'path', message: problem }] : []),
     ...both,
     ...queryIssues(options.query),
+    // fetch refuses it as it builds the request, which read as a ConnectionError: nothing sent.
+    ...(options.body !== undefined &&
+    typeof options.method === 'string' &&
+    options.method.toUpperCase() === 'GET'
+      ? [{ path: 'body', message: 'a GET carries no body: send the filters in `query`' }]
+      : []),
   ];
   if (issues.length === 0) {
     // Whatever the checks above missed, the resolved URL must still be below the base's /api/v1/.

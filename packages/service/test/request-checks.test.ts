@@ -53,6 +53,16 @@ describe('request() keeps to /api/v1/', () => {
     expect(seen).toEqual([]);
   });
 
+  it('refuses a GET with a body as InvalidRequestError (not a ConnectionError), sending nothing', async () => {
+    const error = (await raw({ method: 'get', path: 'tags', body: { name: 'x' } })) as InvalidRequestError;
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.member).toBe('body');
+    expect(error.message).toBe(
+      'refused to send GET: body: a GET carries no body: send the filters in `query`',
+    );
+    expect(seen).toEqual([]);
+  });
+
   it('still sends paths below /api/v1/, a leading slash allowed', async () => {
     await client().request({ method: 'GET', path: 'categories' });
     await client().request({ method: 'GET', path: '/tags' });

@@ -174,6 +174,15 @@ describe('GET', () => {
     expect(await result).toMatchObject({ id: TX_ID });
   });
 
+  it('retries a 503 asking for more than maxRetryAfterMs on its own backoff, as any 5xx', async () => {
+    const calls = sequence('get', [status(503, { 'Retry-After': '120' }), ok]);
+    const result = settle(client().transactions.get(TX_ID));
+    // The first backoff is at most 0.5 s; the two minutes asked for are not slept through.
+    await vi.advanceTimersByTimeAsync(600);
+    expect(calls.calls).toBe(2);
+    expect(await result).toMatchObject({ id: TX_ID });
+  });
+
   it('throws RateLimitError at once when the asked wait is beyond maxRetryAfterMs', async () => {
     const calls = sequence('get', [status(429, { 'Retry-After': '1834' }), ok]);
     const error = (await run(() => client().transactions.get(TX_ID), 0)) as RateLimitError;
