@@ -357,6 +357,18 @@ for (const backend of BACKENDS) {
         pages.push(await store.findTransactions(user.id, {}, { limit: 2, offset }));
       expect(pages.flatMap((p) => p.rows.map((r) => r.id))).toEqual(expected);
       expect(pages.map((p) => p.total)).toEqual([5, 5, 5]);
+      // A page short of its limit proves the total; an empty one past the end does not (it is counted).
+      const totals = async (filter: object, limit: number, offset: number) => {
+        const found = await store.findTransactions(user.id, filter, { limit, offset });
+        return [found.rows.length, found.total];
+      };
+      expect(await totals({}, 10, 0)).toEqual([5, 5]);
+      expect(await totals({}, 2, 5)).toEqual([0, 5]);
+      expect(await totals({}, 2, 50)).toEqual([0, 5]);
+      expect(await totals({ search: 'x' }, 2, 0)).toEqual([2, 5]);
+      expect(await totals({ search: 'x' }, 3, 3)).toEqual([2, 5]);
+      expect(await totals({ search: 'nothing like it' }, 2, 0)).toEqual([0, 0]);
+      expect(await totals({ search: 'nothing like it' }, 2, 4)).toEqual([0, 0]);
 
       if (!(store instanceof SqliteAppStore)) return;
       // The page and its count are read off the index: no scan of the table, no sort. A store of its

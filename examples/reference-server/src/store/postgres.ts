@@ -38,7 +38,7 @@ import type {
   TransactionRow,
   User,
 } from './types.js';
-import { MAX_TAGS_PER_USER } from './types.js';
+import { MAX_TAGS_PER_USER, totalShownBy } from './types.js';
 
 /** SQLite's LIKE ignores the case of ASCII letters only; `translate` with these does the same here. */
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -288,16 +288,18 @@ export class PostgresAppStore implements AppStore {
       );
     }
     const sql = where.join(' AND ');
-    const [count] = await this.#rows<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.#s}.app_transactions t WHERE ${sql}`,
-      args,
-    );
-    const page_ = await this.#rows<TransactionRow>(
+    const rows = await this.#rows<TransactionRow>(
       `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions t WHERE ${sql}
        ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
       [...args, page.limit, page.offset],
     );
-    return { total: Number(count?.n ?? 0), rows: page_ };
+    const shown = totalShownBy(rows.length, page);
+    if (shown !== undefined) return { total: shown, rows };
+    const [count] = await this.#rows<{ n: string }>(
+      `SELECT count(*) AS n FROM ${this.#s}.app_transactions t WHERE ${sql}`,
+      args,
+    );
+    return { total: Number(count?.n ?? 0), rows };
   }
 
   async findDeletedTransactions(

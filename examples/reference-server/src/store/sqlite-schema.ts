@@ -172,6 +172,9 @@ function makePrivate(filename: string, when: 'before' | 'after'): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) tighten(`${filename}${suffix}`);
 }
 
+/** The connection's page cache, at most (KiB): 64 MiB. */
+const PAGE_CACHE_KIB = 65_536;
+
 /** Opens (creating and migrating) the database file; `:memory:` for a throwaway one. */
 export function openDatabase(filename: string): Db {
   makePrivate(filename, 'before');
@@ -182,6 +185,11 @@ export function openDatabase(filename: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // A filtered list (a search, an amount bound) reads each of the user's rows through the list's
+  // index, in the index's order, not the table's: with SQLite's 2 MiB default, every read missed the
+  // cache once the table outgrew it (880 ms for a search over 100,000 rows; 160 ms with 64 MiB). The
+  // cache takes memory only as pages are read, up to this bound.
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   registerDecimalCompare(db);
   db.exec(
     'CREATE TABLE IF NOT EXISTS app_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT',

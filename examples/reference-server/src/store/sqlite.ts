@@ -35,7 +35,7 @@ import type {
   TransactionRow,
   User,
 } from './types.js';
-import { MAX_TAGS_PER_USER } from './types.js';
+import { MAX_TAGS_PER_USER, totalShownBy } from './types.js';
 
 export class SqliteAppStore implements AppStore {
   readonly kind = 'sqlite';
@@ -304,15 +304,18 @@ export class SqliteAppStore implements AppStore {
     }
     const sql = where.join(' AND ');
     return this.#gate.run(() => {
-      const { n } = prepareCached(
-        this.database,
-        `SELECT count(*) AS n FROM app_transactions t WHERE ${sql}`,
-      ).get(...args) as { n: number };
       const rows = prepareCached(
         this.database,
         `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
       ).all(...args, page.limit, page.offset) as TransactionRow[];
-      return { total: n, rows };
+      const total =
+        totalShownBy(rows.length, page) ??
+        (
+          prepareCached(this.database, `SELECT count(*) AS n FROM app_transactions t WHERE ${sql}`).get(
+            ...args,
+          ) as { n: number }
+        ).n;
+      return { total, rows };
     });
   }
 
