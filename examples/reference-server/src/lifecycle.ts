@@ -127,7 +127,10 @@ export async function createTransaction(
 
   const now = new Date().toISOString();
   const id = randomUUID();
-  const locked: LockableField[] = ['amount', 'date', 'name', 'notes'];
+  // As the service, what the create saved: notes left out stay open for a sync to fill (a row
+  // created with a provider's idempotency key is taken over by the sync, description and all).
+  const locked: LockableField[] = ['amount', 'date', 'name'];
+  if (notes !== null) locked.push('notes');
   if (categoryId) locked.push('category_id');
   if (merchantId) locked.push('merchant_id');
   if (tags.length > 0) locked.push('tag_ids');

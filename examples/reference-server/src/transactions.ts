@@ -230,19 +230,26 @@ function* updateSteps(
     write[field] = value;
     locked.add(field);
   }
-  if (tagIds) {
-    yield* step(unit.replaceTransactionTags(id, tagIds));
-    locked.add('tag_ids');
-  }
+  // As the service: tags sent are locked when the result has any; a list the row has already (the
+  // same tags in the same order) is no change, so nothing is written and `updated_at` stays.
+  const tagsBefore = related.tags.filter((tag) => tag.transaction_id === id).map((tag) => tag.id);
+  const retagged = tagIds !== undefined && !sameList(tagIds, tagsBefore);
+  if (retagged) yield* step(unit.replaceTransactionTags(id, tagIds));
+  if (tagIds !== undefined && tagIds.length > 0) locked.add('tag_ids');
   let updated: TransactionRow = row;
-  if (Object.keys(write).length > 0 || tagIds) {
+  if (Object.keys(write).length > 0 || retagged || locked.size > row.locked.length) {
     const updatedAt = new Date().toISOString();
     yield* step(unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt }));
     updated = { ...row, ...write, updated_at: updatedAt };
   }
   // The answer refers to what was read with the row, unless this update changed it: then it is read again.
-  if (!('category_id' in write || 'merchant_id' in write || tagIds)) return renderRows([updated], related)[0];
+  if (!('category_id' in write || 'merchant_id' in write || retagged))
+    return renderRows([updated], related)[0];
   return (yield* renderSteps(unit, [updated]))[0];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 /** The update's values as stored, or a 422 listing every problem; references must be the user's. */

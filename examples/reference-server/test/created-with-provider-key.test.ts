@@ -56,8 +56,8 @@ for (const backend of BACKENDS) {
       expect(withKey.map((row) => [row.id, row.name, row.source])).toEqual([
         [created.body.id, 'Imported by hand', 'lunchflow'],
       ]);
-      // A create locks its notes too: the provider's description does not fill them.
-      expect(withKey[0]!.notes).toBeNull();
+      // A create locks what it saved, as the service's: it sent no notes, so the sync fills them.
+      expect(withKey[0]!.notes).toBe(upcoming.description);
       // A repeat of the create answers that one row.
       const again = await t.api<Row>('POST', '/api/v1/transactions', { transaction: createBody });
       expect([again.status, again.body.id]).toEqual([200, created.body.id]);
@@ -66,6 +66,38 @@ for (const backend of BACKENDS) {
       expect(
         (await t.listAll<Row>('/api/v1/transactions')).filter((row) => row.external_id === key),
       ).toHaveLength(1);
+    });
+
+    it('keeps notes the create sent: they are locked', async () => {
+      t = await startSandboxUser(backend, { seed: 7, historyDays: 5, transactionsPerDay: 4 });
+      const { runtime } = t.server;
+      const sandbox = runtime.sandbox!;
+      await runtime.syncUser(t.userId);
+      const known = new Set((await t.listAll<Row>('/api/v1/transactions')).map((row) => row.external_id));
+      sandbox.advanceDays(1);
+      const account = sandbox.listAccounts()[0]!;
+      const upcoming = [...sandbox.transactionsOf(account.id)].find(
+        (row) => row.id && row.description && !known.has(`lunchflow_${row.id}`),
+      )!;
+      const { body: accounts } = await t.api<{ accounts: Array<{ id: string; name: string }> }>(
+        'GET',
+        '/api/v1/accounts',
+      );
+      const created = await t.api<Row>('POST', '/api/v1/transactions', {
+        transaction: {
+          account_id: accounts.accounts.find((a) => a.name === account.name)!.id,
+          name: 'Imported by hand',
+          notes: 'my own note',
+          amount: upcoming.amount.replace(/^-/, ''),
+          date: upcoming.date,
+          external_id: `lunchflow_${upcoming.id}`,
+          source: 'lunchflow',
+        },
+      });
+      expect(created.status).toBe(201);
+      await runtime.syncUser(t.userId);
+      const row = (await t.listAll<Row>('/api/v1/transactions')).find((r) => r.id === created.body.id)!;
+      expect([row.name, row.notes]).toEqual(['Imported by hand', 'my own note']);
     });
   });
 }

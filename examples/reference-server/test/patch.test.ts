@@ -97,6 +97,32 @@ for (const backend of BACKENDS) {
         expect((await patch({ tag_ids: null })).body.tags).toEqual([]);
       });
 
+      it('tag_ids the row has already is no change (updated_at stays); tags are locked only when some are set, as by the service', async () => {
+        const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=50');
+        const other = (list.body.transactions as Array<{ id: string; tags: unknown[] }>).find(
+          (x) => x.id !== txId && x.tags.length === 0,
+        )!.id;
+        const stored = async () => (await t.server.runtime.store.getTransaction(t.users.alice, other))!;
+        const lockedOf = async () => (await stored()).locked;
+        // As stored (to the millisecond; the answer shows whole seconds).
+        const stamp = async (transaction: unknown) => {
+          expect((await patch(transaction, other)).status).toBe(200);
+          return (await stored()).updated_at;
+        };
+        const untouched = (await stored()).updated_at;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(await stamp({ tag_ids: [] })).toBe(untouched);
+        expect(await stamp({ tag_ids: null })).toBe(untouched);
+        expect(await lockedOf()).not.toContain('tag_ids');
+        const tagged = await stamp({ tag_ids: [tags[0]!.id, tags[1]!.id] });
+        expect(tagged).not.toBe(untouched);
+        expect(await lockedOf()).toContain('tag_ids');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(await stamp({ tag_ids: [tags[0]!.id, tags[1]!.id] })).toBe(tagged);
+        // The same tags in another order are a change: the order is kept.
+        expect(await stamp({ tag_ids: [tags[1]!.id, tags[0]!.id] })).not.toBe(tagged);
+      });
+
       it('amount and nature: the sign follows nature; without nature positive is an expense', async () => {
         const income = (await patch({ amount: 50, nature: 'income' })).body;
         expect(income).toMatchObject({
