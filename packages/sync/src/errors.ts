@@ -125,9 +125,12 @@ export class HoldingsNotFoundError extends SyncError {
 }
 
 /**
- * The provider answered no row at all for days where posted rows are mirrored: what its passing
- * failure looks like. Nothing was removed, and the balance was not checked against the rows; the next
- * run reads those days again.
+ * The provider answered no row at all for days where posted rows are mirrored. Either the whole
+ * answer was empty, what its passing failure looks like (`reason` `'empty answer'`): the next run
+ * reads those days again. Or the answer began later than the days asked for, which are over 60 days
+ * old (`'shorter history'`): a bank's consent window that no longer reaches back to them, whose rows
+ * are real history; those days are not asked for again. Either way nothing of those days was removed,
+ * and the balance was not checked against the rows in that run.
  */
 export class EmptyAnswerError extends SyncError {
   override readonly name: string = 'EmptyAnswerError';
@@ -135,13 +138,21 @@ export class EmptyAnswerError extends SyncError {
   readonly accountId: string;
   /** Mirrored posted rows the answer left out, all kept. */
   readonly kept: number;
+  /** An empty answer, or one that began later than the (old) days asked for. */
+  readonly reason: 'empty answer' | 'shorter history';
 
-  constructor(accountId: string, kept: number, days: { from: string | null; to: string | null }) {
+  constructor(
+    accountId: string,
+    kept: number,
+    days: { from: string | null; to: string | null },
+    reason: 'empty answer' | 'shorter history' = 'empty answer',
+  ) {
     super(
-      `the provider listed no row for account ${shownId(accountId)} from ${days.from ?? 'the start'} to ${days.to ?? 'today'}, where ${kept} posted rows are mirrored: taken for a passing failure, nothing removed`,
+      `the provider listed no row for account ${shownId(accountId)} from ${days.from ?? 'the start'} to ${days.to ?? 'today'}, where ${kept} posted rows are mirrored: ${reason === 'empty answer' ? 'taken for a passing failure' : 'taken for history the provider no longer reaches back to'}, nothing removed`,
     );
     this.accountId = accountId;
     this.kept = kept;
+    this.reason = reason;
   }
 }
 

@@ -384,6 +384,55 @@ describe('an answer with no row at all', () => {
   });
 });
 
+describe('a history the provider no longer reaches back to (a bank consent window)', () => {
+  it('keeps the posted rows older than the answer, after a long gap, and says so once; the balance still adds up', async () => {
+    const dayAfter = (date: string, n: number) =>
+      new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    /** A £1 card payment every day from 1 January to `last`. */
+    const everyDay = (last: string): WireRow[] => {
+      const rows: WireRow[] = [];
+      for (let date = '2026-01-01'; date <= last; date = dayAfter(date, 1))
+        rows.push({ id: `tx_${date}`, amount: -1, date, merchant: 'Cafe', isPending: false });
+      return rows;
+    };
+    // The bank lists its last 90 days, whatever `from` asks for.
+    const consent = (url: URL) => {
+      const floor = dayAfter(h.today.date, -89);
+      const from = url.searchParams.get('from');
+      if (from === null || from < floor) url.searchParams.set('from', floor);
+      return listedBetweenAskedDates(everyDay(h.today.date))(url);
+    };
+    const h = await engineOverCraftedProvider(consent, {
+      today: '2026-03-15',
+      balance: () => gbp(-everyDay(h.today.date).length)(),
+    });
+    expect((await h.engine.sync('c1')).ok).toBe(true);
+    const history = (await h.storage.findTransactions('c1', '4711')).length;
+    expect(history).toBe(74);
+
+    // No run for 90 days (the server stopped, a key waiting to be entered again): the re-read asks
+    // from a month before the last good day, which the bank's window no longer reaches.
+    h.today.date = '2026-06-13';
+    const after = await h.engine.sync('c1');
+    expect(after.ok).toBe(false);
+    const [problem] = after.accounts[0]!.issues.map((i) => i.error);
+    expect(problem).toBeInstanceOf(EmptyAnswerError);
+    expect(problem).toMatchObject({ reason: 'shorter history' });
+    const stored = await h.storage.findTransactions('c1', '4711');
+    expect(stored.map((row) => row.key).sort()).toEqual(
+      everyDay('2026-06-13')
+        .map((row) => `id:${row.id}`)
+        .sort(),
+    );
+    // Once: the next run reads only its own weeks, cleanly, and the rows add up to the balance.
+    h.today.date = '2026-06-14';
+    const next = await h.engine.sync('c1');
+    expect(next.ok).toBe(true);
+    expect(next.accounts[0]!.reconciliation).toMatchObject({ status: 'balanced' });
+    expect(await h.storage.findTransactions('c1', '4711')).toHaveLength(history + 91);
+  });
+});
+
 describe('the bounds of what an empty first read, an empty answer and a holdings 404 keep', () => {
   it('an anchor over no row is taken again with the first rows, whatever the balance counted of them', async () => {
     const rows: WireRow[] = [];

@@ -1,4 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
+import { addDays } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction, TransactionChange } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
@@ -151,6 +152,9 @@ async function syncPages(
       // however long the failure lasts (rows posted meanwhile included).
       const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
       heldBack ||= setAside;
+      const judgedFrom = setAside
+        ? reads.window().judgedFrom
+        : judgedAfterShorterHistory(ctx, accountId, page, records, storedInWindow, reads, report);
       const diff = diffWindow({
         incoming: records,
         storedInWindow,
@@ -166,7 +170,7 @@ async function syncPages(
         superseded,
         window,
         complete: page.shortfall === 0 && !setAside,
-        judgedFrom: reads.window().judgedFrom,
+        judgedFrom,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
         read: reads.window(),
@@ -285,6 +289,52 @@ function emptyOverPosted(
     ),
   );
   return true;
+}
+
+/**
+ * Posted rows are judged by an answer only from the day it lists its first row, where they are older
+ * than this: a provider asked for days older than the bank's consent window (90 days, say) lists the
+ * days it still has, not an error, and the older posted rows are real history it no longer reaches.
+ * A re-read after a long gap (the engine stopped, a key waiting for re-authorisation) asks for them.
+ * A routine re-read judges only the last weeks, where a bank's own removals are still believed.
+ */
+const SHORTER_HISTORY_AGE_DAYS = 60;
+
+/**
+ * The first day the page's answer judges: the read's, unless the answer lists nothing before a later
+ * day while posted rows over `SHORTER_HISTORY_AGE_DAYS` old are stored before it. Those are kept (the
+ * history the provider now gives is shorter), and the run says so, once: the watermark moves on, so
+ * the days are not asked for again.
+ */
+function judgedAfterShorterHistory(
+  ctx: RunContext,
+  accountId: string,
+  page: TransactionPage,
+  records: readonly MirrorTransaction[],
+  storedInWindow: readonly MirrorTransaction[],
+  reads: TransactionReads,
+  report: AccountReport,
+): string | undefined {
+  const { judgedFrom } = reads.window();
+  if (records.length === 0) return judgedFrom;
+  let firstListed = records[0]!.date;
+  for (const row of records) if (row.date < firstListed) firstListed = row.date;
+  const aged = addDays(ctx.clock.today(), -SHORTER_HISTORY_AGE_DAYS);
+  const keptBefore = firstListed < aged ? firstListed : aged;
+  const kept = storedInWindow.filter(
+    (row) => !row.isPending && row.date < keptBefore && (judgedFrom === undefined || row.date >= judgedFrom),
+  );
+  if (kept.length === 0) return judgedFrom;
+  let from = kept[0]!.date;
+  for (const row of kept) if (row.date < from) from = row.date;
+  report.issues.push(
+    issue(
+      'transactions',
+      accountId,
+      new EmptyAnswerError(accountId, kept.length, { from, to: addDays(keptBefore, -1) }, 'shorter history'),
+    ),
+  );
+  return keptBefore;
 }
 
 /**
