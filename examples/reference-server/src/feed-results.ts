@@ -10,7 +10,7 @@
  */
 import type { ProviderLogger } from '@finsync/provider';
 import type { ConnectionReport } from '@finsync/sync';
-import type { FeedApplier } from './feed.js';
+import { FeedApplyStopped, type FeedApplier } from './feed.js';
 import { caughtUp, type SyncRuns, type UserSyncSummary } from './runs.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -110,6 +110,15 @@ export class FeedResults {
   /** `unsaved`: the run's result, when it could not be stored either (stored by the catch-up). */
   #fellBehind(userId: string, error: unknown, unsaved?: UserSyncSummary): void {
     this.#behind.set(userId, unsaved);
+    if (error instanceof FeedApplyStopped) {
+      this.#logger.info?.(
+        'applying the change feed stopped for the shutdown; the next start applies the rest',
+        {
+          userId,
+        },
+      );
+      return;
+    }
     this.#logger.error?.('applying the change feed failed; it is applied again within a minute', {
       userId,
       error: message(error),

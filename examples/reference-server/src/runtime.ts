@@ -198,11 +198,16 @@ export class ServerRuntime {
       const timer = setTimeout(() => resolve('timeout'), options.graceMs ?? 30_000);
       timer.unref();
     });
+    // A feed still being applied when the grace is over (a first sync of a long history) stops
+    // between two batches: the next start applies the rest.
+    const stopFeeds = setTimeout(() => this.#applier.stop(), options.graceMs ?? 30_000);
+    stopFeeds.unref();
     if ((await Promise.race([this.engine.stop(), grace])) === 'timeout')
       await this.engine.stop({ abort: true });
     // Each ended run's feed and result, queued per user, before the stores close under them.
     await this.#feeds.idle();
     await this.#applier.idle();
+    clearTimeout(stopFeeds);
     await this.#sandboxServer?.close();
     await this.engine.storage.close();
     await this.store.close();

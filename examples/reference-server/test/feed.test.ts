@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FeedEntry, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeedApplier } from '../src/feed.js';
+import { FeedApplier, FeedApplyStopped } from '../src/feed.js';
 import { deleteTransaction, listDeletedTransactions, restoreTransaction } from '../src/lifecycle.js';
 import { openStores, type OpenedStores } from '../src/store/open.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
@@ -48,6 +48,7 @@ for (const backend of BACKENDS) {
     let accountId: string;
     // One feed for the suite: the app's cursor persists between tests, as it does between runs.
     let push: ReturnType<typeof scriptedEngine>['push'];
+    let engine: SyncEngine;
     let applier: FeedApplier;
 
     beforeAll(async () => {
@@ -70,7 +71,8 @@ for (const backend of BACKENDS) {
       });
       const scripted = scriptedEngine(userId);
       push = scripted.push;
-      applier = new FeedApplier(opened.store, scripted.engine);
+      engine = scripted.engine;
+      applier = new FeedApplier(opened.store, engine);
     });
     afterAll(async () => {
       await opened?.store.close();
@@ -217,6 +219,36 @@ for (const backend of BACKENDS) {
         external_id: 'lunchflow_old',
       });
       expect(await rowOf('id:new')).toBeUndefined();
+    });
+
+    it('a long feed lets other work run between its batches, and stops between two when told (a shutdown)', async () => {
+      const before = await opened.store.feedCursor(userId);
+      for (let i = 0; i < 1_000; i++)
+        push({ op: 'added', key: `id:long_${i}`, record: record(`id:long_${i}`) });
+      // A timer set as the application begins fires before it ends: requests are answered meanwhile.
+      let ticks = 0;
+      const tick = setInterval(() => (ticks += 1), 0);
+      const stopping = new FeedApplier(opened.store, engine);
+      const applied = stopping.apply(userId);
+      await new Promise((resolve) => setImmediate(resolve));
+      stopping.stop();
+      const error = await applied.catch((e: unknown) => e);
+      clearInterval(tick);
+      expect(error).toBeInstanceOf(FeedApplyStopped);
+      // Stopped at a batch's end: the cursor says where the next start goes on from, and it does.
+      const cursor = await opened.store.feedCursor(userId);
+      expect(cursor).toBeGreaterThan(before);
+      expect(cursor).toBeLessThan(before + 1_000);
+      expect(await rowOf(`id:long_${cursor - before - 1}`)).toBeDefined();
+      expect(await rowOf(`id:long_${cursor - before}`)).toBeUndefined();
+      const ticksWhileStopping = ticks;
+      ticks = 0;
+      const interval = setInterval(() => (ticks += 1), 0);
+      expect(await applier.apply(userId)).toBe(before + 1_000 - cursor);
+      clearInterval(interval);
+      expect(ticksWhileStopping + ticks).toBeGreaterThan(0);
+      expect(ticks).toBeGreaterThan(0);
+      expect(await rowOf('id:long_999')).toBeDefined();
     });
   });
 }
