@@ -23,7 +23,15 @@ import {
   type Scope,
 } from './users.js';
 
-class CliError extends Error {}
+/** A refusal said in one line: exit 2 for a command line that cannot work as given, else 1. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
 
 function scope(value: string): Scope {
   if (value !== 'read' && value !== 'read_write') throw new InvalidArgumentError('read or read_write');
@@ -114,7 +122,7 @@ program
     withRuntime(async (runtime) => {
       const user = (await findUser(runtime.store, userName)) ?? throwError(`no user ${userName}`);
       const key = await readStdin();
-      if (!key) throw new CliError('no key on standard input');
+      if (!key) throw new CliError('no key on standard input', 2);
       await runtime.setProviderKey(user.id, key, options.baseUrl);
       console.log(
         `provider key stored (encrypted) for ${user.name}; a running server uses it from its next sync of this user ` +
@@ -151,8 +159,9 @@ program
   .action(async (userName: string, keyId: string | undefined, options: { all?: boolean }) =>
     withRuntime(async ({ store }) => {
       const user = (await findUser(store, userName)) ?? throwError(`no user ${userName}`);
-      if (options.all === (keyId !== undefined))
-        throw new CliError('give a key id (see list-keys) or --all, not both');
+      // Neither is as wrong as both (neither revoked "key undefined" before).
+      if (Boolean(options.all) === (keyId !== undefined))
+        throw new CliError('give a key id (see list-keys) or --all: one of the two', 2);
       if (options.all) {
         console.log(`revoked ${await revokeApiKeys(store, user.id)} key(s) of ${user.name}`);
         return;
@@ -186,5 +195,5 @@ try {
   // A refusal the API would answer 422 says why, as the API does.
   const details = error instanceof ApiProblem && error.errors?.length ? `: ${error.errors.join('; ')}` : '';
   console.error(`admin: ${error instanceof Error ? error.message : String(error)}${details}`);
-  process.exit(1);
+  process.exit(error instanceof CliError ? error.exitCode : 1);
 }

@@ -21,6 +21,17 @@ function check(condition: boolean, message: string): asserts condition {
 }
 
 const server = await startReferenceServer({ dataDir, port: 0, sandbox: { seed: 7, historyDays: 60 } });
+// Stopped half-way (Ctrl-C), the throwaway data goes too: a database and the master key sealing its keys.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    void server
+      .close({ graceMs: 0 })
+      .catch(() => undefined)
+      .finally(() => {
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(130);
+      });
+  });
 try {
   step(1, `server listening on ${server.url} (data in ${dataDir})`);
   const user = await createUser(server.runtime.store, 'demo');

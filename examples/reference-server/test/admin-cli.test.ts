@@ -85,7 +85,16 @@ describe('npm run admin', () => {
     expect(phone).toBeDefined();
     expect(listed.stdout).not.toContain(key);
     const id = phone.split(' ')[0]!;
-    expect(run(dataDir, ['revoke-key', 'dora']).status).toBe(1); // neither an id nor --all
+    // Neither an id nor --all, or both: bad usage, and nothing revoked.
+    for (const args of [
+      ['revoke-key', 'dora'],
+      ['revoke-key', 'dora', id, '--all'],
+    ]) {
+      const refused = run(dataDir, args);
+      expect(refused.status, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('give a key id (see list-keys) or --all: one of the two');
+    }
+    expect(run(dataDir, ['list-keys', 'dora']).stdout).not.toContain('revoked');
     const revoked = run(dataDir, ['revoke-key', 'dora', id]);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`revoked key ${id} of dora`);

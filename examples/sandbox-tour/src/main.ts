@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const client = new ProviderClient({
     apiKey: realKey ?? 'sandbox-key',
     ...(server ? { baseUrl: server.baseUrl, rateLimit: false as const } : {}),
-    ...(process.env.LUNCHFLOW_BASE_URL ? { baseUrl: process.env.LUNCHFLOW_BASE_URL } : {}),
+    // The real provider's address, for the real key only: one exported for the CLI (a proxy) must
+    // not send the sandbox's tour elsewhere.
+    ...(realKey && process.env.LUNCHFLOW_BASE_URL ? { baseUrl: process.env.LUNCHFLOW_BASE_URL } : {}),
     logger,
   });
   console.log(server ? `Sandbox provider at ${server.baseUrl}` : `Provider at ${client.baseUrl}`);

@@ -37,12 +37,17 @@ export class OutputClosed extends Error {
   override readonly name = 'OutputClosed';
 }
 
+/** How many writes that did not have to wait go by before the event loop is given a turn. */
+const TURN_EVERY_WRITES = 256;
+
 /**
  * Writes with backpressure: a large export or feed never buffers more than the stream's
  * high-water mark, whatever the speed of the reader.
  */
 export class LineWriter {
   #error: Error | undefined;
+  /** Writes since the event loop last had a turn. */
+  #sinceTurn = 0;
 
   constructor(readonly stream: Writable) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -72,7 +77,14 @@ export class LineWriter {
         signal?.addEventListener('abort', onAbort, { once: true });
       });
       if (this.#error) throw this.#error;
+      this.#sinceTurn = 0;
       return drained;
+    }
+    // stdout to a file or a terminal is written synchronously and never asks to wait: without a turn
+    // of the event loop now and then, a Ctrl-C was only heard once the whole feed or export was out.
+    if (++this.#sinceTurn >= TURN_EVERY_WRITES) {
+      this.#sinceTurn = 0;
+      await new Promise((resolve) => setImmediate(resolve));
     }
     return true;
   }

@@ -151,11 +151,15 @@ describe('errors and exit codes', () => {
       env,
     });
     const keyDir = await runCli(['sync', '--key-file', dir, '--database', 'kd.db'], { cwd: dir, env });
-    for (const result of [exported, keyDir]) {
+    // A directory as the file to write: refused before the export, not found out at its end.
+    const intoDirectory = await runCli(['export', '--database', 'e.db', '-o', dir], { cwd: dir, env });
+    for (const result of [exported, keyDir, intoDirectory]) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).not.toContain('unexpected error');
     }
     expect(exported.stderr).toContain('--output: cannot write in');
+    expect(intoDirectory.stderr).toContain(`--output: ${dir} is a directory`);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
     expect(keyDir.stderr).toContain('is not a file');
   });
 

@@ -19,6 +19,26 @@ function slowStream(ms: number) {
 }
 
 describe('LineWriter', () => {
+  it('gives the event loop a turn now and then on a stream that never asks to wait (stdout to a file): a Ctrl-C is heard mid-way', async () => {
+    // As a file or a terminal is written: synchronously, never asking the writer to wait.
+    const stream = new Writable({
+      highWaterMark: 1 << 30,
+      write(_chunk: Buffer, _encoding, done) {
+        done();
+      },
+    });
+    const out = new LineWriter(stream);
+    let heard = false;
+    setImmediate(() => (heard = true));
+    let written = 0;
+    while (!heard && written < 10_000) {
+      await out.write(`line ${written}\n`);
+      written += 1;
+    }
+    expect(heard).toBe(true);
+    expect(written).toBeLessThan(10_000);
+  });
+
   it('flush resolves once every line written has left, not when the lines were queued', async () => {
     const { stream, written } = slowStream(20);
     const out = new LineWriter(stream);

@@ -3,8 +3,8 @@
  * the provider sent (never through a float), ordered by account, then date.
  */
 import { constants, createWriteStream } from 'node:fs';
-import { access, rename, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { access, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { MirrorTransaction } from '@finsync/sync';
 import { CliError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { LineWriter, OutputClosed, note } from '../io.js';
@@ -130,6 +130,13 @@ export async function exportCommand(flags: ExportFlags): Promise<ExitCodeValue> 
 
 /** A usage error (exit 2) when `--output` cannot be written where it points: no directory there, say. */
 async function writableDirectoryOf(file: string): Promise<void> {
+  // The export is written beside it and renamed over it at the end: a directory would only be
+  // refused then, after the whole export, as an unexpected error.
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory())
+    throw new CliError(
+      `--output: ${file} is a directory; name the file to write, such as ${join(file, 'export.csv')}`,
+    );
   const directory = dirname(file);
   try {
     await access(directory, constants.W_OK);

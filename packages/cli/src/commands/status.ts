@@ -92,7 +92,7 @@ function render(status: ConnectionStatus): string {
   const c = status.connection;
   const lines = [
     `connection ${c.id}: ${connectionLine(c)}`,
-    `  last successful sync: ${formatTime(c.lastSuccessAt)} (${ago(c.lastSuccessAt)}); last run: ${formatTime(c.lastRunAt)}`,
+    `  last successful sync: ${c.lastSuccessAt ? `${formatTime(c.lastSuccessAt)} (${ago(c.lastSuccessAt)})` : 'never'}; last run: ${formatTime(c.lastRunAt)}`,
   ];
   if (status.accounts.length === 0) {
     lines.push('  no accounts yet');
