@@ -355,6 +355,27 @@ describe('a bank that re-issues ids', () => {
   });
 });
 
+describe('two identical purchases at a bank whose ids switch, and switch back', () => {
+  it('keeps both: the row standing for an id listed again reverts to it, and the other pairs with its new id', () => {
+    // Fetched before: p1-a and p2-a; then p1-b and p2-a (p1's id switched). Now p1-a and p2-b.
+    const [p1b, p2a] = [posted('p1-b'), posted('p2-a')];
+    const superseded = [behind(posted('p1-a'), p1b.key, 'id-changed')];
+    const result = diff({
+      incoming: [posted('p1-a'), posted('p2-b')],
+      storedInWindow: [p1b, p2a],
+      superseded,
+    });
+    expect(summary(result.changes).sort()).toEqual(
+      [
+        'added id:p1-a replaces id:p1-b (reverted)',
+        'removed id:p1-b replacedBy id:p1-a (reverted)',
+        'added id:p2-b replaces id:p2-a (id-changed)',
+        'removed id:p2-a replacedBy id:p2-b (id-changed)',
+      ].sort(),
+    );
+  });
+});
+
 describe('rows without an id keep their keys', () => {
   it('whatever order alike rows arrive in, and whichever of them went', () => {
     const a = hold('h:aa:0');

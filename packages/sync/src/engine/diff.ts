@@ -148,6 +148,11 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   const idChanges = pairByContent(
     unlinked().filter((row) => !row.isPending && row.providerId !== null),
     fresh.filter((row) => !row.isPending && row.providerId !== null),
+    // A vanished row that stood for a row the bank lists again reverts to it (2): it pairs with a new
+    // id only when no other vanished row of its content is left. Else, with two identical purchases
+    // at a bank whose ids switch back, the stand-in took the other purchase's new id, that purchase
+    // was removed, and the mirror kept one of the two for good.
+    new Set([...listedSuperseded.keys()].map((key) => supersededByKey.get(key)!.replacedBy)),
   );
   // A re-issued row is not a new posting: it competes for holds as a stored row does.
   const reissued = new Set<string>();

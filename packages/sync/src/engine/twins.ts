@@ -215,12 +215,13 @@ function components(
 
 /**
  * Pairs rows that vanished with new rows of exactly the same content, one to one: two genuine
- * identical purchases stay two, and a third identical new row is a new purchase. Returns vanished
- * key → new row.
+ * identical purchases stay two, and a third identical new row is a new purchase. Vanished rows whose
+ * keys are in `last` are paired after the others of their content. Returns vanished key → new row.
  */
 export function pairByContent(
   vanished: readonly MirrorTransaction[],
   fresh: readonly MirrorTransaction[],
+  last: ReadonlySet<string> = new Set(),
 ): Map<string, MirrorTransaction> {
   const pairs = new Map<string, MirrorTransaction>();
   if (vanished.length === 0) return pairs;
@@ -235,7 +236,9 @@ export function pairByContent(
     const successors = candidates.get(content);
     if (!successors) continue;
     const young = [...successors].sort(byDateThenKey);
-    const old = [...rows].sort(byDateThenKey);
+    const old = [...rows].sort(
+      (a, b) => Number(last.has(a.key)) - Number(last.has(b.key)) || byDateThenKey(a, b),
+    );
     // Same currency first; then a row without one, with what no row of a currency left unpaired
     // could also be (where those compete, nobody can tell).
     const take = (row: MirrorTransaction, at: number) => {
