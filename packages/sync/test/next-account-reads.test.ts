@@ -24,10 +24,11 @@ const tempDir = useTempDirs('next-account-reads');
  */
 
 /** Logs each transactions request as it arrives, then lets the sandbox answer it. */
-function logTransactionRequests(log: string[]): void {
+function logTransactionRequests(log: string[], asked: URL[] = []): void {
   server.use(
-    http.get(`${BASE}/accounts/:id/transactions`, ({ params }) => {
+    http.get(`${BASE}/accounts/:id/transactions`, ({ params, request }) => {
       log.push(`request ${String(params.id)}`);
+      asked.push(new URL(request.url));
       // No answer: the sandbox's handler answers.
     }),
   );
@@ -47,7 +48,8 @@ describe("the next account's reads", () => {
         sandbox: { historyDays: 120, transactionsPerDay: 3 },
         engine: { batchSize: 50, ...engine },
       });
-      logTransactionRequests(log);
+      const asked: URL[] = [];
+      logTransactionRequests(log, asked);
       const report = await h.engine.sync('c1');
       expect(report.ok).toBe(true);
 
@@ -64,13 +66,26 @@ describe("the next account's reads", () => {
         expect(firstCommit).toBeGreaterThan(log.lastIndexOf(`commit ${active[index - 1]} end`));
       }
       // Each account's transactions were asked for as often as without reading ahead: once whole, or
-      // once a window.
+      // once a window; and a window answered empty after windows that listed rows once more.
       const windows =
         engine.startDate === undefined
           ? 1
           : Math.ceil((daysBetween(engine.startDate, h.sandbox.today) + 1) / engine.windowDays!);
-      for (const accountId of active)
-        expect(log.filter((line) => line === `request ${accountId}`).length, accountId).toBe(windows);
+      for (const accountId of active) {
+        const urls = asked.filter((url) => url.pathname.endsWith(`/accounts/${accountId}/transactions`));
+        const days = urls.map((url) => `${url.searchParams.get('from')}..${url.searchParams.get('to')}`);
+        expect(new Set(days).size, accountId).toBe(windows);
+        for (const url of urls.filter((_, index) => days.indexOf(days[index]!) !== index)) {
+          const listed = [
+            ...h.sandbox.transactionsOf(accountId, {
+              from: url.searchParams.get('from')!,
+              to: url.searchParams.get('to')!,
+              includePending: url.searchParams.get('include_pending') === 'true',
+            }),
+          ];
+          expect(listed, `${accountId} asked twice for ${url.search}`).toEqual([]);
+        }
+      }
       await expectMirrorMatchesProvider(h, { from: engine.startDate });
       await expectFeedReplaysToMirror(storage);
     },

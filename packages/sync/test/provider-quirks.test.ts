@@ -384,6 +384,36 @@ describe('an answer with no row at all', () => {
   });
 });
 
+describe('an empty answer in a first sync walked in windows', () => {
+  it('is asked for once more: the window is not lost, nor taken into the opening balance', async () => {
+    const rows: WireRow[] = [];
+    for (let n = 0; n < 74; n++) {
+      const date = new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
+      rows.push({ id: `tx_${date}`, amount: -1, date, merchant: 'Cafe', isPending: false });
+    }
+    const listed = listedBetweenAskedDates(rows);
+    let asked = 0;
+    // The third window's answer is the provider's passing failure: a 200 with no row.
+    const h = await engineOverCraftedProvider(
+      (url) => (++asked === 3 ? { transactions: [], total: 0 } : listed(url)),
+      {
+        today: '2026-03-15',
+        // £1,000 before the first row, then £1 a day.
+        balance: gbp(1_000 - rows.length),
+        tuning: { startDate: '2026-01-01', windowDays: 15 },
+      },
+    );
+    const report = await h.engine.sync('c1');
+    expect(report.ok).toBe(true);
+    expect(await h.storage.countTransactions('c1', '4711')).toBe(74);
+    const windows = Math.ceil(74 / 15);
+    expect(h.asked.filter((url) => url.pathname.endsWith('/transactions'))).toHaveLength(windows + 1);
+    // The opening balance the first check took: what the account held before its first row (with
+    // the window lost, it took the window's £15 in as well).
+    expect(report.accounts[0]!.reconciliation).toMatchObject({ openingBalance: '1000' });
+  });
+});
+
 describe('a history the provider no longer reaches back to (a bank consent window)', () => {
   it('keeps the posted rows older than the answer, after a long gap, and says so once; the balance still adds up', async () => {
     const dayAfter = (date: string, n: number) =>

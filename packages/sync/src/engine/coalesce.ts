@@ -20,13 +20,21 @@ import type { TransactionPage } from '@finsync/provider';
 export async function* coalescePages(
   pages: AsyncIterable<TransactionPage>,
   minRows: number,
-  { emptyAlone = false }: { emptyAlone?: boolean } = {},
+  { emptyAlone = false }: { emptyAlone?: boolean | 'answers' } = {},
 ): AsyncGenerator<TransactionPage> {
+  // 'answers': only a window's whole answer that is empty stays alone (its `total` is the provider's),
+  // not an empty week of a longer answer handed out in weeks (`total` null), which is only a quiet week.
+  const alone =
+    emptyAlone === 'answers'
+      ? (page: TransactionPage) => isEmpty(page) && page.total !== null
+      : emptyAlone
+        ? isEmpty
+        : () => false;
   let group: TransactionPage | undefined;
   /** Whether `group` is our own copy: a page passed on unjoined is not copied. */
   let owned = false;
   for await (const page of pages) {
-    if (group && joinable(group, page, minRows) && !(emptyAlone && (isEmpty(group) || isEmpty(page)))) {
+    if (group && joinable(group, page, minRows) && !alone(group) && !alone(page)) {
       // The provider's page is not ours to change: the first join makes the group a copy.
       if (!owned) {
         group = { ...group, transactions: [...group.transactions] };

@@ -1,5 +1,5 @@
 /** The transactions phase of a run: each response window diffed against the store and committed. */
-import { addDays } from '@finsync/internals/calendar';
+import { addDays, daysBetween } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState, MirrorTransaction, TransactionChange } from '../model.js';
 import { MAX_QUERY_KEYS, type WriteBatch } from '../storage/types.js';
@@ -95,6 +95,8 @@ async function syncPages(
     (plan.days === null || plan.days <= plan.windowDays);
   /** Whether a window of this run was an empty answer set aside: the watermark then stays. */
   let heldBack = false;
+  /** Whether a page of this run has listed a row (a first walk's empty answer after one is suspect). */
+  let listedBefore = false;
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
@@ -112,9 +114,10 @@ async function syncPages(
     // or a dense window from a client with `spill: false`), so memory holds one big page, not two.
     // The provider client hands dense windows out in pages of whole weeks, so this is rare now.
     // A routine re-read keeps an empty window alone, so it is judged as the provider's passing failure
-    // it may be; a first sync has no rows stored for one to hide, and joins them (fewer commits).
+    // it may be; so does a first sync walked in windows, for an empty answer between windows that list
+    // rows (below). Empty weeks of one long answer are only quiet weeks, and are joined.
     const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2), {
-      emptyAlone: syncState.watermark !== null,
+      emptyAlone: syncState.watermark !== null ? true : 'answers',
     });
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
@@ -123,9 +126,19 @@ async function syncPages(
       onAbandon: () => abandon.abort(),
       onExhausted: onReadsDone,
     });
-    for await (const page of pagesAhead) {
+    for await (const answered of pagesAhead) {
       // A page read ahead may arrive after the run was aborted: it is not committed.
       ctx.signal.throwIfAborted();
+      // A first sync walked in windows has nothing stored that an empty answer could hide, but it
+      // could lose the window for good: believed, the walk moved on and never asked again, and the
+      // first balance check took the missing rows into the opening balance ("balanced" ever after).
+      // An empty answer after windows that listed rows is asked for once more; a quiet month answers
+      // empty again, and is believed.
+      const page: TransactionPage =
+        syncState.watermark === null && listedBefore && isEmptyAnswer(answered)
+          ? await askedAgain(ctx, accountId, answered, abandon.signal)
+          : answered;
+      listedBefore ||= page.transactions.length > 0;
       report.fetched += page.transactions.length;
       // Known once the first page is in: a routine re-read may reach back to an old hold.
       report.window = { from: reads.window().from ?? null, to };
@@ -289,6 +302,34 @@ function emptyOverPosted(
     ),
   );
   return true;
+}
+
+const isEmptyAnswer = (page: TransactionPage) =>
+  page.transactions.length === 0 && page.total !== null && page.from !== null && page.to !== null;
+
+/** The window of `page` asked for again, its pages read into one. */
+async function askedAgain(
+  ctx: RunContext,
+  accountId: string,
+  page: TransactionPage,
+  abandon: AbortSignal,
+): Promise<TransactionPage> {
+  const again: TransactionPage = { ...page, transactions: [], total: 0, shortfall: 0 };
+  const pages = ctx.client
+    .listTransactions(accountId, {
+      from: page.from!,
+      to: page.to!,
+      includePending: ctx.tuning.includePending,
+      windowDays: daysBetween(page.from!, page.to!) + 1,
+      signal: AbortSignal.any([ctx.signal, abandon]),
+    })
+    .pages();
+  for await (const part of pages) {
+    for (const row of part.transactions) again.transactions.push(row);
+    again.total = again.total !== null && part.total !== null ? again.total + part.total : null;
+    again.shortfall += part.shortfall;
+  }
+  return again;
 }
 
 /**
