@@ -127,7 +127,18 @@ function withDatabase(command: Command): Command {
       new Option('--schema <name>', 'PostgreSQL schema holding the tables')
         .env('FINSYNC_PG_SCHEMA')
         .default(DEFAULT_SCHEMA),
-    );
+    )
+    .hook('preAction', (thisCommand) => {
+      // Given on the command line beside a SQLite file, it was ignored without a word.
+      const { database } = thisCommand.opts<{ database: string }>();
+      if (
+        thisCommand.getOptionValueSource('schema') === 'cli' &&
+        !/^postgres(ql)?:\/\//i.test(database.trim())
+      )
+        throw new CliError(
+          `--schema names a PostgreSQL schema: it goes with --database postgres://…, not with the SQLite file ${database}`,
+        );
+    });
 }
 
 function withProvider(command: Command): Command {
@@ -197,7 +208,14 @@ function buildProgram(setCode: (code: number) => void): Command {
       .option('-f, --follow', 'keep polling for new changes until Ctrl-C')
       .option('--poll <seconds>', 'seconds between polls with --follow', seconds, 2)
       .option('--connection <id>', 'only this connection (default: all)', connectionId)
-      .action(async (flags) => setCode(await (await commands.feed())(flags))),
+      .action(async (flags, command: Command) => {
+        // Without --follow there is no second poll: a --poll given was ignored without a word.
+        if (command.getOptionValueSource('poll') === 'cli' && !flags.follow)
+          throw new CliError(
+            '--poll sets the seconds between polls of --follow: give --follow too, or leave --poll out',
+          );
+        setCode(await (await commands.feed())(flags));
+      }),
     [
       'finsync feed --after 0 > changes.ndjson',
       'finsync feed --after "$(tail -n1 changes.ndjson | jq .seq)" --follow',

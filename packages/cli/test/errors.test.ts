@@ -461,6 +461,19 @@ describe('errors and exit codes', () => {
     expect(results[4]!.stderr).toContain('no connection "nope" (known: default, limited, partial)');
   });
 
+  it('an option that would do nothing where it is given: exit 2 saying why, not ignored', async () => {
+    const [schema, poll, schemaFromEnv] = await Promise.all([
+      runCli(['status', '--schema', 'books'], { cwd: dir }),
+      runCli(['feed', '--poll', '5'], { cwd: dir }),
+      // Set for another tool, the variable is no mistake of this command line.
+      runCli(['status'], { cwd: dir, env: { FINSYNC_PG_SCHEMA: 'books' } }),
+    ]);
+    expect([schema.code, poll.code], schema.stderr + poll.stderr).toEqual([2, 2]);
+    expect(schema.stderr).toContain('--schema names a PostgreSQL schema');
+    expect(poll.stderr).toContain('--poll sets the seconds between polls of --follow');
+    expect(schemaFromEnv.stderr).not.toContain('--schema');
+  });
+
   it('values past what the engine, the sandbox or a timer takes: exit 2, before any database is made', async () => {
     const results = await Promise.all([
       runCli(['sync', '--sandbox', '--sandbox-days', '100000', '-d', 'days.db'], { cwd: dir }),
