@@ -68,6 +68,22 @@ function localToday(): string {
   return todayCache.day;
 }
 
+/** The data directory, 0700, or an error naming it and its variable (not a bare EEXIST or EACCES). */
+function makeDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'it, or a directory above it, is a file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (code ?? String(error));
+    throw new Error(`the data directory ${dataDir} (FINSYNC_DATA_DIR) cannot be made: ${why}`);
+  }
+}
+
 export class ServerRuntime {
   /** The app's own tables. */
   readonly store: AppStore;
@@ -96,7 +112,7 @@ export class ServerRuntime {
     this.logger = options.logger ?? {};
     const database = options.database ?? { kind: 'sqlite' };
     // 0700: the database files and master.key are for this server's user alone (see README).
-    if (database.kind === 'sqlite') mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    if (database.kind === 'sqlite') makeDataDir(options.dataDir);
     else if (!options.masterKey) {
       this.logger.warn?.(
         'the master key comes from a file in the data directory: every server on this database needs the same key (FINSYNC_MASTER_KEY)',

@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX, StartupError, startReferenceServer } from '../src/server.js';
 import { createUser } from '../src/users.js';
@@ -319,6 +320,20 @@ describe('start-up failures', () => {
       await running.close({ graceMs: 0 });
       await first.cleanup();
       await second.cleanup();
+    }
+  });
+
+  it('a data directory that cannot be made names it and FINSYNC_DATA_DIR, not a bare EEXIST', async () => {
+    const db = testDatabase(BACKENDS[0]!);
+    try {
+      const file = join(db.dataDir, 'a-file');
+      writeFileSync(file, '');
+      for (const dataDir of [file, join(file, 'below')])
+        await expect(startReferenceServer({ dataDir, port: 0, scheduler: false })).rejects.toThrow(
+          `the data directory ${dataDir} (FINSYNC_DATA_DIR) cannot be made: it, or a directory above it, is a file`,
+        );
+    } finally {
+      await db.cleanup();
     }
   });
 });
