@@ -6,7 +6,12 @@
  */
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { EmptyAnswerError, EmptyHoldingsError, HoldingsNotFoundError } from '../src/index.js';
+import {
+  EmptyAnswerError,
+  EmptyHoldingsError,
+  HoldingsNotFoundError,
+  type ConnectionReport,
+} from '../src/index.js';
 import { engineOverCraftedProvider, listedBetweenAskedDates, type WireRow } from './crafted-provider.js';
 import {
   BASE,
@@ -385,33 +390,42 @@ describe('an answer with no row at all', () => {
 });
 
 describe('an empty answer in a first sync walked in windows', () => {
-  it('is asked for once more: the window is not lost, nor taken into the opening balance', async () => {
-    const rows: WireRow[] = [];
-    for (let n = 0; n < 74; n++) {
-      const date = new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
-      rows.push({ id: `tx_${date}`, amount: -1, date, merchant: 'Cafe', isPending: false });
-    }
-    const listed = listedBetweenAskedDates(rows);
-    let asked = 0;
-    // The third window's answer is the provider's passing failure: a 200 with no row.
-    const h = await engineOverCraftedProvider(
-      (url) => (++asked === 3 ? { transactions: [], total: 0 } : listed(url)),
-      {
-        today: '2026-03-15',
-        // £1,000 before the first row, then £1 a day.
-        balance: gbp(1_000 - rows.length),
-        tuning: { startDate: '2026-01-01', windowDays: 15 },
-      },
-    );
-    const report = await h.engine.sync('c1');
-    expect(report.ok).toBe(true);
-    expect(await h.storage.countTransactions('c1', '4711')).toBe(74);
-    const windows = Math.ceil(74 / 15);
-    expect(h.asked.filter((url) => url.pathname.endsWith('/transactions'))).toHaveLength(windows + 1);
-    // The opening balance the first check took: what the account held before its first row (with
-    // the window lost, it took the window's £15 in as well).
-    expect(report.accounts[0]!.reconciliation).toMatchObject({ openingBalance: '1000' });
-  });
+  it.each([true, false])(
+    'is asked for once more: the window is not lost, nor taken into the opening balance (a total sent: %s)',
+    async (sendsTotal) => {
+      const rows: WireRow[] = [];
+      for (let n = 0; n < 74; n++) {
+        const date = new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
+        rows.push({ id: `tx_${date}`, amount: -1, date, merchant: 'Cafe', isPending: false });
+      }
+      const listed = listedBetweenAskedDates(rows);
+      let asked = 0;
+      // The third window's answer is the provider's passing failure: a 200 with no row.
+      const h = await engineOverCraftedProvider(
+        (url) => {
+          const answer: { transactions: unknown[]; total?: number } =
+            ++asked === 3 ? { transactions: [], total: 0 } : listed(url);
+          // The provider may leave `total` out (provider-api.md).
+          if (!sendsTotal) delete answer.total;
+          return answer;
+        },
+        {
+          today: '2026-03-15',
+          // £1,000 before the first row, then £1 a day.
+          balance: gbp(1_000 - rows.length),
+          tuning: { startDate: '2026-01-01', windowDays: 15 },
+        },
+      );
+      const report = await h.engine.sync('c1');
+      expect(report.ok).toBe(true);
+      expect(await h.storage.countTransactions('c1', '4711')).toBe(74);
+      const windows = Math.ceil(74 / 15);
+      expect(h.asked.filter((url) => url.pathname.endsWith('/transactions'))).toHaveLength(windows + 1);
+      // The opening balance the first check took: what the account held before its first row (with
+      // the window lost, it took the window's £15 in as well).
+      expect(report.accounts[0]!.reconciliation).toMatchObject({ openingBalance: '1000' });
+    },
+  );
 });
 
 describe('a history the provider no longer reaches back to (a bank consent window)', () => {
@@ -460,6 +474,56 @@ describe('a history the provider no longer reaches back to (a bank consent windo
     expect(next.ok).toBe(true);
     expect(next.accounts[0]!.reconciliation).toMatchObject({ status: 'balanced' });
     expect(await h.storage.findTransactions('c1', '4711')).toHaveLength(history + 91);
+  });
+});
+
+describe('a consent window, with a hold the bank stopped listing', () => {
+  const dayAfter = (date: string, n: number) =>
+    new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+  /** A £1 payment a day from 1 January 2026 to `last`, and whatever else is given. */
+  const everyDay = (last: string, also: WireRow[] = []): WireRow[] => {
+    const rows = [...also];
+    for (let date = '2026-01-01'; date <= last; date = dayAfter(date, 1))
+      rows.push({ id: `tx_${date}`, amount: -1, date, merchant: 'Cafe', isPending: false });
+    return rows;
+  };
+  /** A provider that lists the last `days` days of `rows`, whatever `from` asks for. */
+  async function consentWindow(
+    days: number,
+    today: string,
+    options: { windowDays?: number; also?: WireRow[] } = {},
+  ) {
+    const h: Awaited<ReturnType<typeof engineOverCraftedProvider>> = await engineOverCraftedProvider(
+      (url) => {
+        const floor = dayAfter(h.today.date, -(days - 1));
+        const from = url.searchParams.get('from');
+        if (from === null || from < floor) url.searchParams.set('from', floor);
+        return listedBetweenAskedDates(everyDay(h.today.date, options.also))(url);
+      },
+      {
+        today,
+        balance: () => gbp(-everyDay(h.today.date).length)(),
+        ...(options.windowDays ? { tuning: { windowDays: options.windowDays } } : {}),
+      },
+    );
+    return h;
+  }
+  const shorterHistory = (report: ConnectionReport) =>
+    report.accounts[0]!.issues.filter((i) => (i.error as EmptyAnswerError).reason === 'shorter history')
+      .length;
+
+  it('a hold the bank no longer lists lapses: the rule says it once, not on every run for good', async () => {
+    const hold: WireRow = { id: null, amount: -100, date: '2026-01-10', merchant: 'Hotel', isPending: true };
+    const h = await consentWindow(90, '2026-01-15', { windowDays: 180, also: [hold] });
+    let said = 0;
+    for (let day = 0; day < 120; day++) {
+      said += shorterHistory(await h.engine.sync('c1'));
+      h.today.date = dayAfter(h.today.date, 1);
+    }
+    expect(said).toBeLessThanOrEqual(1);
+    const stored = await h.storage.findTransactions('c1', '4711');
+    expect(stored.filter((row) => row.isPending)).toEqual([]);
+    expect(stored).toHaveLength(everyDay(dayAfter(h.today.date, -1)).length);
   });
 });
 

@@ -13,28 +13,20 @@ import type { TransactionPage } from '@finsync/provider';
  * Joins each page onto the one before while that one holds fewer than `minRows` rows, the two are
  * adjacent (the next starts the day after the previous ends), and both are complete. A page the
  * provider cut short stays alone, so its incompleteness (which keeps the diff from removing rows)
- * reaches no window beyond its own. With `emptyAlone` (a routine re-read) so does an empty page,
- * which the diff may take for a provider's passing failure (transactions.ts), and which, joined, would
- * be judged with the rows of the next; a first sync has nothing stored for one to hide.
+ * reaches no window beyond its own. With `emptyAlone` so does an empty page, which may be a provider's
+ * passing failure (transactions.ts) and, joined, would be judged with the rows of the next. An empty
+ * page is a whole answer: the pages of a long answer handed out in weeks hold weeks that have rows.
  */
 export async function* coalescePages(
   pages: AsyncIterable<TransactionPage>,
   minRows: number,
-  { emptyAlone = false }: { emptyAlone?: boolean | 'answers' } = {},
+  { emptyAlone = false }: { emptyAlone?: boolean } = {},
 ): AsyncGenerator<TransactionPage> {
-  // 'answers': only a window's whole answer that is empty stays alone (its `total` is the provider's),
-  // not an empty week of a longer answer handed out in weeks (`total` null), which is only a quiet week.
-  const alone =
-    emptyAlone === 'answers'
-      ? (page: TransactionPage) => isEmpty(page) && page.total !== null
-      : emptyAlone
-        ? isEmpty
-        : () => false;
   let group: TransactionPage | undefined;
   /** Whether `group` is our own copy: a page passed on unjoined is not copied. */
   let owned = false;
   for await (const page of pages) {
-    if (group && joinable(group, page, minRows) && !alone(group) && !alone(page)) {
+    if (group && joinable(group, page, minRows) && !(emptyAlone && (isEmpty(group) || isEmpty(page)))) {
       // The provider's page is not ours to change: the first join makes the group a copy.
       if (!owned) {
         group = { ...group, transactions: [...group.transactions] };

@@ -54,6 +54,11 @@ export interface WindowDiffInput {
    * (transaction-reads.ts, `REDATED_MARGIN_DAYS`). Undefined: every day of the window is judged.
    */
   judgedFrom?: string | undefined;
+  /**
+   * Posted rows dated before this day are not taken for dropped either (holds are): history the
+   * provider no longer reaches back to (transactions.ts, `postedKeptBefore`).
+   */
+  keepPostedBefore?: string | undefined;
   /** Superseded holds dated before this day are forgotten: no routine re-read reaches back there. */
   forgetBefore?: string | undefined;
   /**
@@ -294,7 +299,12 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
 
   // Not listed, dated before the judged days, and standing for nothing listed: it may have been
   // re-dated further back, and the reads that judged its date found it there. It stays.
-  for (const row of unlinked()) if (!judged(row.date)) vanished.delete(row.key);
+  for (const row of unlinked())
+    if (
+      !judged(row.date) ||
+      (!row.isPending && input.keepPostedBefore !== undefined && row.date < input.keepPostedBefore)
+    )
+      vanished.delete(row.key);
 
   // A hold that vanished with no posting to stand for it is remembered, standing for itself, so that
   // a posting listed in a later read is still linked to it (3a).

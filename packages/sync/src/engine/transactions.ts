@@ -113,12 +113,9 @@ async function syncPages(
     // No page is read ahead beside one over a batch (a week of more rows than the client's pageRows,
     // or a dense window from a client with `spill: false`), so memory holds one big page, not two.
     // The provider client hands dense windows out in pages of whole weeks, so this is rare now.
-    // A routine re-read keeps an empty window alone, so it is judged as the provider's passing failure
-    // it may be; so does a first sync walked in windows, for an empty answer between windows that list
-    // rows (below). Empty weeks of one long answer are only quiet weeks, and are joined.
-    const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2), {
-      emptyAlone: syncState.watermark !== null ? true : 'answers',
-    });
+    // An empty answer stays alone: a routine re-read judges it as the provider's passing failure it
+    // may be, and a first walk asks for it again (below); joined, it would pass with the next's rows.
+    const coalesced = coalescePages(reads.pages, Math.ceil(tuning.batchSize / 2), { emptyAlone: true });
     const small = (page: { transactions: readonly unknown[] }) =>
       page.transactions.length <= tuning.batchSize;
     const pagesAhead = readAhead(coalesced, {
@@ -165,9 +162,9 @@ async function syncPages(
       // however long the failure lasts (rows posted meanwhile included).
       const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
       heldBack ||= setAside;
-      const judgedFrom = setAside
-        ? reads.window().judgedFrom
-        : judgedAfterShorterHistory(ctx, accountId, page, records, storedInWindow, reads, report);
+      const keepPostedBefore = setAside
+        ? undefined
+        : postedKeptBefore(ctx, accountId, page, records, storedInWindow, reads, report);
       const diff = diffWindow({
         incoming: records,
         storedInWindow,
@@ -183,7 +180,8 @@ async function syncPages(
         superseded,
         window,
         complete: page.shortfall === 0 && !setAside,
-        judgedFrom,
+        judgedFrom: reads.window().judgedFrom,
+        keepPostedBefore,
         forgetBefore,
         // As of the first page: a routine re-read may have reached back to an old hold.
         read: reads.window(),
@@ -304,8 +302,12 @@ function emptyOverPosted(
   return true;
 }
 
+/**
+ * An empty page of a bounded window: the window's whole answer (a long answer handed out in weeks
+ * makes pages of the weeks that have rows), whether or not the provider sent a `total`.
+ */
 const isEmptyAnswer = (page: TransactionPage) =>
-  page.transactions.length === 0 && page.total !== null && page.from !== null && page.to !== null;
+  page.transactions.length === 0 && page.from !== null && page.to !== null;
 
 /** The window of `page` asked for again, its pages read into one. */
 async function askedAgain(
@@ -342,12 +344,13 @@ async function askedAgain(
 const SHORTER_HISTORY_AGE_DAYS = 60;
 
 /**
- * The first day the page's answer judges: the read's, unless the answer lists nothing before a later
- * day while posted rows over `SHORTER_HISTORY_AGE_DAYS` old are stored before it. Those are kept (the
+ * The day before which the page's answer does not judge posted rows: the answer lists nothing before
+ * it, and posted rows over `SHORTER_HISTORY_AGE_DAYS` old are stored there. Those are kept (the
  * history the provider now gives is shorter), and the run says so, once: the watermark moves on, so
- * the days are not asked for again.
+ * the days are not asked for again. Holds there are judged as ever: one the bank no longer lists
+ * lapses, where kept it would draw every re-read back to its days, and the issue with it.
  */
-function judgedAfterShorterHistory(
+function postedKeptBefore(
   ctx: RunContext,
   accountId: string,
   page: TransactionPage,
@@ -357,7 +360,7 @@ function judgedAfterShorterHistory(
   report: AccountReport,
 ): string | undefined {
   const { judgedFrom } = reads.window();
-  if (records.length === 0) return judgedFrom;
+  if (records.length === 0) return undefined;
   let firstListed = records[0]!.date;
   for (const row of records) if (row.date < firstListed) firstListed = row.date;
   const aged = addDays(ctx.clock.today(), -SHORTER_HISTORY_AGE_DAYS);
@@ -365,7 +368,7 @@ function judgedAfterShorterHistory(
   const kept = storedInWindow.filter(
     (row) => !row.isPending && row.date < keptBefore && (judgedFrom === undefined || row.date >= judgedFrom),
   );
-  if (kept.length === 0) return judgedFrom;
+  if (kept.length === 0) return undefined;
   let from = kept[0]!.date;
   for (const row of kept) if (row.date < from) from = row.date;
   report.issues.push(
