@@ -20,18 +20,19 @@ function check(condition: boolean, message: string): asserts condition {
   console.log(`   ✓ ${message}`);
 }
 
-const server = await startReferenceServer({ dataDir, port: 0, sandbox: { seed: 7, historyDays: 60 } });
-// Stopped half-way (Ctrl-C), the throwaway data goes too: a database and the master key sealing its keys.
+let server: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
+// Stopped half-way (Ctrl-C), even while it starts, the throwaway data goes too: a database and the
+// master key sealing its keys.
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
-    void server
-      .close({ graceMs: 0 })
+    void Promise.resolve(server?.close({ graceMs: 0 }))
       .catch(() => undefined)
       .finally(() => {
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(130);
       });
   });
+server = await startReferenceServer({ dataDir, port: 0, sandbox: { seed: 7, historyDays: 60 } });
 try {
   step(1, `server listening on ${server.url} (data in ${dataDir})`);
   const user = await createUser(server.runtime.store, 'demo');

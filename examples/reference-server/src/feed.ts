@@ -151,7 +151,13 @@ export class FeedApplier {
     let existing = await unit.findFeedTransaction(account.id, entry.key);
     if (!existing && entry.op === 'added' && entry.replaces)
       existing = await unit.findFeedTransaction(account.id, entry.replaces);
-    if (!existing && entry.op === 'added') existing = await this.#createdWithItsKey(unit, account.id, record);
+    if (!existing && entry.op === 'added') {
+      existing = await this.#createdWithItsKey(unit, account.id, record);
+      // Taken over, it is the sync's row (its feed key is the provider's from here on): it no longer
+      // counts against the user's bound on rows created through the API, and a delete keeps it as a
+      // tombstone, as any synced row.
+      if (existing) await unit.uncountCreatedTransaction(userId);
+    }
     const fields = await this.#providerFields(batch, account.currency, record);
     if (existing) await this.#updateTransaction(unit, existing, fields);
     else {

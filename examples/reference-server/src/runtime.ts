@@ -209,15 +209,15 @@ export class ServerRuntime {
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
     clearInterval(this.#keyWatch);
+    // A feed still being applied when the grace is over (a first sync of a long history, or the
+    // beat's catch-up of one) stops between two batches: the next start applies the rest.
+    const stopFeeds = setTimeout(() => this.#applier.stop(), options.graceMs ?? 30_000);
+    stopFeeds.unref();
     await this.#keyWatchPass;
     const grace = new Promise<'timeout'>((resolve) => {
       const timer = setTimeout(() => resolve('timeout'), options.graceMs ?? 30_000);
       timer.unref();
     });
-    // A feed still being applied when the grace is over (a first sync of a long history) stops
-    // between two batches: the next start applies the rest.
-    const stopFeeds = setTimeout(() => this.#applier.stop(), options.graceMs ?? 30_000);
-    stopFeeds.unref();
     if ((await Promise.race([this.engine.stop(), grace])) === 'timeout')
       await this.engine.stop({ abort: true });
     // Each ended run's feed and result, queued per user, before the stores close under them.

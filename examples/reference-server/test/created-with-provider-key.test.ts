@@ -6,6 +6,8 @@
  * purchase beside it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteAppStore } from '../src/store/sqlite.js';
+import type { AppStore } from '../src/store/types.js';
 import { BACKENDS, startSandboxUser, type SandboxUser } from './helpers.js';
 
 interface Row {
@@ -14,6 +16,25 @@ interface Row {
   external_id: string | null;
   source: string | null;
   notes: string | null;
+}
+
+/** The user's count of rows created through the API, as the bound on them reads it. */
+async function createdCount(store: AppStore, userId: string): Promise<number> {
+  if (store instanceof SqliteAppStore)
+    return (
+      store.database.prepare('SELECT created_transactions AS n FROM app_users WHERE id = ?').get(userId) as {
+        n: number;
+      }
+    ).n;
+  const pg = store as unknown as {
+    pool: { query(sql: string, p: unknown[]): Promise<{ rows: Array<{ n: number }> }> };
+    schema: string;
+  };
+  return (
+    await pg.pool.query(`SELECT created_transactions AS n FROM ${pg.schema}.app_users WHERE id = $1`, [
+      userId,
+    ])
+  ).rows[0]!.n;
 }
 
 for (const backend of BACKENDS) {
@@ -50,8 +71,11 @@ for (const backend of BACKENDS) {
       };
       const created = await t.api<Row>('POST', '/api/v1/transactions', { transaction: createBody });
       expect(created.status).toBe(201);
+      expect(await createdCount(runtime.store, t.userId)).toBe(1);
 
       await runtime.syncUser(t.userId);
+      // The sync's row now: it no longer counts against the bound on rows created through the API.
+      expect(await createdCount(runtime.store, t.userId)).toBe(0);
       const withKey = (await t.listAll<Row>('/api/v1/transactions')).filter((row) => row.external_id === key);
       expect(withKey.map((row) => [row.id, row.name, row.source])).toEqual([
         [created.body.id, 'Imported by hand', 'lunchflow'],

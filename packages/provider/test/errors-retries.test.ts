@@ -216,6 +216,9 @@ describe('retries', () => {
       ['API request failed for account 429 (429 - Rate limit exceeded): Please try again', 'RateLimitError'],
       ['upstream answered status 429', 'RateLimitError'],
       ['upstream: HTTP 429', 'RateLimitError'],
+      ['upstream returned error 429: quota exceeded', 'RateLimitError'],
+      ['{"upstream":{"status_code":429}}', 'RateLimitError'],
+      ['{"statusCode":429,"error":"Quota exceeded"}', 'RateLimitError'],
       ['Too many requests', 'RateLimitError'],
     ];
     for (const [text, expected] of answers) {
