@@ -97,6 +97,11 @@ async function syncPages(
   let heldBack = false;
   /** Whether a page of this run has listed a row (a first walk's empty answer after one is suspect). */
   let listedBefore = false;
+  /**
+   * The first day the read's answers list a row, from its first page with rows: the pages of an answer
+   * tile its window in date order, so a later page's quiet first days are not before the answer.
+   */
+  let firstListed: string | undefined;
   /** The failure of a commit in flight, once it is known: the error to report. */
   let commitFailure: { error: unknown } | undefined;
   // The last commit of the page before, while it runs: the next page is read, fetched and diffed
@@ -162,9 +167,12 @@ async function syncPages(
       // however long the failure lasts (rows posted meanwhile included).
       const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
       heldBack ||= setAside;
-      const keepPostedBefore = setAside
-        ? undefined
-        : postedKeptBefore(ctx, accountId, page, records, storedInWindow, reads, report);
+      for (const row of records)
+        if (firstListed === undefined || row.date < firstListed) firstListed = row.date;
+      const keepPostedBefore =
+        setAside || firstListed === undefined
+          ? undefined
+          : postedKeptBefore(ctx, accountId, firstListed, storedInWindow, reads, report);
       const diff = diffWindow({
         incoming: records,
         storedInWindow,
@@ -344,8 +352,8 @@ async function askedAgain(
 const SHORTER_HISTORY_AGE_DAYS = 60;
 
 /**
- * The day before which the page's answer does not judge posted rows: the answer lists nothing before
- * it, and posted rows over `SHORTER_HISTORY_AGE_DAYS` old are stored there. Those are kept (the
+ * The day before which the read's answers do not judge posted rows: they list nothing before it, and
+ * posted rows over `SHORTER_HISTORY_AGE_DAYS` old are stored there. Those are kept (the
  * history the provider now gives is shorter), and the run says so, once: the watermark moves on, so
  * the days are not asked for again. Holds there are judged as ever: one the bank no longer lists
  * lapses, where kept it would draw every re-read back to its days, and the issue with it.
@@ -353,16 +361,12 @@ const SHORTER_HISTORY_AGE_DAYS = 60;
 function postedKeptBefore(
   ctx: RunContext,
   accountId: string,
-  page: TransactionPage,
-  records: readonly MirrorTransaction[],
+  firstListed: string,
   storedInWindow: readonly MirrorTransaction[],
   reads: TransactionReads,
   report: AccountReport,
 ): string | undefined {
   const { judgedFrom } = reads.window();
-  if (records.length === 0) return undefined;
-  let firstListed = records[0]!.date;
-  for (const row of records) if (row.date < firstListed) firstListed = row.date;
   const aged = addDays(ctx.clock.today(), -SHORTER_HISTORY_AGE_DAYS);
   const keptBefore = firstListed < aged ? firstListed : aged;
   const kept = storedInWindow.filter(
