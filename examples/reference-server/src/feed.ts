@@ -4,6 +4,7 @@
  * are locked and keep the user's value on every later sync.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { storedFromProvider } from './sign-convention.js';
@@ -128,7 +129,7 @@ export class FeedApplier {
       if (done) applied += batch.length;
       // On SQLite every statement runs on this thread: without a turn of the event loop between
       // batches, a feed of 445,000 rows kept every request (and a shutdown's signals) waiting 84 s.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 

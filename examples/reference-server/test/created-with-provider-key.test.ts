@@ -45,7 +45,11 @@ for (const backend of BACKENDS) {
       t = undefined;
     });
 
-    it('is taken over by the sync: one row, its id and locked name kept', async () => {
+    /**
+     * A user synced once, a day passing at the bank, and the first new posted row (with `also`) of
+     * its first account that the next sync would add; `accountId` is the app's id of that account.
+     */
+    async function nextRowOfTheBank(also: (row: { description: string | null }) => boolean = () => true) {
       t = await startSandboxUser(backend, { seed: 7, historyDays: 5, transactionsPerDay: 4 });
       const { runtime } = t.server;
       const sandbox = runtime.sandbox!;
@@ -54,15 +58,20 @@ for (const backend of BACKENDS) {
       sandbox.advanceDays(1);
       const account = sandbox.listAccounts()[0]!;
       const upcoming = [...sandbox.transactionsOf(account.id)].find(
-        (row) => row.id && !known.has(`lunchflow_${row.id}`),
+        (row) => row.id && also(row) && !known.has(`lunchflow_${row.id}`),
       )!;
-      const key = `lunchflow_${upcoming.id}`;
       const { body: accounts } = await t.api<{ accounts: Array<{ id: string; name: string }> }>(
         'GET',
         '/api/v1/accounts',
       );
+      return { t, runtime, upcoming, accountId: accounts.accounts.find((a) => a.name === account.name)!.id };
+    }
+
+    it('is taken over by the sync: one row, its id and locked name kept', async () => {
+      const { t, runtime, upcoming, accountId } = await nextRowOfTheBank();
+      const key = `lunchflow_${upcoming.id}`;
       const createBody = {
-        account_id: accounts.accounts.find((a) => a.name === account.name)!.id,
+        account_id: accountId,
         name: 'Imported by hand',
         amount: upcoming.amount.replace(/^-/, ''),
         date: upcoming.date,
@@ -93,23 +102,10 @@ for (const backend of BACKENDS) {
     });
 
     it('keeps notes the create sent: they are locked', async () => {
-      t = await startSandboxUser(backend, { seed: 7, historyDays: 5, transactionsPerDay: 4 });
-      const { runtime } = t.server;
-      const sandbox = runtime.sandbox!;
-      await runtime.syncUser(t.userId);
-      const known = new Set((await t.listAll<Row>('/api/v1/transactions')).map((row) => row.external_id));
-      sandbox.advanceDays(1);
-      const account = sandbox.listAccounts()[0]!;
-      const upcoming = [...sandbox.transactionsOf(account.id)].find(
-        (row) => row.id && row.description && !known.has(`lunchflow_${row.id}`),
-      )!;
-      const { body: accounts } = await t.api<{ accounts: Array<{ id: string; name: string }> }>(
-        'GET',
-        '/api/v1/accounts',
-      );
+      const { t, runtime, upcoming, accountId } = await nextRowOfTheBank((row) => Boolean(row.description));
       const created = await t.api<Row>('POST', '/api/v1/transactions', {
         transaction: {
-          account_id: accounts.accounts.find((a) => a.name === account.name)!.id,
+          account_id: accountId,
           name: 'Imported by hand',
           notes: 'my own note',
           amount: upcoming.amount.replace(/^-/, ''),

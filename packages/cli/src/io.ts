@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SyncLogger } from '@finsync/sync';
 
 /** A line for the person at the terminal, never for a pipe reading stdout. */
@@ -84,7 +85,7 @@ export class LineWriter {
     // of the event loop now and then, a Ctrl-C was only heard once the whole feed or export was out.
     if (++this.#sinceTurn >= TURN_EVERY_WRITES) {
       this.#sinceTurn = 0;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     return true;
   }

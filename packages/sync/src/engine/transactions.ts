@@ -167,8 +167,10 @@ async function syncPages(
       // however long the failure lasts (rows posted meanwhile included).
       const setAside = emptyOverPosted(ctx, accountId, page, storedInWindow, reads, report);
       heldBack ||= setAside;
-      for (const row of records)
-        if (firstListed === undefined || row.date < firstListed) firstListed = row.date;
+      // Pages come in date order: the first with rows holds the read's first listed day.
+      if (firstListed === undefined)
+        for (const row of records)
+          if (firstListed === undefined || row.date < firstListed) firstListed = row.date;
       const keepPostedBefore =
         setAside || firstListed === undefined
           ? undefined
