@@ -1,13 +1,13 @@
 /**
  * `UnitOfWork.lockForUpdate` on PostgreSQL: what a PATCH reads before it writes and renders (the
  * row, locked; the key's scope; the row's account, category, merchant and tags) in two statements,
- * two round trips, where separate reads took four or more. (SQLite composes the separate reads
- * instead: there they cost less than a join, sqlite-unit-of-work.ts.)
+ * two round trips, where separate reads took four or more. (SQLite reads it all in one statement,
+ * sqlite-lock-for-update.ts: its write lock is the whole database's.)
  */
 import { TX_COLUMNS } from './columns.js';
-import { noRelated } from './related.js';
+import { lockedFromColumns, type LockedColumns, type RelatedColumns } from './lock-for-update.js';
 import type { QueryResultRow } from 'pg';
-import type { LockableField, LockedForUpdate, Scope, TransactionRow } from './types.js';
+import type { LockedForUpdate } from './types.js';
 
 /**
  * The lock on schema `s` (quoted); its parameters are the key id (or null), the transaction id, the
@@ -44,28 +44,6 @@ export function relatedSql(s: string): string {
       LEFT JOIN ${s}.app_merchants m ON m.id = $3::text`;
 }
 
-/** The lock statement's row: the transaction's columns (null when there is none) and the key's scope. */
-export type LockedColumns = { [K in keyof TransactionRow]: TransactionRow[K] | null } & {
-  locked: string | null;
-  key_scope: Scope | null;
-};
-
-/** The related statement's row. */
-export interface RelatedColumns {
-  account_name: string | null;
-  account_type: string | null;
-  category_name: string | null;
-  category_color: string | null;
-  category_icon: string | null;
-  merchant_name: string | null;
-  /** `[id, name, color]` of each tag in its assigned order (json, parsed by pg), or null for none. */
-  tags: Array<[string, string, string]> | null;
-}
-
-/**
- * `lockForUpdate` on PostgreSQL: two round trips (the lock with the key's scope, then what the row
- * refers to) where separate reads took four or more.
- */
 /** Both statements per schema, written once: a PATCH is the server's busiest write. */
 const statementsBySchema = new Map<string, { lock: string; related: string }>();
 
@@ -75,6 +53,10 @@ function statementsFor(s: string): { lock: string; related: string } {
   return statements;
 }
 
+/**
+ * `lockForUpdate` on PostgreSQL: two round trips (the lock with the key's scope, then what the row
+ * refers to) where separate reads took four or more.
+ */
 export async function lockForUpdate(
   rows: <T extends QueryResultRow>(sql: string, params: unknown[]) => Promise<T[]>,
   s: string,
@@ -84,30 +66,14 @@ export async function lockForUpdate(
 ): Promise<LockedForUpdate> {
   const statements = statementsFor(s);
   const found = (await rows<LockedColumns>(statements.lock, [keyId ?? null, id, userId]))[0]!;
-  const { key_scope, locked, ...columns } = found;
-  const keyScope = key_scope ?? undefined;
-  if (columns.id === null) return { keyScope, row: undefined, related: noRelated() };
-  const row = columns as TransactionRow;
+  if (found.id === null) return lockedFromColumns(found, undefined);
   const refers = (
-    await rows<RelatedColumns>(statements.related, [row.account_id, row.category_id, row.merchant_id, row.id])
+    await rows<RelatedColumns>(statements.related, [
+      found.account_id,
+      found.category_id,
+      found.merchant_id,
+      found.id,
+    ])
   )[0]!;
-  const related = noRelated();
-  if (refers.account_name !== null)
-    related.accounts.push({
-      id: row.account_id,
-      name: refers.account_name,
-      account_type: refers.account_type!,
-    });
-  if (row.category_id !== null && refers.category_name !== null)
-    related.categories.push({
-      id: row.category_id,
-      name: refers.category_name,
-      color: refers.category_color!,
-      icon: refers.category_icon!,
-    });
-  if (row.merchant_id !== null && refers.merchant_name !== null)
-    related.merchants.push({ id: row.merchant_id, name: refers.merchant_name });
-  for (const [tagId, name, color] of refers.tags ?? [])
-    related.tags.push({ transaction_id: row.id, id: tagId, name, color });
-  return { keyScope, row: { ...row, locked: JSON.parse(locked!) as LockableField[] }, related };
+  return lockedFromColumns(found, refers);
 }
