@@ -13,7 +13,7 @@
  *   fetch would turn it into a GET whose answer is not the write's, so that is a `RedirectError` too.
  */
 import { RedirectError } from './errors.js';
-import { logTo } from '@finsync/internals/http';
+import { logTo, untilAborted } from '@finsync/internals/http';
 import type { ServiceLogger } from './logger.js';
 
 export interface RedirectSettings {
@@ -45,7 +45,8 @@ export async function fetchWithinOrigin(
   const body = !safe && input.body !== null ? await input.clone().arrayBuffer() : undefined;
   let request = input.redirect === 'manual' ? input : new Request(input, { redirect: 'manual' });
   for (let hop = 0; ; hop += 1) {
-    const response = await settings.fetch(request, init);
+    // The caller's abort ends the call even while a custom fetch holds the request (until-aborted.ts).
+    const response = await untilAborted(settings.fetch(request, init), input.signal);
     const location = response.headers.get('location');
     if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
     let target: URL;

@@ -14,6 +14,7 @@ export {
   shown,
 } from './client-options.js';
 export { MAX_ERROR_BODY_BYTES, errorBodyText } from './body-text.js';
+export { untilAborted } from './until-aborted.js';
 export {
   errorOptions,
   requestErrorJSON,

@@ -7,7 +7,7 @@
  * `www.lunchflow.app` are one), up to 5 hops; anything else is a `RedirectError`, nothing sent there.
  * The provider is only ever called with GET, so every redirect status may be followed as one.
  */
-import { logTo } from '@finsync/internals/http';
+import { logTo, untilAborted } from '@finsync/internals/http';
 import { RedirectError } from './errors.js';
 import type { ProviderLogger } from './logger.js';
 
@@ -39,7 +39,8 @@ export async function fetchWithinHostFamily(
   const baseFamily = hostFamily(baseUrl);
   let request = input;
   for (let hop = 0; ; hop += 1) {
-    const response = await settings.fetch(request, init);
+    // The caller's abort ends the call even while a custom fetch holds the request (until-aborted.ts).
+    const response = await untilAborted(settings.fetch(request, init), input.signal);
     const location = response.headers.get('location');
     if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) {
       return response;

@@ -1,0 +1,50 @@
+/**
+ * A custom `fetch` that holds the request before passing it on (a throttle's queue) or never hears the
+ * signal: the caller's abort still ends the call at once, and the client's own timeout still ends it
+ * as a `TimeoutError`.
+ */
+import { describe, expect, it } from 'vitest';
+import { ProviderClient, RequestAbortedError, TimeoutError } from '../src/index.js';
+
+/** A fetch whose queue gives the request its slot only after `ms`, and which ignores the signal. */
+function heldFor(ms: number): { fetch: typeof fetch; passedOn: () => number } {
+  let passedOn = 0;
+  const fetch = (() =>
+    new Promise<Response>((resolve) =>
+      setTimeout(() => {
+        passedOn += 1;
+        resolve(Response.json({ accounts: [], total: 0 }, { status: 200 }));
+      }, ms),
+    )) as typeof globalThis.fetch;
+  return { fetch, passedOn: () => passedOn };
+}
+
+const client = (fetch: typeof globalThis.fetch, timeoutMs = 10_000) =>
+  new ProviderClient({ apiKey: 'k'.repeat(40), rateLimit: false, fetch, timeoutMs, maxRetries: 0 });
+
+describe('a fetch that holds the request', () => {
+  it('hears an abort while the fetch holds the request: RequestAbortedError at once, not at the timeout', async () => {
+    const held = heldFor(2_000);
+    const controller = new AbortController();
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = Date.now();
+      controller.abort();
+    }, 50);
+    const error = await client(held.fetch)
+      .listAccounts({ signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    // Timed from the abort: a loaded machine may fire the abort's timer late.
+    expect(Date.now() - abortedAt).toBeLessThan(1_000);
+    expect(held.passedOn()).toBe(0);
+  });
+
+  it('still ends at its own timeout as a TimeoutError, not as an abort', async () => {
+    const held = heldFor(5_000);
+    const error = await client(held.fetch, 200)
+      .listAccounts()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+});
