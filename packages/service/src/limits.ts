@@ -15,6 +15,11 @@ export const LIMITS = {
   search: 1_000,
   /** Ids in one list filter (`account_ids`, `tag_ids`, …): 100 UUIDs make a query of about 5 KB. */
   filterIds: 100,
+  /**
+   * Characters of a list's filters as a query string: Puma, which serves Sure, refuses a query string
+   * over 10 KB (10,240 bytes); this leaves room for `page` and `per_page`.
+   */
+  query: 10_000,
   /** Characters of `request({ path })`. */
   path: 2_048,
   /** Characters of a request's path and query together, as sent (the last guard, for `request()`). */

@@ -310,6 +310,17 @@ function fitsServiceAmount(amount: number | string): boolean {
   );
 }
 
+/**
+ * Whether `amount` has at most the 4 decimal places `decimal(19,4)` keeps: the service rounds the rest
+ * away without a word (`0.00012345` BTC is stored as `0.0001`, `0.00004` as 0). A string is judged by
+ * its digits (trailing zeros are no places); a number by its value, so a sum such as `0.1 + 0.2`
+ * (`0.30000000000000004`), which is 0.3 up to the double's own rounding, still goes.
+ */
+function fitsServiceScale(amount: number | string): boolean {
+  if (typeof amount === 'string') return (amount.split('.')[1] ?? '').replace(/0+$/, '').length <= 4;
+  return Math.abs(amount - Number(amount.toFixed(4))) <= Math.max(1, Math.abs(amount)) * 1e-12;
+}
+
 /** A finite number or a plain decimal string (`"12.34"`, `"-7"`); never `"1,234.56"` or `"abc"`. */
 const AmountMember = z
   .union(
@@ -327,6 +338,9 @@ const AmountMember = z
   // The service stores amounts as decimal(19,4): 10^15 or more does not fit, and was a 500.
   .refine(fitsServiceAmount, {
     message: 'Amount must be less than 1,000,000,000,000,000 in magnitude',
+  })
+  .refine(fitsServiceScale, {
+    message: 'Amount must have at most 4 decimal places (the service stores 4 and rounds the rest away)',
   });
 
 const NATURES = ['income', 'inflow', 'expense', 'outflow'];

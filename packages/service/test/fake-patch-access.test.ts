@@ -88,6 +88,41 @@ describe('side effects', () => {
     ]);
   });
 
+  it('a category and tags set in one update are both locked: the client sends the tags in a PATCH of their own', async () => {
+    // The service does not lock a category or merchant changed in the same PATCH as tags, so a bank
+    // sync would overwrite the category the user just set.
+    const before = world.store.requests.length;
+    const updated = await client.transactions.update(world.salary.id, {
+      category_id: world.dining.id,
+      merchant_id: world.cafe.id,
+      notes: 'paid back',
+      tag_ids: [world.travel.id, world.household.id],
+    });
+    expect(world.store.transactions.get(world.salary.id)!.locked_attributes.sort()).toEqual([
+      'category_id',
+      'merchant_id',
+      'notes',
+      'tag_ids',
+    ]);
+    expect(world.store.requests.slice(before).map((r) => r.body)).toEqual([
+      { transaction: { category_id: world.dining.id, merchant_id: world.cafe.id, notes: 'paid back' } },
+      { transaction: { tag_ids: [world.travel.id, world.household.id] } },
+    ]);
+    // The answer is the row after both.
+    expect(updated.category?.id).toBe(world.dining.id);
+    expect(updated.merchant?.id).toBe(world.cafe.id);
+    expect(updated.tags.map((t) => t.id)).toEqual([world.travel.id, world.household.id]);
+    expect(updated.notes).toBe('paid back');
+  });
+
+  it('tags alone, or tags cleared beside a category, go in one PATCH', async () => {
+    const before = world.store.requests.length;
+    await client.transactions.update(world.salary.id, { tag_ids: [world.travel.id], notes: 'x' });
+    await client.transactions.update(world.salary.id, { category_id: world.dining.id, tag_ids: [] });
+    expect(world.store.requests.length - before).toBe(2);
+    expect(world.store.transactions.get(world.salary.id)!.locked_attributes).toContain('category_id');
+  });
+
   it('the fake records the bodies it received, never the key', async () => {
     await client.transactions.update(world.market.id, { tag_ids: [] });
     const last = world.store.requests.at(-1)!;

@@ -45,6 +45,41 @@ async function expectRefused(promise: Promise<unknown>, member: string, size: Re
 const create = (extra: Record<string, unknown>) =>
   client().transactions.create({ account_id: ACCOUNT, date: '2026-05-01', amount: '1', name: 'n', ...extra });
 
+describe('list(): the filters together at most 10,000 characters of query', () => {
+  it('two full id filters together are refused, naming the larger; each alone is sent', async () => {
+    const ids = (n: number) => Array<string>(n).fill(TX_ID);
+    await expectRefused(
+      (async () => client().transactions.list({ account_ids: ids(100), tag_ids: ids(99) }))(),
+      'account_ids',
+      /a query of 10,\d{3} characters, over 10,000 .*split account_ids/,
+    );
+    await client()
+      .transactions.list({ account_ids: ids(100), search: 'x'.repeat(1_000) })
+      .firstPage();
+    expect(sent).toBe(1);
+  });
+
+  it('a list changed after the call does not change the pages still to come', async () => {
+    const urls: string[] = [];
+    server.use(
+      http.get(`${API}/transactions`, ({ request }) => {
+        urls.push(request.url);
+        const page = Number(new URL(request.url).searchParams.get('page'));
+        return HttpResponse.json({
+          transactions: [wireTransaction()],
+          pagination: { page, per_page: 1, total_count: 3, total_pages: 3 },
+        });
+      }),
+    );
+    const accountIds = [ACCOUNT];
+    const list = client().transactions.list({ account_ids: accountIds });
+    accountIds.length = 0;
+    for await (const _ of list.pages());
+    expect(urls).toHaveLength(3);
+    for (const url of urls) expect(new URL(url).searchParams.getAll('account_ids[]')).toEqual([ACCOUNT]);
+  });
+});
+
 describe('text members: at most 65,536 characters', () => {
   it.each(['notes', 'name', 'description', 'external_id'])(
     'create: %s of 65,537 is refused',
@@ -151,5 +186,28 @@ describe('amounts: less than 10^15 in magnitude (the service stores decimal(19,4
     await create({ amount: '999999999999999.9' });
     await client().transactions.update(TX_ID, { amount: -999_999_999_999_999 });
     expect(sent).toBe(2);
+  });
+});
+
+describe('amounts: at most 4 decimal places (decimal(19,4) rounds the rest away)', () => {
+  it.each(['0.00012345', '12.34567', 0.00004, -1.23456])(
+    '%s is refused by create and by update',
+    async (amount) => {
+      await expectRefused(create({ amount }), 'amount', /at most 4 decimal places/);
+      await expectRefused(
+        client().transactions.update(TX_ID, { amount }),
+        'amount',
+        /at most 4 decimal places/,
+      );
+      expect(sent).toBe(0);
+    },
+  );
+
+  it('4 places, trailing zeros and a sum that is 4 places up to the double rounding are sent', async () => {
+    await create({ amount: '0.0001' });
+    await create({ amount: '12.34000000' });
+    await client().transactions.update(TX_ID, { amount: 0.1 + 0.2 });
+    await client().transactions.update(TX_ID, { amount: 123456789012.1234 });
+    expect(sent).toBe(4);
   });
 });

@@ -79,7 +79,7 @@ describe('update sends only what the caller set', () => {
     ]);
   });
 
-  it('sends every member at once', async () => {
+  it('sends every member, the tags in a PATCH of their own when a category or merchant comes with them', async () => {
     const requests = capture();
     const full: TransactionUpdate = {
       date: '2026-05-03',
@@ -94,7 +94,11 @@ describe('update sends only what the caller set', () => {
       tag_ids: [TAG, TAG.toUpperCase()],
     };
     await client().transactions.update(TX_ID, full);
-    expect(requests[0]!.body).toEqual({ transaction: full });
+    const { tag_ids, ...rest } = full;
+    expect(requests.map((r) => r.body)).toEqual([{ transaction: rest }, { transaction: { tag_ids } }]);
+    const { category_id: _category, merchant_id: _merchant, ...noReferences } = full;
+    await client().transactions.update(TX_ID, noReferences);
+    expect(requests[2]!.body).toEqual({ transaction: noReferences });
   });
 
   it('URL-encodes the id path segment', async () => {
