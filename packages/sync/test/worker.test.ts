@@ -357,4 +357,138 @@ describe('SyncWorker', () => {
     expect((await storage.getConnection('c1'))?.status).toBe('active');
     expect(runs.some((r) => r.report?.ok)).toBe(true);
   });
+
+  it('a worker restarted under the same id leases under owners of its own: the run before cannot pass its fence', async () => {
+    const storage = new MemoryStorage();
+    const owners: string[][] = [];
+    const claimDue = storage.claimDue.bind(storage);
+    for (let instance = 0; instance < 2; instance += 1) {
+      const mine: string[] = [];
+      owners.push(mine);
+      storage.claimDue = async (owner, options) => (mine.push(owner), claimDue(owner, options));
+      const worker = new SyncWorker({
+        storage,
+        credentials: async () => undefined,
+        workerId: 'pod-1',
+        pollIntervalMs: 5,
+      });
+      worker.start();
+      while (mine.length < 2) await new Promise((r) => setTimeout(r, 5));
+      await worker.stop();
+    }
+    const [before, after] = [owners[0]!, owners[1]!];
+    for (const owner of [...before, ...after]) expect(owner.startsWith('pod-1#')).toBe(true);
+    // No owner of the instance before comes back: its first claim's owner is not the restarted one's.
+    expect(after.filter((owner) => before.includes(owner))).toEqual([]);
+    // So the stalled run of the instance before is fenced out once the restarted one holds the lease.
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    expect(await storage.claimDue(after[0]!, { limit: 1, leaseMs: 60_000, now: new Date() })).toEqual(['c1']);
+    await expect(
+      storage.apply({
+        changes: [],
+        fence: { connectionId: 'c1', workerId: before[0]!, at: new Date().toISOString() },
+      }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+  });
+
+  it('claims one poll at a time: never more runs than its concurrency, however slow the claims', async () => {
+    const storage = new MemoryStorage();
+    const sandbox = sandboxAt('slowclaim.test', 5);
+    sandbox.faults.add({ kind: 'latency', ms: 20 });
+    const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
+    await storage.apply({ changes: [], connections: ids.map((id) => connectionState(id)) });
+    let claiming = 0;
+    let mostClaiming = 0;
+    const claimDue = storage.claimDue.bind(storage);
+    // A database a little way off: each claim answers 80 ms after it is made.
+    storage.claimDue = async (owner, options) => {
+      claiming += 1;
+      mostClaiming = Math.max(mostClaiming, claiming);
+      const claimed = await claimDue(owner, options);
+      await new Promise((r) => setTimeout(r, 80));
+      claiming -= 1;
+      return claimed;
+    };
+    const worker = new SyncWorker({
+      storage,
+      concurrency: 2,
+      pollIntervalMs: 30,
+      clock: { today: () => sandbox.today },
+      credentials: async () =>
+        new ProviderClient({
+          apiKey: 'sandbox-key',
+          baseUrl: 'https://slowclaim.test/api/v1',
+          rateLimit: false,
+          maxRetries: 0,
+        }),
+    });
+    let active = 0;
+    let mostActive = 0;
+    let done = 0;
+    worker.on('run:start', () => {
+      active += 1;
+      mostActive = Math.max(mostActive, active);
+    });
+    worker.onRun(() => {
+      active -= 1;
+      done += 1;
+    });
+    worker.start();
+    for (let i = 0; i < 500 && done < ids.length; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await worker.stop();
+    expect(done).toBe(ids.length);
+    expect(mostActive).toBeLessThanOrEqual(2);
+    expect(mostClaiming).toBe(1);
+    expect((await storage.listLeases()).every((l) => l.workerId === null)).toBe(true);
+  });
+
+  it('stopped with abort while a run waits behind an earlier one of its connection: the waiting run never starts', async () => {
+    const storage = new MemoryStorage();
+    const sandbox = sandboxAt('chained.test', 4);
+    sandbox.faults.add({ kind: 'latency', ms: 30 });
+    await storage.apply({ changes: [], connections: [connectionState('c1')] });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let asks = 0;
+    const worker = new SyncWorker({
+      storage,
+      leaseMs: 3_600_000,
+      pollIntervalMs: 20,
+      clock: { today: () => sandbox.today },
+      credentials: async () => {
+        asks += 1;
+        if (asks === 1) await gate; // the first run is held while it is set up
+        return {
+          apiKey: 'sandbox-key',
+          clientOptions: { baseUrl: 'https://chained.test/api/v1', rateLimit: false as const, maxRetries: 0 },
+        };
+      },
+    });
+    const runs: WorkerRunEvent[] = [];
+    worker.onRun((event) => runs.push(event));
+    worker.start();
+    while (asks < 1) await new Promise((r) => setTimeout(r, 5));
+    // Another process gives the connection a new key: its lease is revoked, due now, and this same
+    // worker claims it again; that run waits for the first to end.
+    await new SyncEngine({ storage }).updateCredentials('c1', { apiKey: 'sandbox-key' });
+    while ((await storage.listLeases())[0]!.workerId === null) await new Promise((r) => setTimeout(r, 5));
+    const requestsBefore = sandbox.requests.length;
+    const stopping = worker.stop({ abort: true });
+    release();
+    await stopping;
+    expect(runs.filter((r) => r.report?.ok)).toEqual([]);
+    expect(asks).toBe(1);
+    expect(sandbox.requests.length - requestsBefore).toBe(0);
+    const [lease] = await storage.listLeases();
+    expect(lease!.workerId).toBeNull();
+    expect(Date.parse(lease!.nextRunAt!)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('refuses an interval past ten years, which no date can follow', () => {
+    const storage = new MemoryStorage();
+    expect(() => new SyncWorker({ storage, credentials: async () => undefined, intervalMs: 1e16 })).toThrow(
+      /intervalMs must be .* at most ten years/,
+    );
+    expect(() => new SyncEngine({ storage, intervalMs: 1e16 })).toThrow(RangeError);
+  });
 });

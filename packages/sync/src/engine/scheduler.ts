@@ -16,13 +16,22 @@ export interface ScheduleOptions {
 }
 
 /**
+ * The longest interval between runs: ten years. A next run time past it was no date at all (`1e16` ms
+ * from now is an Invalid Date), so a worker could not hand its lease back and ran the connection
+ * again each time the lease ran out.
+ */
+export const MAX_INTERVAL_MS = 10 * 365 * 24 * 3_600_000;
+
+/**
  * The schedule with its defaults, checked: an interval of 0 or less had the scheduler sync without
  * pause (some 1,200 provider requests in two seconds), and NaN turned it off in silence.
  */
 export function checkedSchedule(options: Partial<ScheduleOptions>): ScheduleOptions {
   const { intervalMs = 6 * 3_600_000, jitter = 0.1, concurrency = 2 } = options;
-  if (!(Number.isFinite(intervalMs) && intervalMs > 0))
-    throw new RangeError(`intervalMs must be a positive number of milliseconds, got ${intervalMs}`);
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0 && intervalMs <= MAX_INTERVAL_MS))
+    throw new RangeError(
+      `intervalMs must be a positive number of milliseconds, at most ten years (${MAX_INTERVAL_MS}), got ${intervalMs}`,
+    );
   if (!(jitter >= 0 && jitter < 1))
     throw new RangeError(`jitter must be within 0 (inclusive) and 1, got ${jitter}`);
   if (!(Number.isSafeInteger(concurrency) && concurrency >= 1))

@@ -55,7 +55,11 @@ export interface WorkerRunEvent {
  * engine of its own, and hands them back with their next run time. Call `start()` to begin.
  */
 export class SyncWorker {
-  /** This worker's id. Its leases are written as `{workerId}#{claim}`, one owner a claim (see `#poll`). */
+  /**
+   * This worker's id. Its leases are written as `{workerId}#{instance}#{claim}`, one owner a claim
+   * (see `#poll`); `instance` is drawn per `SyncWorker`, so a worker restarted under the same id never
+   * writes an owner of the one before.
+   */
   readonly workerId: string;
   /** The engine the worker runs connections with: for its events, or to read the storage. */
   readonly engine: SyncEngine;
@@ -65,10 +69,14 @@ export class SyncWorker {
   readonly #active = new Map<string, Promise<void>>();
   /** Claims made so far: each claim's leases have an owner of their own. */
   #claims = 0;
+  /** Drawn once per instance, so that owners stay unique across instances sharing a `workerId`. */
+  readonly #instance = randomUUID().slice(0, 8);
   readonly #listeners = new Set<(event: WorkerRunEvent) => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** The poll in flight (a claim may be waiting on the storage). */
+  /** The poll in flight (a claim may be waiting on the storage); there is at most one. */
   #polling: Promise<void> | undefined;
+  /** A poll was asked for while one was in flight: it runs when that one ends. */
+  #pollAgain = false;
   #running = false;
   #stopController = new AbortController();
 
@@ -130,7 +138,19 @@ export class SyncWorker {
     if (!this.#running) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
-      this.#polling = this.#poll().finally(() => (this.#polling = undefined));
+      // One poll at a time: two would each see the same runs in flight and claim room for both, and
+      // `stop()` could wait for one while the other still claims.
+      if (this.#polling) {
+        this.#pollAgain = true;
+        return;
+      }
+      this.#polling = this.#poll().finally(() => {
+        this.#polling = undefined;
+        if (this.#pollAgain) {
+          this.#pollAgain = false;
+          this.#schedule(0);
+        }
+      });
     }, delayMs);
   }
 
@@ -141,7 +161,9 @@ export class SyncWorker {
     let claimed: string[] = [];
     // One owner a claim, not one a worker: a lease revoked for new credentials (`revokeLease`) and
     // claimed again by this same worker must fence out the run still going with the old key.
-    const owner = `${this.workerId}#${(this.#claims += 1)}`;
+    // The instance's part keeps an owner unique when a restarted worker reuses its id: else its first
+    // claim would be `worker-1#1` again, and the stalled run of the one before would pass the fence.
+    const owner = `${this.workerId}#${this.#instance}#${(this.#claims += 1)}`;
     if (room > 0) {
       try {
         claimed = await this.#storage.claimDue(owner, {
@@ -160,9 +182,7 @@ export class SyncWorker {
     // back at once, due now, so that another worker (or this one restarted) need not wait them out.
     if (!this.#running) {
       const now = this.#now();
-      await Promise.all(
-        claimed.map((id) => this.#storage.releaseLease(id, owner, now).catch(() => undefined)),
-      );
+      await Promise.all(claimed.map((id) => this.#release(id, owner, now)));
       return;
     }
     for (const connectionId of claimed) {
@@ -185,6 +205,12 @@ export class SyncWorker {
   }
 
   async #runOne(connectionId: string, owner: string): Promise<void> {
+    // Stopped with `abort` while this run waited behind an earlier one of the same connection: it does
+    // not start, and its lease goes back due now.
+    if (this.#stopController.signal.aborted) {
+      await this.#release(connectionId, owner, this.#now());
+      return;
+    }
     const controller = new AbortController();
     const stop = () => controller.abort(this.#stopController.signal.reason);
     this.#stopController.signal.addEventListener('abort', stop, { once: true });
@@ -229,7 +255,7 @@ export class SyncWorker {
     }
     // A run this worker's own stop cut short is due now, for the next worker (or this one restarted).
     const nextRunAt = this.#stopController.signal.aborted ? this.#now() : this.#nextRunAt(event.report);
-    await this.#storage.releaseLease(connectionId, owner, nextRunAt).catch(() => undefined);
+    await this.#release(connectionId, owner, nextRunAt);
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -237,6 +263,17 @@ export class SyncWorker {
         // A listener's failure is not the run's.
       }
     }
+  }
+
+  /** Hands the lease back. A failure is logged: the lease then runs out, and the connection is due again. */
+  async #release(connectionId: string, owner: string, nextRunAt: Date): Promise<void> {
+    await this.#storage.releaseLease(connectionId, owner, nextRunAt).catch((error: unknown) => {
+      this.#logger?.warn?.('releasing a lease failed; it will run out instead', {
+        connectionId,
+        workerId: this.workerId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
   }
 
   #nextRunAt(report: ConnectionReport | undefined): Date {

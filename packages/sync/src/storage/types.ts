@@ -184,7 +184,7 @@ export interface LeaseInfo {
   connectionId: string;
   /**
    * The lease's owner; `null` when not leased. Kept after expiry until taken or released. `SyncWorker`
-   * claims as `{workerId}#{claim}`: one owner a claim, so a lease claimed again fences out the run
+   * claims as `{workerId}#{instance}#{claim}`: one owner a claim, so a lease claimed again fences out the run
    * of the claim before.
    */
   workerId: string | null;
