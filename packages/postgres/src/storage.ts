@@ -78,6 +78,9 @@ function sqlLimit(count: number): number | null {
   return count > Number.MAX_SAFE_INTEGER ? null : count;
 }
 
+/** How long the pool the storage creates waits for a connection before the call fails. */
+const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
+
 /** Whether `value` is text PostgreSQL cannot store (it holds U+0000). */
 function unstorable(value: unknown): boolean {
   return typeof value === 'string' && value.includes('\u0000');
@@ -90,6 +93,7 @@ function unstorable(value: unknown): boolean {
  * Every `apply` is one transaction of a few set-based statements (not one per row), optionally
  * fenced by a lease; feed seqs become visible strictly in seq order across all writers.
  */
+
 export class PostgresStorage implements Storage, WorkQueue {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
@@ -126,7 +130,14 @@ export class PostgresStorage implements Storage, WorkQueue {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else {
-      this.#pool = new Pool({ ...options.poolConfig, connectionString: options.connectionString });
+      // pg waits for a connection and for a silent peer without limit by default: a server that stops
+      // answering would hold a sync, and a worker's `stop()`, until TCP gives up. Both can be overridden.
+      this.#pool = new Pool({
+        connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS,
+        keepAlive: true,
+        ...options.poolConfig,
+        connectionString: options.connectionString,
+      });
       this.#ownsPool = true;
       // An idle pooled connection that dies (server restart, network) is reported as an 'error'
       // event, which would crash the process without a listener. The pool has already dropped that
