@@ -16,7 +16,7 @@ import {
   storedIdOf,
   unreadableAmountProblem,
 } from './input.js';
-import { pageAsTheService } from './pages.js';
+import { pageAsTheService, servicePage } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderTransactions } from './render.js';
 import { isNature, storedFromWrite } from './sign-convention.js';
@@ -267,16 +267,7 @@ export async function listDeletedTransactions(
   userId: string,
   params: { page?: number | undefined; per_page?: number | undefined },
 ) {
-  const page = params.page ?? 1;
-  const perPage = params.per_page ?? 25;
-  if (!Number.isSafeInteger(page) || page < 1)
-    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer', [
-      'page must be a positive integer',
-    ]);
-  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100)
-    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100', [
-      'per_page must be an integer from 1 to 100',
-    ]);
+  const { page, perPage } = servicePage(params);
   const { rows, pagination } = await pageAsTheService(page, perPage, (window) =>
     store.findDeletedTransactions(userId, window),
   );

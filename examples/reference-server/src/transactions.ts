@@ -13,7 +13,7 @@ import {
   storedIdOf,
   unreadableAmountProblem,
 } from './input.js';
-import { pageAsTheService } from './pages.js';
+import { pageAsTheService, servicePage } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
 import { renderRows, renderSteps, renderTransactions } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
@@ -70,17 +70,7 @@ export interface TransactionListInput {
 }
 
 export async function listTransactions(store: AppStore, userId: string, params: TransactionListInput) {
-  const page = params.page ?? 1;
-  const perPage = params.per_page ?? 25;
-  if (!Number.isInteger(page) || page < 1)
-    throw new ApiProblem(400, 'bad_request', 'page must be a positive integer', [
-      'page must be a positive integer',
-    ]);
-  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) {
-    throw new ApiProblem(400, 'bad_request', 'per_page must be an integer from 1 to 100', [
-      'per_page must be an integer from 1 to 100',
-    ]);
-  }
+  const { page, perPage } = servicePage(params);
   for (const name of ['start_date', 'end_date'] as const) {
     const value = params[name];
     if (value !== undefined && !isCalendarDate(value))

@@ -124,7 +124,7 @@ for (const backend of BACKENDS) {
         'search=%00',
         'search=a%00b',
         'page=99999999999',
-        'per_page=0',
+        'per_page=abc',
         `account_ids[]=${Array.from({ length: 101 }, (_, i) => `a${i}`).join('&account_ids[]=')}`,
         // Within the bound under each spelling, past it together.
         `tag_ids[]=${Array.from({ length: 60 }, (_, i) => `a${i}`).join('&tag_ids[]=')}&tag_ids=${Array.from({ length: 60 }, (_, i) => `b${i}`).join('&tag_ids=')}`,
@@ -134,6 +134,23 @@ for (const backend of BACKENDS) {
         expect(response.status, query).toBe(400);
         expect(response.body.error).toBe('bad_request');
       }
+    });
+
+    it('reads page and per_page as the service does: page 0 is page 1, a per_page outside 1–100 is 25', async () => {
+      for (const [query, page, perPage] of [
+        ['per_page=0', 1, 25],
+        ['per_page=101', 1, 25],
+        ['per_page=500&page=0', 1, 25],
+        ['per_page=3&page=0', 1, 3],
+      ] as const) {
+        for (const path of ['/api/v1/transactions', '/api/v1/transactions/deleted']) {
+          const response = await t.request(t.keys.alice, 'GET', `${path}?${query}`);
+          expect(response.status, `${path}?${query}`).toBe(200);
+          expect(response.body.pagination, `${path}?${query}`).toMatchObject({ page, per_page: perPage });
+        }
+      }
+      const many = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=500');
+      expect(many.body.transactions.length).toBe(Math.min(25, many.body.pagination.total_count));
     });
 
     it('refuses a body nested deeper than any write with a 400 on every write route, not a 500', async () => {

@@ -180,12 +180,6 @@ export const ProviderKeyBody = z
   })
   .openapi('ProviderKeyRequest');
 
-const listNumber = (label: string, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `${label} must be a positive integer`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, `${label} must be an integer from 1 to ${max}`);
 const dateParam = (label: string) =>
   z
     .string()
@@ -199,11 +193,32 @@ const ids = (label: string) =>
 const amountParam = (label: string) =>
   z.string().regex(/^-?\d{1,12}(\.\d{1,4})?$/, `${label} must be a decimal number`);
 
+/**
+ * As the service's `safe_page_param` / `safe_per_page_param`: a page of 0 is page 1, and a `per_page`
+ * outside 1–100 is the default 25 (a Sure client asking for 500 gets rows, not an error). Only what is
+ * not a number, or a page past `LIMITS.page`, is refused.
+ */
+const pageNumber = z
+  .string()
+  .regex(/^\d{1,9}$/, 'page must be a positive integer')
+  .transform((text) => Math.max(1, Number(text)))
+  .refine((n) => n <= LIMITS.page, `page must be an integer from 1 to ${LIMITS.page}`);
+const perPageNumber = z
+  .string()
+  .regex(/^\d{1,9}$/, 'per_page must be a positive integer')
+  .transform((text) => {
+    const n = Number(text);
+    return n >= 1 && n <= 100 ? n : 25;
+  });
+
 export const PageQuery = z.object({
-  page: listNumber('page', LIMITS.page).optional().openapi({ description: 'From 1', example: '1' }),
-  per_page: listNumber('per_page', 100)
+  page: pageNumber
     .optional()
-    .openapi({ description: '1–100, default 25', example: '25' }),
+    .openapi({ description: `From 1 (0 is 1, as the service); at most ${LIMITS.page}`, example: '1' }),
+  per_page: perPageNumber.optional().openapi({
+    description: '1–100, default 25; any other number is 25, as the service',
+    example: '25',
+  }),
 });
 
 export const TransactionListQuery = PageQuery.extend({
