@@ -255,6 +255,19 @@ export async function restoreTransaction(
   await store.atomically(async (unit) => {
     const row = await unit.lockTransaction(userId, id, { deleted: true });
     if (!row) throw notFound();
+    // A deleted row no longer holds its key, so a create may have given it to a new row since: restored
+    // beside that one, one bank transaction would be shown twice, where the service finds an entry by
+    // (account, external_id, source) and can never hold two.
+    if (row.external_id !== '') {
+      const holder = await unit.findByExternalId(row.account_id, row.source, row.external_id);
+      if (holder && holder.id !== row.id)
+        throw new ApiProblem(
+          409,
+          'conflict',
+          `Transaction ${holder.id} has this transaction's external_id and source; delete it first`,
+          [`External ID has already been taken by transaction ${holder.id}`],
+        );
+    }
     await unit.setDeleted(row.id, null);
     await unit.updateTransaction(row.id, { updated_at: new Date().toISOString() });
   }, options);

@@ -190,6 +190,36 @@ for (const backend of BACKENDS) {
       expect((await client.transactions.get(target.id)).id).toBe(target.id);
     });
 
+    it("restore refuses (409) while a row created since holds the deleted row's external_id: never two rows for one bank transaction", async () => {
+      const synced = (await all()).find(
+        (r) => r.source === 'lunchflow' && !r.external_id?.includes('pending'),
+      )!;
+      await client.transactions.delete(synced.id);
+      const created = await client.transactions.create({
+        account_id: synced.account.id,
+        name: 'Entered by hand',
+        amount: '1',
+        date: synced.date,
+        external_id: synced.external_id!,
+        source: 'lunchflow',
+      });
+      expect(created.created).toBe(true);
+      const path = `/api/v1/transactions/${synced.id}/restore`;
+      const refused = await t.request(t.keys.alice, 'POST', path);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'conflict' });
+      expect(refused.body.message).toContain(created.transaction.id);
+      const holding = async () =>
+        (await all()).filter((r) => r.external_id === synced.external_id && r.source === 'lunchflow');
+      expect((await holding()).map((r) => r.id)).toEqual([created.transaction.id]);
+      expect((await sync(1)).ok).toBe(true);
+      expect(await holding()).toHaveLength(1);
+      // Once the new row is deleted, the old one comes back.
+      await client.transactions.delete(created.transaction.id);
+      expect((await t.request(t.keys.alice, 'POST', path)).status).toBe(200);
+      expect((await holding()).map((r) => r.id)).toEqual([synced.id]);
+    });
+
     it('POST creates (201), a repeat with the same external_id answers 200 with the original row', async () => {
       const account = await accountOf('4711');
       const body = {

@@ -231,6 +231,7 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     responses: {
       200: ok(TransactionSchema, 'Restored'),
       404: err('Not a deleted transaction of this key'),
+      409: err('A live transaction holds its external_id and source (created since it was deleted)'),
       ...WRITE_ERRORS_UNDONE_ON_503,
     },
   });
