@@ -413,6 +413,39 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it("a key's lookup among the live rows is read off its index, not a scan of the account (SQLite's plan)", async () => {
+      if (!(opened.store instanceof SqliteAppStore)) return;
+      const fresh = new SqliteAppStore(join(db.dataDir, `by-key-${randomUUID()}.db`));
+      try {
+        const seeded = await seedUser(fresh, 'by-key');
+        const database = fresh.database;
+        const prepared: string[] = [];
+        const prepare = vi.spyOn(database, 'prepare').mockImplementation(function (
+          this: typeof database,
+          sql: string,
+        ) {
+          prepared.push(sql);
+          return Database.prototype.prepare.call(this, sql);
+        } as typeof database.prepare);
+        try {
+          await fresh.atomically((unit) => unit.findByExternalId(seeded.account.id, 'api', 'inv-1'));
+        } finally {
+          prepare.mockRestore();
+        }
+        const lookup = prepared.find((sql) => sql.includes('external_id = ?'))!;
+        const plan = (
+          database.prepare(`EXPLAIN QUERY PLAN ${lookup}`).all(seeded.account.id, 'api', 'inv-1') as Array<{
+            detail: string;
+          }>
+        )
+          .map((r) => r.detail)
+          .join(' | ');
+        expect(plan).toContain('USING INDEX app_transactions_by_key');
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('money, dates and timestamps come back as the exact text written', async () => {
       const { store } = opened;
       const { user, account } = await seedUser(store, 'exact');
@@ -511,8 +544,9 @@ for (const backend of BACKENDS) {
         await deleteTransaction(stores.store, user.id, ids[0]!);
         // Back to version 5, as a file or schema made by the release before.
         const downgrade = [
+          'DROP INDEX app_transactions_by_key',
           'ALTER TABLE app_users DROP COLUMN created_transactions',
-          `DELETE FROM ${backend.kind === 'postgres' ? 'finsync_migrations' : 'app_migrations'} WHERE version = 6`,
+          `DELETE FROM ${backend.kind === 'postgres' ? 'finsync_migrations' : 'app_migrations'} WHERE version >= 6`,
         ];
         if (backend.kind === 'postgres')
           await withClient(async (client) => {

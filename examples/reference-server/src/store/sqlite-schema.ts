@@ -148,6 +148,14 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    // A create with an external_id (and a restore) looks its key up among the live rows: without this
+    // it read every row of the account, twice a create (81-92 ms against 2 ms at 27,000 rows), so a
+    // bulk import with keys was quadratic.
+    version: 7,
+    sql: `CREATE INDEX app_transactions_by_key ON app_transactions (account_id, source, external_id)
+      WHERE deleted_at IS NULL AND gone_at IS NULL;`,
+  },
 ];
 
 /** Removes group and other permissions from a file, if it exists. */
