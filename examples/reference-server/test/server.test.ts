@@ -279,6 +279,11 @@ for (const backend of BACKENDS) {
             expect(Object.keys(operation.responses), `${method} ${path} documents its errors`).toContain(
               path.startsWith('/api/v1/') ? '401' : '200',
             );
+            // What any keyed route may answer: a query value that is not UTF-8, a body over the limit, a failure.
+            if ('401' in operation.responses)
+              expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+                expect.arrayContaining(['400', '413', '500']),
+              );
           }
         expect(doc.components.schemas.Transaction.properties.signed_amount_cents.type).toBe('integer');
         const update = doc.components.schemas.TransactionUpdateRequest.properties.transaction.properties;

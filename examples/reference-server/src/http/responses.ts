@@ -61,13 +61,30 @@ const ERROR_EXAMPLES: Record<number, { error: string; message: string }> = {
   415: { error: 'unsupported_media_type', message: 'Unsupported Media Type' },
   422: { error: 'validation_failed', message: 'Transaction could not be updated' },
   429: { error: 'rate_limit_exceeded', message: 'Rate limit exceeded. Try again in 1834 seconds.' },
+  500: { error: 'internal_server_error', message: 'An unexpected error occurred' },
   503: { error: 'service_unavailable', message: 'The database is busy; try again in a moment' },
 };
 
-/** `route` with an example on each error answer that has none, for its status. */
+/**
+ * What any route that takes a key may answer besides its own, added where the route names none of its
+ * own for the status: a query value that is not percent-encoded UTF-8 (400, before any route reads
+ * it), a body over the limit on any method (413), an unexpected failure (500).
+ */
+const ANY_KEYED_ROUTE_ERRORS: Record<number, ReturnType<typeof err>> = {
+  400: json(ErrorSchema, 'A query value that is not percent-encoded UTF-8, or a bad parameter'),
+  413: json(ErrorSchema, 'A body larger than the limit (1 MiB by default), whatever the method'),
+  500: json(ErrorSchema, 'An unexpected error'),
+};
+
+/**
+ * `route` as the document shows it: an example on each error answer that has none, for its status,
+ * and, on a route that takes a key (it answers 401), the errors any such route may give.
+ */
 export function withErrorExamples<R extends { responses: Record<string | number, unknown> }>(route: R): R {
   const responses: Record<string, unknown> = {};
-  for (const [status, response] of Object.entries(route.responses)) {
+  const all: Record<string, unknown> =
+    '401' in route.responses ? { ...ANY_KEYED_ROUTE_ERRORS, ...route.responses } : route.responses;
+  for (const [status, response] of Object.entries(all)) {
     const example = ERROR_EXAMPLES[Number(status)];
     const media = (response as { content?: Record<string, { schema: unknown; example?: unknown }> })
       .content?.['application/json'];
