@@ -48,3 +48,10 @@ describe('a fetch that holds the request', () => {
     expect(error).toBeInstanceOf(TimeoutError);
   });
 });
+
+describe('a fetch that answers with a plain Response, not a promise', () => {
+  it('is read as before (a mock returning a value)', async () => {
+    const fetch = (() => Response.json({ accounts: [], total: 0 })) as unknown as typeof globalThis.fetch;
+    await expect(client(fetch).listAccounts()).resolves.toEqual([]);
+  });
+});

@@ -318,7 +318,9 @@ function fitsServiceAmount(amount: number | string): boolean {
  */
 function fitsServiceScale(amount: number | string): boolean {
   if (typeof amount === 'string') return (amount.split('.')[1] ?? '').replace(/0+$/, '').length <= 4;
-  return Math.abs(amount - Number(amount.toFixed(4))) <= Math.max(1, Math.abs(amount)) * 1e-12;
+  // A few units of the double's own rounding, relative to the amount: a tolerance that grew faster
+  // let 123456789.12345 through.
+  return Math.abs(amount - Number(amount.toFixed(4))) <= Math.abs(amount) * Number.EPSILON * 4;
 }
 
 /** A finite number or a plain decimal string (`"12.34"`, `"-7"`); never `"1,234.56"` or `"abc"`. */

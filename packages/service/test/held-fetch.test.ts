@@ -51,3 +51,12 @@ describe('a fetch that holds the request', () => {
     expect(error).toBeInstanceOf(TimeoutError);
   });
 });
+
+describe('a fetch that answers with a plain Response, not a promise', () => {
+  it('is read as before (a mock returning a value)', async () => {
+    const fetch = (() =>
+      Response.json({ error: 'not_found' }, { status: 404 })) as unknown as typeof globalThis.fetch;
+    const error = await settle(client(fetch).transactions.get(TX_ID));
+    expect((error as { status?: number }).status).toBe(404);
+  });
+});

@@ -190,7 +190,7 @@ describe('amounts: less than 10^15 in magnitude (the service stores decimal(19,4
 });
 
 describe('amounts: at most 4 decimal places (decimal(19,4) rounds the rest away)', () => {
-  it.each(['0.00012345', '12.34567', 0.00004, -1.23456])(
+  it.each(['0.00012345', '12.34567', 0.00004, -1.23456, 123456789.12345, 1000000000.00001])(
     '%s is refused by create and by update',
     async (amount) => {
       await expectRefused(create({ amount }), 'amount', /at most 4 decimal places/);

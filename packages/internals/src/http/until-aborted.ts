@@ -6,9 +6,11 @@
  * one the caller sees. An answer that arrives after the abort is let go: its body is cancelled.
  */
 export function untilAborted(
-  answer: Promise<Response>,
+  fetched: Response | PromiseLike<Response>,
   signal: AbortSignal | null | undefined,
 ): Promise<Response> {
+  // A fetch may answer with a plain Response (a mock's `mockReturnValue`), as `await` took it before.
+  const answer = Promise.resolve(fetched);
   if (!signal) return answer;
   const letGo = (late: Response) => void late.body?.cancel().catch(() => undefined);
   if (signal.aborted) {
