@@ -142,6 +142,11 @@ for (const backend of BACKENDS) {
         ['per_page=101', 1, 25],
         ['per_page=500&page=0', 1, 25],
         ['per_page=3&page=0', 1, 3],
+        // Any whole number, as Ruby's to_i reads it: a sign, more digits than an int holds.
+        ['per_page=-1&page=-1', 1, 25],
+        ['per_page=+5', 1, 5],
+        ['per_page=%2B5', 1, 5],
+        ['per_page=10000000000', 1, 25],
       ] as const) {
         for (const path of ['/api/v1/transactions', '/api/v1/transactions/deleted']) {
           const response = await t.request(t.keys.alice, 'GET', `${path}?${query}`);

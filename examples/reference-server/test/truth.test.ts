@@ -220,6 +220,57 @@ for (const backend of BACKENDS) {
       expect((await holding()).map((r) => r.id)).toEqual([synced.id]);
     });
 
+    it('a restore and a create of one key at once leave one live row holding it', async () => {
+      const synced = (await all()).find(
+        (r) => r.source === 'lunchflow' && !r.external_id?.includes('pending'),
+      )!;
+      await client.transactions.delete(synced.id);
+      // The restore holds its unit open for a while after its check, as a slow one would.
+      const store = t.server.runtime.store;
+      const atomically = store.atomically.bind(store);
+      let checked!: () => void;
+      const restoreChecked = new Promise<void>((resolve) => (checked = resolve));
+      store.atomically = ((
+        work: Parameters<typeof atomically>[0],
+        options?: Parameters<typeof atomically>[1],
+      ) =>
+        atomically(
+          (unit) =>
+            work(
+              new Proxy(unit, {
+                get: (target, name) =>
+                  name === 'findByExternalId'
+                    ? async (...args: Parameters<typeof target.findByExternalId>) => {
+                        const found = await target.findByExternalId(...args);
+                        checked();
+                        await new Promise((resolve) => setTimeout(resolve, 300));
+                        return found;
+                      }
+                    : Reflect.get(target, name),
+              }),
+            ),
+          options,
+        )) as typeof store.atomically;
+      const restoring = client.transactions.restore(synced.id);
+      await restoreChecked;
+      store.atomically = atomically;
+      const created = await client.transactions.create({
+        account_id: synced.account.id,
+        name: 'Entered by hand',
+        amount: '1',
+        date: synced.date,
+        external_id: synced.external_id!,
+        source: 'lunchflow',
+      });
+      await restoring;
+      // The create waited for the restore and found its row: a repeat, not a second row.
+      expect(created).toMatchObject({ created: false, transaction: { id: synced.id } });
+      const holding = (await all()).filter(
+        (r) => r.external_id === synced.external_id && r.source === 'lunchflow',
+      );
+      expect(holding.map((r) => r.id)).toEqual([synced.id]);
+    });
+
     it('POST creates (201), a repeat with the same external_id answers 200 with the original row', async () => {
       const account = await accountOf('4711');
       const body = {

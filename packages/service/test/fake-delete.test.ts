@@ -221,17 +221,21 @@ describe('listDeleted (finsync extension)', () => {
     expect(world.store.requests).toEqual([]);
   });
 
-  it('answers a page past the end with the last page, and refuses a per_page over 100 with a 400, as the reference server', async () => {
+  it('answers a page past the end with the last page, and reads page and per_page as the reference server', async () => {
     for (const tx of [world.salary, world.market, world.coffee]) await client.transactions.delete(tx.id);
     const past = await raw('GET', '/api/v1/transactions/deleted?page=5&per_page=2');
     expect(past.status).toBe(200);
     expect(past.body.pagination).toEqual({ page: 2, per_page: 2, total_count: 3, total_pages: 2 });
-    const tooMany = await raw('GET', '/api/v1/transactions/deleted?per_page=101');
-    expect(tooMany).toMatchObject({
+    for (const query of ['per_page=101', 'per_page=0&page=0', 'per_page=-1&page=-1']) {
+      const answer = await raw('GET', `/api/v1/transactions/deleted?${query}`);
+      expect(answer.status, query).toBe(200);
+      expect(answer.body.pagination, query).toMatchObject({ page: 1, per_page: 25 });
+    }
+    expect(await raw('GET', '/api/v1/transactions/deleted?per_page=abc')).toMatchObject({
       status: 400,
-      body: { error: 'bad_request', message: 'per_page must be an integer from 1 to 100' },
+      body: { error: 'bad_request', message: 'per_page must be a whole number' },
     });
-    expect((await raw('GET', '/api/v1/transactions/deleted?page=0')).status).toBe(400);
+    expect((await raw('GET', '/api/v1/transactions/deleted?page=100001')).status).toBe(400);
     expect((await raw('GET', '/api/v1/transactions/deleted?page=&per_page=')).status).toBe(200);
   });
 

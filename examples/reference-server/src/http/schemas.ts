@@ -194,18 +194,24 @@ const amountParam = (label: string) =>
   z.string().regex(/^-?\d{1,12}(\.\d{1,4})?$/, `${label} must be a decimal number`);
 
 /**
+ * A whole number with an optional sign and leading white space, as Ruby's `to_i` reads one (at most
+ * 20 digits; a `+` in a query is a space).
+ */
+const WHOLE_NUMBER = /^\s*[+-]?\d{1,20}$/;
+
+/**
  * As the service's `safe_page_param` / `safe_per_page_param`: a page of 0 is page 1, and a `per_page`
  * outside 1–100 is the default 25 (a Sure client asking for 500 gets rows, not an error). Only what is
  * not a number, or a page past `LIMITS.page`, is refused.
  */
 const pageNumber = z
   .string()
-  .regex(/^\d{1,9}$/, 'page must be a positive integer')
+  .regex(WHOLE_NUMBER, 'page must be a whole number')
   .transform((text) => Math.max(1, Number(text)))
   .refine((n) => n <= LIMITS.page, `page must be an integer from 1 to ${LIMITS.page}`);
 const perPageNumber = z
   .string()
-  .regex(/^\d{1,9}$/, 'per_page must be a positive integer')
+  .regex(WHOLE_NUMBER, 'per_page must be a whole number')
   .transform((text) => {
     const n = Number(text);
     return n >= 1 && n <= 100 ? n : 25;

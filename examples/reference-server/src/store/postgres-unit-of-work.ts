@@ -14,6 +14,12 @@ import { lockForUpdate } from './postgres-lock-for-update.js';
 
 export type Queryable = Pick<PoolClient, 'query'>;
 
+/**
+ * The advisory lock class of a transaction's key (`FSTK`), beside @finsync/postgres's migration and
+ * feed classes in the same two-int lock space.
+ */
+const TRANSACTION_KEY_LOCK = 0x4653544b;
+
 export async function rows<T extends QueryResultRow>(db: Queryable, sql: string, params: unknown[] = []) {
   return (await db.query<T>(sql, params)).rows;
 }
@@ -99,6 +105,13 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
         )
       ).map((r) => r.tag_id),
     findByExternalId: async (accountId, source, externalId) => {
+      // The key is locked even while no live row holds it: a create and a restore of one key take
+      // turns, as SQLite's write lock makes them (under READ COMMITTED each saw no holder, and both
+      // committed a live row with the key).
+      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [
+        TRANSACTION_KEY_LOCK,
+        JSON.stringify([s, accountId, source, externalId]),
+      ]);
       const [row] = await rows<TransactionRow & { locked: string }>(
         client,
         `SELECT ${TX_COLUMNS}, locked FROM ${s}.app_transactions

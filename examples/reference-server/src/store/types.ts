@@ -275,7 +275,10 @@ export interface UnitOfWork extends RelatedReads {
   uncountCreatedTransaction(userId: string): Promise<void>;
   /** The tag ids of a transaction, in their assigned order. */
   transactionTagIds(transactionId: string): Promise<string[]>;
-  /** A live transaction of the account with this idempotency key, locked. */
+  /**
+   * A live transaction of the account with this idempotency key, locked; the key is locked too, so
+   * that a unit that finds no holder and then writes one (a create, a restore) is not raced by another.
+   */
   findByExternalId(
     accountId: string,
     source: string,

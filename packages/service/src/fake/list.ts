@@ -157,23 +157,21 @@ export function listDeletedTransactions(
   url: URL,
   locale: string,
 ): FakeResult {
-  // As the reference server, which serves it: `page` and `per_page` checked (a blank one is not
-  // sent), a page past the end answered with the last page, as the index.
-  for (const [name, max] of [
-    ['page', 100_000],
-    ['per_page', 100],
-  ] as const) {
-    const value = url.searchParams.get(name)?.trim();
-    if (!value) continue;
-    const problem = !/^\d{1,9}$/.test(value)
-      ? `${name} must be a positive integer`
-      : Number(value) < 1 || Number(value) > max
-        ? `${name} must be an integer from 1 to ${max}`
+  // As the reference server, which serves it: `page` and `per_page` read as the service reads the
+  // index's (page 0 is 1, a per_page outside 1–100 is 25); only what is not a whole number, or a page
+  // past 100,000, is a 400. A blank one is not sent.
+  for (const name of ['page', 'per_page'] as const) {
+    const value = url.searchParams.get(name);
+    if (!value?.trim()) continue;
+    const problem = !/^\s*[+-]?\d{1,20}$/.test(value)
+      ? `${name} must be a whole number`
+      : name === 'page' && Number(value) > 100_000
+        ? 'page must be an integer from 1 to 100000'
         : undefined;
     if (problem) return { status: 400, body: { error: 'bad_request', message: problem, errors: [problem] } };
   }
   const rows = [...store.deletedTransactions.values()]
     .filter((tx) => store.canAccess(key, tx.account_id))
     .reverse();
-  return paginate('transactions', rows, url, (tx) => renderTransaction(store, tx, locale), { above100: 100 });
+  return paginate('transactions', rows, url, (tx) => renderTransaction(store, tx, locale));
 }
