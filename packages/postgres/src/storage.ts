@@ -135,6 +135,8 @@ export class PostgresStorage implements Storage, WorkQueue {
       this.#pool = new Pool({
         connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS,
         keepAlive: true,
+        // The first probe after 30 s of silence, not the system's default two hours.
+        keepAliveInitialDelayMillis: 30_000,
         ...options.poolConfig,
         connectionString: options.connectionString,
       });

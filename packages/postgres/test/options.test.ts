@@ -35,7 +35,11 @@ describe('the pool the storage creates', () => {
       (storage.pool as unknown as { options: { connectionTimeoutMillis?: number; keepAlive?: boolean } })
         .options;
     const byDefault = new PostgresStorage({ connectionString: 'postgres://x@127.0.0.1/none' });
-    expect(options(byDefault)).toMatchObject({ connectionTimeoutMillis: 30_000, keepAlive: true });
+    expect(options(byDefault)).toMatchObject({
+      connectionTimeoutMillis: 30_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 30_000,
+    });
     const chosen = new PostgresStorage({
       connectionString: 'postgres://x@127.0.0.1/none',
       poolConfig: { connectionTimeoutMillis: 5_000, keepAlive: false },
