@@ -69,7 +69,12 @@ export interface TransactionListInput {
   search?: string | undefined;
 }
 
-export async function listTransactions(store: AppStore, userId: string, params: TransactionListInput) {
+export async function listTransactions(
+  store: AppStore,
+  userId: string,
+  params: TransactionListInput,
+  options: { deadline?: CommitDeadline | undefined } = {},
+) {
   const { page, perPage } = servicePage(params);
   for (const name of ['start_date', 'end_date'] as const) {
     const value = params[name];
@@ -102,6 +107,7 @@ export async function listTransactions(store: AppStore, userId: string, params: 
         tag_ids: params.tag_ids?.map(storedIdOf),
       },
       window,
+      options,
     ),
   );
   return { transactions: await renderTransactions(store, rows), pagination };

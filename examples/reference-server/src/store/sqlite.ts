@@ -13,6 +13,7 @@ import { marks, sqliteRelatedReads } from './sqlite-reads.js';
 import { TX_COLUMNS } from './columns.js';
 import { CommitGroups } from './sqlite-group-commit.js';
 import { Gate } from './sqlite-gate.js';
+import { searchInSlices } from './sqlite-search.js';
 import { readTransaction, sqliteUnitOfWork } from './sqlite-unit-of-work.js';
 import type { Awaitable } from './steps.js';
 import type {
@@ -42,11 +43,13 @@ export class SqliteAppStore implements AppStore {
   /** The better-sqlite3 handle, shared with the engine's storage. */
   readonly database: Db;
   readonly #gate = new Gate();
+  readonly #filename: string;
   readonly #unit: UnitOfWork;
   readonly #reads: RelatedReads;
   readonly #groups: CommitGroups;
 
   constructor(filename: string) {
+    this.#filename = filename;
     this.database = openDatabase(filename);
     this.#unit = sqliteUnitOfWork(this.database);
     this.#groups = new CommitGroups(this.database, (work, options) => this.atomically(work, options));
@@ -266,6 +269,7 @@ export class SqliteAppStore implements AppStore {
     userId: string,
     filter: TransactionFilter,
     page: { limit: number; offset: number },
+    options?: { deadline?: CommitDeadline | undefined },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const where = ['t.user_id = ?', 't.gone_at IS NULL'];
     if (!filter.with_deleted) where.push('t.deleted_at IS NULL');
@@ -303,6 +307,9 @@ export class SqliteAppStore implements AppStore {
       args.push(...filter.tag_ids);
     }
     const sql = where.join(' AND ');
+    // A search reads notes, whose cost has no useful bound: in slices, on a snapshot of its own.
+    if (filter.search && this.#filename !== ':memory:' && this.#filename !== '')
+      return searchInSlices(this.#filename, sql, args, page, options?.deadline);
     return this.#gate.run(() => {
       const rows = prepareCached(
         this.database,

@@ -403,11 +403,15 @@ export interface AppStore extends RelatedReads {
     userId: string,
     page: { limit: number; offset: number },
   ): Promise<{ total: number; rows: TransactionRow[] }>;
-  /** Live transactions, newest first (date, then created_at, descending; then id), one page, and the total count. */
+  /**
+   * Live transactions, newest first (date, then created_at, descending; then id), one page, and the
+   * total count. A long read (a search on SQLite) stops once `deadline` has been answered as timed out.
+   */
   findTransactions(
     userId: string,
     filter: TransactionFilter,
     page: { limit: number; offset: number },
+    options?: { deadline?: CommitDeadline | undefined },
   ): Promise<{ total: number; rows: TransactionRow[] }>;
   /** Which of these transactions of the user the bank lists as pending (a hold), for the page. */
   pendingAmong(userId: string, ids: readonly string[]): Promise<Set<string>>;

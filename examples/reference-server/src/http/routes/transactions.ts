@@ -71,23 +71,28 @@ export function transactionRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRunti
     const q = c.req.valid('query') as Record<string, unknown> & { page?: number; per_page?: number };
     const text = (name: string) => (typeof q[name] === 'string' ? (q[name] as string) : undefined);
     return c.json(
-      (await listTransactions(store, c.get('principal').userId, {
-        page: q.page,
-        per_page: q.per_page,
-        account_id: text('account_id'),
-        account_ids: list(q, 'account_ids'),
-        category_id: text('category_id'),
-        category_ids: list(q, 'category_ids'),
-        merchant_id: text('merchant_id'),
-        merchant_ids: list(q, 'merchant_ids'),
-        tag_ids: list(q, 'tag_ids'),
-        start_date: text('start_date'),
-        end_date: text('end_date'),
-        min_amount: text('min_amount'),
-        max_amount: text('max_amount'),
-        type: text('type')?.toLowerCase() as 'income' | 'expense' | undefined,
-        search: text('search'),
-      })) as never,
+      (await listTransactions(
+        store,
+        c.get('principal').userId,
+        {
+          page: q.page,
+          per_page: q.per_page,
+          account_id: text('account_id'),
+          account_ids: list(q, 'account_ids'),
+          category_id: text('category_id'),
+          category_ids: list(q, 'category_ids'),
+          merchant_id: text('merchant_id'),
+          merchant_ids: list(q, 'merchant_ids'),
+          tag_ids: list(q, 'tag_ids'),
+          start_date: text('start_date'),
+          end_date: text('end_date'),
+          min_amount: text('min_amount'),
+          max_amount: text('max_amount'),
+          type: text('type')?.toLowerCase() as 'income' | 'expense' | undefined,
+          search: text('search'),
+        },
+        { deadline: c.get('deadline') },
+      )) as never,
       200,
     );
   });
