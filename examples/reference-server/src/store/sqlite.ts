@@ -309,7 +309,7 @@ export class SqliteAppStore implements AppStore {
     const sql = where.join(' AND ');
     // A search reads notes, whose cost has no useful bound: in slices, on a snapshot of its own.
     if (filter.search && this.#filename !== ':memory:' && this.#filename !== '')
-      return searchInSlices(this.#filename, sql, args, page, options?.deadline);
+      return searchInSlices(this.#filename, userId, sql, args, page, options?.deadline);
     return this.#gate.run(() => {
       const rows = prepareCached(
         this.database,
