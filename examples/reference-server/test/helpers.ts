@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
+import { vi } from 'vitest';
 import type { SandboxOptions } from '@finsync/provider/sandbox';
 import {
   freshSchemaName,
@@ -302,4 +304,32 @@ export async function holdUnitOfWork(
       await holder;
     },
   };
+}
+
+/** The SQL statements `database` prepared while `work` ran (a store prepares each once and keeps it). */
+export async function statementsPreparedDuring(
+  database: SqliteAppStore['database'],
+  work: () => unknown,
+): Promise<string[]> {
+  const prepared: string[] = [];
+  const prepare = vi.spyOn(database, 'prepare').mockImplementation(function (
+    this: typeof database,
+    sql: string,
+  ) {
+    prepared.push(sql);
+    return Database.prototype.prepare.call(this, sql);
+  } as typeof database.prepare);
+  try {
+    await work();
+  } finally {
+    prepare.mockRestore();
+  }
+  return prepared;
+}
+
+/** SQLite's query plan for `sql` with `params`, its steps joined by ` | `. */
+export function queryPlan(database: SqliteAppStore['database'], sql: string, params: unknown[]): string {
+  return (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+    .map((row) => row.detail)
+    .join(' | ');
 }

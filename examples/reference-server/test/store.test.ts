@@ -17,7 +17,15 @@ import {
   type NewTransaction,
 } from '../src/store/types.js';
 import { createUser } from '../src/users.js';
-import { BACKENDS, holdUnitOfWork, testDatabase, withClient, type TestDatabase } from './helpers.js';
+import {
+  BACKENDS,
+  holdUnitOfWork,
+  queryPlan,
+  statementsPreparedDuring,
+  testDatabase,
+  withClient,
+  type TestDatabase,
+} from './helpers.js';
 
 const now = () => new Date().toISOString();
 
@@ -380,31 +388,17 @@ for (const backend of BACKENDS) {
           unit.insertTransaction(transaction(seeded.user.id, seeded.account.id, {})),
         );
         const database = fresh.database;
-        const prepared: string[] = [];
-        const prepare = vi.spyOn(database, 'prepare').mockImplementation(function (
-          this: typeof database,
-          sql: string,
-        ) {
-          prepared.push(sql);
-          return Database.prototype.prepare.call(this, sql);
-        } as typeof database.prepare);
-        try {
-          await fresh.findTransactions(seeded.user.id, {}, { limit: 3, offset: 1 });
-        } finally {
-          prepare.mockRestore();
-        }
+        const prepared = await statementsPreparedDuring(database, () =>
+          fresh.findTransactions(seeded.user.id, {}, { limit: 3, offset: 1 }),
+        );
         const listing = prepared.filter((sql) => sql.includes('FROM app_transactions t'));
         expect(listing).toHaveLength(2);
         for (const sql of listing) {
-          const plan = (
-            database
-              .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-              .all(...(sql.includes('LIMIT') ? [seeded.user.id, 1, 1] : [seeded.user.id])) as Array<{
-              detail: string;
-            }>
-          )
-            .map((r) => r.detail)
-            .join(' | ');
+          const plan = queryPlan(
+            database,
+            sql,
+            sql.includes('LIMIT') ? [seeded.user.id, 1, 1] : [seeded.user.id],
+          );
           expect(plan, sql).toContain('USING INDEX app_transactions_listed');
           expect(plan, sql).not.toMatch(/TEMP B-TREE|SCAN t\b/);
         }
@@ -419,27 +413,11 @@ for (const backend of BACKENDS) {
       try {
         const seeded = await seedUser(fresh, 'by-key');
         const database = fresh.database;
-        const prepared: string[] = [];
-        const prepare = vi.spyOn(database, 'prepare').mockImplementation(function (
-          this: typeof database,
-          sql: string,
-        ) {
-          prepared.push(sql);
-          return Database.prototype.prepare.call(this, sql);
-        } as typeof database.prepare);
-        try {
-          await fresh.atomically((unit) => unit.findByExternalId(seeded.account.id, 'api', 'inv-1'));
-        } finally {
-          prepare.mockRestore();
-        }
+        const prepared = await statementsPreparedDuring(database, () =>
+          fresh.atomically((unit) => unit.findByExternalId(seeded.account.id, 'api', 'inv-1')),
+        );
         const lookup = prepared.find((sql) => sql.includes('external_id = ?'))!;
-        const plan = (
-          database.prepare(`EXPLAIN QUERY PLAN ${lookup}`).all(seeded.account.id, 'api', 'inv-1') as Array<{
-            detail: string;
-          }>
-        )
-          .map((r) => r.detail)
-          .join(' | ');
+        const plan = queryPlan(database, lookup, [seeded.account.id, 'api', 'inv-1']);
         expect(plan).toContain('USING INDEX app_transactions_by_key');
       } finally {
         await fresh.close();

@@ -190,27 +190,39 @@ for (const backend of BACKENDS) {
       expect((await client.transactions.get(target.id)).id).toBe(target.id);
     });
 
-    it("restore refuses (409) while a row created since holds the deleted row's external_id: never two rows for one bank transaction", async () => {
+    type Listed = Awaited<ReturnType<typeof all>>[number];
+    /** A posted synced row, deleted. */
+    const deleteASyncedRow = async () => {
       const synced = (await all()).find(
         (r) => r.source === 'lunchflow' && !r.external_id?.includes('pending'),
       )!;
       await client.transactions.delete(synced.id);
-      const created = await client.transactions.create({
-        account_id: synced.account.id,
+      return synced;
+    };
+    /** A create with the row's external_id and source, which a deleted row no longer holds. */
+    const createWithKeyOf = (row: Listed) =>
+      client.transactions.create({
+        account_id: row.account.id,
         name: 'Entered by hand',
         amount: '1',
-        date: synced.date,
-        external_id: synced.external_id!,
+        date: row.date,
+        external_id: row.external_id!,
         source: 'lunchflow',
       });
+    /** The live rows holding the row's key. */
+    const holdingKeyOf = async (row: Listed) =>
+      (await all()).filter((r) => r.external_id === row.external_id && r.source === 'lunchflow');
+
+    it("restore refuses (409) while a row created since holds the deleted row's external_id: never two rows for one bank transaction", async () => {
+      const synced = await deleteASyncedRow();
+      const created = await createWithKeyOf(synced);
       expect(created.created).toBe(true);
       const path = `/api/v1/transactions/${synced.id}/restore`;
       const refused = await t.request(t.keys.alice, 'POST', path);
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({ error: 'conflict' });
       expect(refused.body.message).toContain(created.transaction.id);
-      const holding = async () =>
-        (await all()).filter((r) => r.external_id === synced.external_id && r.source === 'lunchflow');
+      const holding = () => holdingKeyOf(synced);
       expect((await holding()).map((r) => r.id)).toEqual([created.transaction.id]);
       expect((await sync(1)).ok).toBe(true);
       expect(await holding()).toHaveLength(1);
@@ -221,10 +233,7 @@ for (const backend of BACKENDS) {
     });
 
     it('a restore and a create of one key at once leave one live row holding it', async () => {
-      const synced = (await all()).find(
-        (r) => r.source === 'lunchflow' && !r.external_id?.includes('pending'),
-      )!;
-      await client.transactions.delete(synced.id);
+      const synced = await deleteASyncedRow();
       // The restore holds its unit open for a while after its check, as a slow one would.
       const store = t.server.runtime.store;
       const atomically = store.atomically.bind(store);
@@ -254,20 +263,11 @@ for (const backend of BACKENDS) {
       const restoring = client.transactions.restore(synced.id);
       await restoreChecked;
       store.atomically = atomically;
-      const created = await client.transactions.create({
-        account_id: synced.account.id,
-        name: 'Entered by hand',
-        amount: '1',
-        date: synced.date,
-        external_id: synced.external_id!,
-        source: 'lunchflow',
-      });
+      const created = await createWithKeyOf(synced);
       await restoring;
       // The create waited for the restore and found its row: a repeat, not a second row.
       expect(created).toMatchObject({ created: false, transaction: { id: synced.id } });
-      const holding = (await all()).filter(
-        (r) => r.external_id === synced.external_id && r.source === 'lunchflow',
-      );
+      const holding = await holdingKeyOf(synced);
       expect(holding.map((r) => r.id)).toEqual([synced.id]);
     });
 

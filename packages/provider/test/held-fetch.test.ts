@@ -3,21 +3,13 @@
  * signal: the caller's abort still ends the call at once, and the client's own timeout still ends it
  * as a `TimeoutError`.
  */
+import { heldFetch } from '@finsync/test-utils';
 import { describe, expect, it } from 'vitest';
 import { ProviderClient, RequestAbortedError, TimeoutError } from '../src/index.js';
 
-/** A fetch whose queue gives the request its slot only after `ms`, and which ignores the signal. */
-function heldFor(ms: number): { fetch: typeof fetch; passedOn: () => number } {
-  let passedOn = 0;
-  const fetch = (() =>
-    new Promise<Response>((resolve) =>
-      setTimeout(() => {
-        passedOn += 1;
-        resolve(Response.json({ accounts: [], total: 0 }, { status: 200 }));
-      }, ms),
-    )) as typeof globalThis.fetch;
-  return { fetch, passedOn: () => passedOn };
-}
+/** A fetch holding each request for `ms` before it answers, deaf to the signal. */
+const heldFor = (ms: number) =>
+  heldFetch(ms, () => Response.json({ accounts: [], total: 0 }, { status: 200 }));
 
 const client = (fetch: typeof globalThis.fetch, timeoutMs = 10_000) =>
   new ProviderClient({ apiKey: 'k'.repeat(40), rateLimit: false, fetch, timeoutMs, maxRetries: 0 });

@@ -20,6 +20,7 @@ export {
   type PackageReadme,
   type ReadmeExample,
 } from './readme-example.js';
+export { heldFetch } from './held-fetch.js';
 export { stalledAnswerFetch } from './stalled-answer.js';
 export { makeTempDir, removeTempDir, useTempDirs } from './temp-dir.js';
 export { holdsTakenForLaterTwins, type TwinRuleRow } from './twin-limits.js';

@@ -107,7 +107,8 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
     findByExternalId: async (accountId, source, externalId) => {
       // The key is locked even while no live row holds it: a create and a restore of one key take
       // turns, as SQLite's write lock makes them (under READ COMMITTED each saw no holder, and both
-      // committed a live row with the key).
+      // committed a live row with the key). A statement of its own: joined into the read, the read's
+      // snapshot would be taken before the wait, and miss the row a restore it waited for made live.
       await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [
         TRANSACTION_KEY_LOCK,
         JSON.stringify([s, accountId, source, externalId]),
