@@ -16,6 +16,17 @@ export class AnsweredAsTimedOut extends Error {
 
 export class RequestDeadline implements CommitDeadline {
   #state: 'open' | 'expired' | 'committing' = 'open';
+  readonly #endsAt: number;
+
+  /** `timeoutMs`: the request timeout, counted from now (unknown when omitted: no end to read by). */
+  constructor(timeoutMs = Infinity) {
+    this.#endsAt = performance.now() + timeoutMs;
+  }
+
+  /** Milliseconds left before the request timeout answers; 0 once it has. */
+  remainingMs(): number {
+    return this.#state === 'expired' ? 0 : Math.max(0, this.#endsAt - performance.now());
+  }
 
   /** The time is up: whether the request may now be answered as timed out (nothing is committing). */
   expire(): boolean {

@@ -149,7 +149,7 @@ export function directTransactionUpdate(
       );
     // As the app's request timeout, from arrival: a 503, unless the update has begun to commit; an
     // update not yet committed then rolls back (http/deadline.ts).
-    const deadline = new RequestDeadline();
+    const deadline = new RequestDeadline(options.requestTimeoutMs);
     const timer = setTimeout(() => {
       if (deadline.expire()) replyError(TIMED_OUT);
     }, options.requestTimeoutMs);

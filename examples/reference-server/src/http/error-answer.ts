@@ -32,6 +32,8 @@ function isBusy(error: unknown): boolean {
 export function errorAnswer(error: unknown): ErrorAnswer | undefined {
   // Its request has been answered so already; the error only rolled its write back.
   if (error instanceof AnsweredAsTimedOut) return TIMED_OUT;
+  // PostgreSQL stopped a read at the request's time limit (statement_timeout): the same answer.
+  if ((error as { code?: unknown } | null)?.code === '57014') return TIMED_OUT;
   if (error instanceof ApiProblem) {
     const retryAfter = error.status === 503 || error.status === 429 ? 5 : undefined;
     return {

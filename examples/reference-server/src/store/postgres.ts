@@ -256,6 +256,7 @@ export class PostgresAppStore implements AppStore {
     userId: string,
     filter: TransactionFilter,
     page: { limit: number; offset: number },
+    options?: { deadline?: CommitDeadline | undefined },
   ): Promise<{ total: number; rows: TransactionRow[] }> {
     const args: unknown[] = [userId];
     const param = (value: unknown) => `$${args.push(value)}`;
@@ -288,18 +289,57 @@ export class PostgresAppStore implements AppStore {
       );
     }
     const sql = where.join(' AND ');
-    const rows = await this.#rows<TransactionRow>(
-      `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions t WHERE ${sql}
-       ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
-      [...args, page.limit, page.offset],
-    );
-    const shown = totalShownBy(rows.length, page);
-    if (shown !== undefined) return { total: shown, rows };
-    const [count] = await this.#rows<{ n: string }>(
-      `SELECT count(*) AS n FROM ${this.#s}.app_transactions t WHERE ${sql}`,
-      args,
-    );
-    return { total: Number(count?.n ?? 0), rows };
+    return this.#readWithin(options?.deadline, async (read) => {
+      const rows = await read<TransactionRow>(
+        `SELECT ${TX_COLUMNS} FROM ${this.#s}.app_transactions t WHERE ${sql}
+         ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+        [...args, page.limit, page.offset],
+      );
+      const shown = totalShownBy(rows.length, page);
+      if (shown !== undefined) return { total: shown, rows };
+      const [count] = await read<{ n: string }>(
+        `SELECT count(*) AS n FROM ${this.#s}.app_transactions t WHERE ${sql}`,
+        args,
+      );
+      return { total: Number(count?.n ?? 0), rows };
+    });
+  }
+
+  /**
+   * `work`'s reads, stopped by the server once the request's time is up: a search is one statement
+   * PostgreSQL runs to its end, and a client that gave up at the 503 and asked again would otherwise
+   * leave it holding a pooled connection and a backend's CPU. Bounded by `statement_timeout` in a
+   * read-only transaction of its own (SET LOCAL ends with it); its cancellation (57014) is answered
+   * as the timeout's 503 (http/error-answer.ts). Without a known deadline, plain pooled reads.
+   */
+  async #readWithin<T>(
+    deadline: CommitDeadline | undefined,
+    work: (read: <R extends QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>) => Promise<T>,
+  ): Promise<T> {
+    const remainingMs = deadline?.remainingMs?.() ?? Infinity;
+    if (!Number.isFinite(remainingMs)) return work((sql, params) => this.#rows(sql, params));
+    await this.init();
+    deadline!.ensureOpen();
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      // A whole number of milliseconds, spliced (SET takes no bound parameter); never 0, which means no limit.
+      await client.query(
+        `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(remainingMs))}`,
+      );
+      try {
+        const result = await work((sql, params) => rows(client, sql, params));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
   }
 
   async findDeletedTransactions(

@@ -325,6 +325,11 @@ export interface CommitDeadline {
    * timed out (the unit then rolls back); otherwise the request's answer now waits for the commit.
    */
   beginCommit(): void;
+  /**
+   * Milliseconds left before the request is answered as timed out (Infinity when not known): a store
+   * that cannot stop a statement between steps bounds the statement by it (PostgreSQL's search).
+   */
+  remainingMs?(): number;
 }
 
 export interface AtomicallyOptions {

@@ -70,7 +70,7 @@ export function logAccess(logger: ProviderLogger, entry: AccessLogEntry): void {
  */
 export function requestTimeout(ms: number, exception: () => HTTPException): MiddlewareHandler<AppEnv> {
   return async function timeoutAfter(c, next) {
-    const deadline = new RequestDeadline();
+    const deadline = new RequestDeadline(ms);
     c.set('deadline', deadline);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_, reject) => {

@@ -1,0 +1,62 @@
+/**
+ * A search on PostgreSQL is one statement the server runs to its end: past the request timeout it
+ * is stopped by the server (statement_timeout), not left running after the 503 — where a client
+ * asking again would stack searches up on the pool and the database's CPU.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PostgresAppStore } from '../src/store/postgres.js';
+import { BACKENDS, startTestServer, withClient, type TestServer } from './helpers.js';
+
+const postgres = BACKENDS.find((b) => b.kind === 'postgres')!;
+
+describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.title}`, () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(postgres, {}, { http: { requestTimeoutMs: 400 } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** The app's statements now running or waiting that read its transactions, by any connection. */
+  const searchesRunning = (table: string) =>
+    withClient(async (client) => {
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity
+         WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE $1`,
+        [`%FROM ${table} t WHERE%`],
+      );
+      return Number(rows[0]!.n);
+    });
+
+  it('is answered 503 and stopped by the database, and the next search is answered', async () => {
+    const store = t.server.runtime.store as PostgresAppStore;
+    const table = `"${store.schema}".app_transactions`;
+    // A lock no read can pass holds the search for as long as the test keeps it: a search that
+    // nothing stops waits for it to the end.
+    await withClient(async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      try {
+        const started = performance.now();
+        const answer = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=coffee');
+        expect(answer.status).toBe(503);
+        expect(answer.body.error).toBe('service_unavailable');
+        expect(performance.now() - started).toBeLessThan(5_000);
+        // Stopped by the server at its time limit: within a moment, nothing of it runs or waits.
+        let running = await searchesRunning(table);
+        for (let i = 0; i < 40 && running > 0; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          running = await searchesRunning(table);
+        }
+        expect(running).toBe(0);
+      } finally {
+        await holder.query('ROLLBACK');
+      }
+    });
+    // The connection it held went back to the pool in working order.
+    const after = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=e&per_page=5');
+    expect(after.status).toBe(200);
+    expect(after.body.transactions.length).toBeGreaterThan(0);
+  });
+});
