@@ -51,7 +51,7 @@ async function readStdin(): Promise<string> {
 
 /** Opens the server's data: the same database `npm start` uses, and only one that exists. */
 async function withRuntime<T>(work: (runtime: ServerRuntime) => Promise<T>): Promise<T> {
-  const { dataDir, database = { kind: 'sqlite' }, masterKey } = configFromEnv();
+  const { dataDir, database = { kind: 'sqlite' }, masterKey, allowedProviderBaseUrls } = configFromEnv();
   if (database.kind === 'sqlite') {
     const file = join(dataDir, 'finsync.db');
     if (!existsSync(file))
@@ -65,6 +65,8 @@ async function withRuntime<T>(work: (runtime: ServerRuntime) => Promise<T>): Pro
     database,
     sandbox: false,
     ...(masterKey ? { masterKey } : {}),
+    // The server's own list, so a key the server would accept for a provider URL is accepted here too.
+    allowedProviderBaseUrls,
   });
   try {
     return await work(runtime);

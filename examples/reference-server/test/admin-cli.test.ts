@@ -74,6 +74,23 @@ describe('npm run admin', () => {
     expect(curly.stdout + curly.stderr).not.toContain(secret);
   });
 
+  it('takes a provider URL the operator allowed (FINSYNC_ALLOWED_PROVIDER_URLS), as the server does', () => {
+    expect(run(dataDir, ['create-user', 'erin']).status).toBe(0);
+    const proxy = 'https://proxy.example.com/api/v1';
+    const secret = 'lf-provider-secret-0002';
+    const refused = run(dataDir, ['set-provider-key', 'erin', '--base-url', proxy], `${secret}\n`);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('base_url must be one of');
+    process.env.FINSYNC_ALLOWED_PROVIDER_URLS = proxy;
+    try {
+      const allowed = run(dataDir, ['set-provider-key', 'erin', '--base-url', proxy], `${secret}\n`);
+      expect(allowed.status, allowed.stderr).toBe(0);
+      expect(allowed.stdout + allowed.stderr).not.toContain(secret);
+    } finally {
+      delete process.env.FINSYNC_ALLOWED_PROVIDER_URLS;
+    }
+  });
+
   it("lists a user's keys without their secrets, and revokes one at once", async () => {
     const made = run(dataDir, ['create-key', 'dora', '--name', 'phone']);
     expect(made.status, made.stderr).toBe(0);

@@ -240,7 +240,16 @@ for (const backend of BACKENDS) {
       expect((await signIn(t.keys.alice, { ...UI, origin: 'null' })).status).toBe(403);
       const evilForwarded = { ...UI, origin: 'https://evil.example', 'x-forwarded-host': 'bank.example' };
       expect((await signIn(t.keys.alice, evilForwarded)).status).toBe(403);
-      expect((await fetch(`${ui.url}/ui/api/overview`)).status).toBe(401);
+      const unsigned = await fetch(`${ui.url}/ui/api/overview`);
+      expect(unsigned.status).toBe(401);
+      // The API's error body, with the request's id as its header says it.
+      expect(await unsigned.json()).toEqual({
+        error: 'unauthorized',
+        message: expect.any(String),
+        request_id: unsigned.headers.get('x-request-id'),
+      });
+      const refused = await signIn(t.keys.alice, { 'content-type': 'application/json' });
+      expect((await refused.json()).request_id).toBe(refused.headers.get('x-request-id'));
       const forged = { cookie: `finsync_ui=${'A'.repeat(43)}` };
       expect((await fetch(`${ui.url}/ui/api/overview`, { headers: forged })).status).toBe(401);
     });

@@ -10,10 +10,11 @@
 import { readFileSync } from 'node:fs';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ServerRuntime } from '../runtime.js';
 import { hashApiKey } from '../crypto.js';
 import { bodySizeLimit } from '../http/middleware/edge.js';
+import type { AppEnv } from '../http/env.js';
+import { problem } from '../http/problem-response.js';
 import type { WithinLimit } from '../http/middleware/auth.js';
 import { ApiProblem } from '../problem.js';
 import { authenticate } from '../users.js';
@@ -95,8 +96,9 @@ function asset(name: string): string {
   return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 }
 
+// The API's error body, `request_id` included (the edge's request id, as every answer's header has it).
 const fail = (c: Context, status: number, error: string, message: string) =>
-  c.json({ error, message }, status as ContentfulStatusCode);
+  problem(c as Context<AppEnv>, status, error, message);
 
 /**
  * A request that changes something must come from the page itself: with the custom header (a
