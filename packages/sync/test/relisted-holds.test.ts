@@ -255,3 +255,57 @@ describe('a hold listed again with other content while pending', () => {
     expect(feed.filter((e) => e[3] === 'id-changed')).toEqual([]);
   });
 });
+
+describe('a hold hidden behind its posting, listed again with other content', () => {
+  const posting: WireRow = { ...hold, id: 'tx1', date: '2026-03-05', isPending: false };
+
+  /** The hold alone on the 3rd; beside its posting on the 5th (hidden); `next` on the 6th and 7th. */
+  async function hiddenThen(first: WireRow, next: WireRow[]) {
+    const rows = [first];
+    const h = await setUp(rows);
+    await h.syncOn('2026-03-03');
+    rows.splice(0, rows.length, first, posting);
+    const posted = await h.syncOn('2026-03-05');
+    expect(posted.filter((e) => e[3] === 'posted')).toHaveLength(2);
+    rows.splice(0, rows.length, ...next);
+    return { h, feeds: [await h.syncOn('2026-03-06'), await h.syncOn('2026-03-07')] };
+  }
+
+  it('under a rewritten text stays hidden: the purchase is shown once, as its posting', async () => {
+    const { h, feeds } = await hiddenThen(hold, [
+      { ...hold, description: 'PENDING - HARBOUR HOTEL' },
+      posting,
+    ]);
+    expect(feeds).toEqual([[], []]);
+    expect(await h.keys()).toEqual(['id:tx1']);
+    // Dropped by the bank at last: nothing changes either.
+    expect(await h.syncOn('2026-03-08')).toEqual([]);
+    expect(await h.keys()).toEqual(['id:tx1']);
+  });
+
+  it('without a merchant, under a rewritten text at the same amount, stays hidden', async () => {
+    const bare: WireRow = { ...hold, merchant: null, description: 'Pending authorisation' };
+    const barePosting = { ...posting, merchant: null, description: 'Pending authorisation' };
+    const rows = [bare];
+    const h = await setUp(rows);
+    await h.syncOn('2026-03-03');
+    rows.splice(0, rows.length, bare, barePosting);
+    await h.syncOn('2026-03-05');
+    rows.splice(0, rows.length, { ...bare, description: 'PENDING HARBOUR HOTEL' }, barePosting);
+    expect(await h.syncOn('2026-03-06')).toEqual([]);
+    expect(await h.keys()).toEqual(['id:tx1']);
+  });
+
+  it('is not taken for a new hold of another date, or one of two new holds of its payee: those are shown', async () => {
+    const otherDay = { ...hold, date: '2026-03-04', description: 'PENDING - HARBOUR HOTEL' };
+    const shownBeside = await hiddenThen(hold, [otherDay, posting]);
+    expect(shownBeside.feeds[0]).toEqual([['added', expect.stringMatching(/^h:/), null, null]]);
+    const twoNew = [
+      { ...hold, description: 'PENDING - HARBOUR HOTEL' },
+      { ...hold, description: 'PENDING - HARBOUR HOTEL ROOM 2' },
+      posting,
+    ];
+    const both = await hiddenThen(hold, twoNew);
+    expect(both.feeds[0]!.map((e) => e[0])).toEqual(['added', 'added']);
+  });
+});

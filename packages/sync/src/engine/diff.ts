@@ -184,6 +184,19 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     repoint(successor.key, row.key);
   }
 
+  // 2a. A hold hidden behind its posting that the bank lists again with other content (its text
+  // rewritten): gone under its key, back under a new one on the same date. The new hold takes over
+  // the hidden one's record, hidden behind the same posting, where the re-listed rule (3c) would pair
+  // the two; shown, it would stand beside its posting as a second purchase (or take another twin).
+  const rewrittenHidden = rewrittenHiddenHolds();
+  for (const [oldKey, newHold] of rewrittenHidden) {
+    const was = supersededByKey.get(oldKey)!;
+    released.add(oldKey);
+    superseded.delete(oldKey);
+    supersede(newHold, successorOf(was), 'posted');
+    repoint(oldKey, newHold.key);
+  }
+
   // Posted rows that already stand for a hold cannot take another.
   const claimed = new Set<string>();
   for (const row of input.superseded)
@@ -242,11 +255,21 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // the window that holds its date: if it is, the superseded record absorbs it there).
   /** New holds not shown because a posting already stands for them: hold key → that posting. */
   const freshHolds = new Map<string, MirrorTransaction>();
+  if (rewrittenHidden.size > 0) {
+    const listed = new Map(rows.map((row) => [row.key, row]));
+    for (const newHold of rewrittenHidden.values())
+      freshHolds.set(newHold.key, listed.get(superseded.get(newHold.key)!.replacedBy)!);
+  }
   const before = input.window.from;
   const earlierHolds = input.storedPending.filter(
     (row) => before !== undefined && row.date < before && !linked.has(row.key),
   );
-  const holds = new Map([...rows.filter((row) => row.isPending), ...earlierHolds].map((r) => [r.key, r]));
+  const holds = new Map(
+    [...rows.filter((row) => row.isPending && !freshHolds.has(row.key)), ...earlierHolds].map((r) => [
+      r.key,
+      r,
+    ]),
+  );
   for (const [holdKey, posted] of twinsOf([...holds.values()], { sameDay: false })) {
     const hold = holds.get(holdKey)!;
     claimed.add(posted.key);
@@ -357,6 +380,57 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       })),
     hidden: listedSuperseded.size + freshHolds.size,
   };
+
+  /**
+   * 2a: hidden hold key → the new hold that takes its place. A hold superseded by its posting
+   * (`posted`), dated in this complete window's judged days and no longer listed under its key while
+   * that posting is listed, and a new hold listed now: the re-listed rule's kinship (same merchant,
+   * currency, direction and date; without a merchant, the same amount) and unique both ways over every
+   * hold that vanished, is hidden or is still listed that day.
+   */
+  function rewrittenHiddenHolds(): Map<string, MirrorTransaction> {
+    if (!input.complete) return new Map();
+    const newHolds = fresh.filter((row) => row.isPending && !replaces.has(row.key));
+    if (newHolds.length === 0) return new Map();
+    const inWindow = (date: string) =>
+      (input.window.from === undefined || date >= input.window.from) &&
+      (input.window.to === undefined || date <= input.window.to) &&
+      judged(date);
+    const hidden = input.superseded
+      .filter(
+        (row) =>
+          row.reason === 'posted' &&
+          row.record.isPending &&
+          !released.has(row.key) &&
+          !incomingKeys.has(row.key) &&
+          !listedSuperseded.has(row.key) &&
+          inWindow(row.record.date) &&
+          incomingKeys.has(successorOf(row)),
+      )
+      .map((row) => row.record);
+    if (hidden.length === 0) return new Map();
+    // Every other hold that could be the new one's: shown and still listed, hidden and still listed,
+    // or shown and gone now (the re-listed rule's own candidates).
+    const rivals = [
+      ...kept.filter((row) => row.isPending && !vanished.has(row.key)),
+      ...[...listedSuperseded.values()].filter((row) => row.isPending),
+      ...unlinked().filter((row) => row.isPending),
+    ];
+    const pairs = new Map<string, MirrorTransaction>();
+    for (const kinship of [RELISTED_BY_MERCHANT, RELISTED_WITHOUT_MERCHANT]) {
+      const open = newHolds.filter((row) => ![...pairs.values()].includes(row));
+      const left = hidden.filter((row) => !pairs.has(row.key));
+      for (const [oldKey, newHold] of pairAcrossAmounts(
+        left,
+        rivals,
+        { fresh: open, stored: [] },
+        reach,
+        kinship,
+      ))
+        pairs.set(oldKey, newHold);
+    }
+    return pairs;
+  }
 
   function link(oldKey: string, newKey: string, reason: ReplacementReason): void {
     linked.add(oldKey);
