@@ -140,6 +140,27 @@ describe('the balance check recounts the stored rows', () => {
       expect(first.ledger).toMatchObject({ postedTotal: '-111', rows: 3 });
       // Kept on the kept sums, the first anchor would say 900, and every later check would agree.
       expect(checkBalance(drifted, '889', '0', '2026-01-04').reconciliation.openingBalance).toBe('900');
+      // No anchor on a run another one ran beside: the next run takes it, on its own balance.
+      expect(first.ledger.anchor).toBeNull();
+      const next = await checkBalanceRecounting(first.ledger, '889', '0', '2026-01-05', stored.access);
+      expect(next.ledger.anchor).toMatchObject({ openingPosted: '1000' });
+    });
+
+    it('takes no anchor when a run beside it stored a later reading of the bank than this run’s balance', async () => {
+      // The true opening balance is 1000. This run read r1 and r2 and a balance of 890; meanwhile the
+      // bank posted r3 (−1) and a run beside it stored r3. Rows and balance are of two readings.
+      const stored = store([...rows]);
+      const mine = { ...emptyLedger(), postedTotal: '-110', historyFrom: '2026-01-01', rows: 2 };
+      const first = await checkBalanceRecounting(mine, '890', '0', '2026-01-03', stored.access);
+      expect(first.reconciliation.status).toBe('unchecked');
+      expect(first.ledger.anchor).toBeNull();
+      // The next run reads the bank as the rows stand (889): anchored right, and later checks add up.
+      const second = await checkBalanceRecounting(first.ledger, '889', '0', '2026-01-04', stored.access);
+      expect(second.ledger.anchor).toMatchObject({ openingPosted: '1000' });
+      stored.rows.push(row('r4', '-5', '2026-01-05'));
+      const moved = { ...second.ledger, postedTotal: '-116', rows: 4, changedFrom: '2026-01-05' };
+      const third = await checkBalanceRecounting(moved, '884', '0', '2026-01-05', stored.access);
+      expect(third.reconciliation.status).toBe('balanced');
     });
 
     it('counts the rows once for a ledger stored by an earlier version, which has no count', async () => {

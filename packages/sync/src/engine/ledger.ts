@@ -154,7 +154,14 @@ export async function checkBalanceRecounting(
     if (ledger.rows !== storedRows) {
       const recounted = await recountedLedger(ledger, stored.rows());
       const counted = recounted ?? { ...ledger, rows: storedRows };
-      return { ...checkBalance(counted, balance, pendingTotal, today), recounted: recounted !== undefined };
+      const first = checkBalance(counted, balance, pendingTotal, today);
+      // Another run committed rows of the account while this one ran (two first syncs at once): the
+      // stored rows may be a later reading of the bank than this run's balance (a refresh between
+      // the two), and an anchor on both would be off by what posted in between, for good. No anchor
+      // this run: the next takes it on its own rows and balance. (A ledger of an earlier version,
+      // which never counted rows, is anchored on the recount at once.)
+      if (ledger.rows !== undefined) return { ...first, ledger: counted, recounted: recounted !== undefined };
+      return { ...first, recounted: recounted !== undefined };
     }
   }
   const rows = stored.rows;
