@@ -151,8 +151,8 @@ export class TransactionsResource {
   /**
    * `PATCH /api/v1/transactions/{id}` with `{ "transaction": body }`. Only the members you set are
    * sent; the body is checked first, and nothing is sent when it is refused (`InvalidRequestError`).
-   * A category or merchant set together with non-empty `tag_ids` goes in two PATCHes, the tags last,
-   * so the service locks both against its bank syncs (README, "Updating a transaction").
+   * A category or merchant set together with `tag_ids` (even `[]`) goes in two PATCHes, the tags
+   * last, so the service locks both against its bank syncs (README, "Updating a transaction").
    */
   async update(id: string, body: TransactionUpdate, options: CallOptions = {}): Promise<Transaction> {
     const path = this.#itemPath('PATCH', id);
@@ -164,8 +164,10 @@ export class TransactionsResource {
     }
     // The service does not lock a category or merchant set in the same PATCH as tags (service-api.md,
     // "Quirk"), so the next bank sync would overwrite it: they go first, the tags in a PATCH of their own.
+    // An empty list too: the service saves the tags whenever the key is sent, and that save is what
+    // resets the changes it would lock.
     const { tag_ids: tagIds, ...rest } = members;
-    if (tagIds && tagIds.length > 0 && (rest.category_id !== undefined || rest.merchant_id !== undefined)) {
+    if (tagIds !== undefined && (rest.category_id !== undefined || rest.merchant_id !== undefined)) {
       await this.#patch(path, rest, options.signal);
       return this.#patch(path, { tag_ids: tagIds }, options.signal);
     }
@@ -254,7 +256,7 @@ export class TransactionsResource {
       });
       return parseBody(TransactionPageSchema, response);
     };
-    return createTransactionList(fetchPage, startPage);
+    return createTransactionList(fetchPage, startPage, `/${API_PREFIX}/${route}`);
   }
 
   #itemPath(method: string, id: string): string {

@@ -3,6 +3,7 @@
  * `{ accounts, pagination }`, `{ categories, pagination }`.
  */
 import type { Account, Category } from './resource-schemas.js';
+import { PageWalk } from './page-walk.js';
 import type { Pagination, Transaction } from './schemas.js';
 
 /**
@@ -56,8 +57,12 @@ export type CategoryList = PagedList<Category, CategoryPage>;
 export interface PageShape<Item, Page> {
   items: (page: Page) => Item[];
   pagination: (page: Page) => Pagination | null;
+  /** An item's id: a walk that repeats its rows page after page is refused. */
+  id: (item: Item) => string;
   /** Plural noun for messages (`transactions`). */
   noun: string;
+  /** The route walked, for errors (`/api/v1/transactions`). */
+  path: string;
 }
 
 export function createPagedList<Item, Page>(
@@ -66,16 +71,17 @@ export function createPagedList<Item, Page>(
   shape: PageShape<Item, Page>,
 ): PagedList<Item, Page> {
   async function* pages(): AsyncGenerator<Page> {
+    const walk = new PageWalk(shape.path);
     for (let page = startPage; ; page += 1) {
       const result = await fetchPage(page);
       const pagination = shape.pagination(result);
-      // Sure answers a page past the end with the *last* page (Pagy's `overflow: :last_page`) and
-      // says so in `pagination.page`: those rows were already yielded (rows vanished meanwhile), or,
-      // for a walk started past the end, were never asked for.
-      if (pagination && pagination.page < page) return;
+      // The last page again, for one past the end: its rows were already yielded (rows vanished
+      // meanwhile), or, for a walk started past the end, were never asked for.
+      if (walk.pastTheEnd(page, pagination)) return;
       // No pagination: the server sent everything at once, which is page 1. A walk started further on
       // has nothing left (finsync's reference server lists accounts whole, whatever `page` says).
       if (!pagination && page > 1) return;
+      walk.rows(page, shape.items(result).map(shape.id));
       yield result;
       // No pagination: the server sent everything in one response.
       if (!pagination || shape.items(result).length === 0 || page >= pagination.total_pages) return;
@@ -116,10 +122,13 @@ export function createPagedList<Item, Page>(
 export function createTransactionList(
   fetchPage: (page: number) => Promise<TransactionPage>,
   startPage: number,
+  path: string,
 ): TransactionList {
   return createPagedList(fetchPage, startPage, {
     items: (page) => page.transactions,
     pagination: (page) => page.pagination,
+    id: (transaction) => transaction.id,
     noun: 'transactions',
+    path,
   });
 }

@@ -19,6 +19,7 @@ import {
   uuidIssue,
   type QueryValue,
 } from './params.js';
+import { PageWalk } from './page-walk.js';
 import { parseBody } from './parse-body.js';
 import { collectMembers, parseMembers } from './request-body.js';
 import {
@@ -74,20 +75,25 @@ function checkParams(
 }
 
 /** Every page of an index answered as `{ items, pagination }` (see the schemas), from page 1. */
-async function collectAll<Item>(
+async function collectAll<Item extends { id: string }>(
   http: HttpClient,
   route: string,
   schema: z.ZodType<{ items: Item[]; pagination: Pagination | null }>,
   signal: AbortSignal | undefined,
 ): Promise<Item[]> {
   const all: Item[] = [];
+  const walk = new PageWalk(`/${API_PREFIX}/${route}`);
   for (let page = 1; ; page += 1) {
     // Sure does not page this index: the first request carries no `page`, exactly as Sure's own clients.
     const query = page === 1 ? undefined : toQuery({ page });
     const response = await http.requestJson({ method: 'GET', path: `${API_PREFIX}/${route}`, query, signal });
     const { items, pagination } = parseBody(schema, response);
     // Past the end, a Pagy server answers the last page again (already collected).
-    if (pagination && page > 1 && pagination.page < page) return all;
+    if (walk.pastTheEnd(page, pagination)) return all;
+    walk.rows(
+      page,
+      items.map((item) => item.id),
+    );
     all.push(...items);
     if (!pagination || items.length === 0 || page >= pagination.total_pages) return all;
   }
@@ -125,7 +131,9 @@ export class AccountsResource {
     return createPagedList(fetchPage, startPage, {
       items: (page) => page.accounts,
       pagination: (page) => page.pagination,
+      id: (account) => account.id,
       noun: 'accounts',
+      path: `/${API_PREFIX}/accounts`,
     });
   }
 }
@@ -160,7 +168,9 @@ export class CategoriesResource {
     return createPagedList(fetchPage, startPage, {
       items: (page) => page.categories,
       pagination: (page) => page.pagination,
+      id: (category) => category.id,
       noun: 'categories',
+      path: `/${API_PREFIX}/categories`,
     });
   }
 }

@@ -115,12 +115,27 @@ describe('side effects', () => {
     expect(updated.notes).toBe('paid back');
   });
 
-  it('tags alone, or tags cleared beside a category, go in one PATCH', async () => {
+  it('tags alone go in one PATCH; tags cleared beside a category in two, so the category is locked', async () => {
     const before = world.store.requests.length;
     await client.transactions.update(world.salary.id, { tag_ids: [world.travel.id], notes: 'x' });
+    expect(world.store.requests.length - before).toBe(1);
     await client.transactions.update(world.salary.id, { category_id: world.dining.id, tag_ids: [] });
-    expect(world.store.requests.length - before).toBe(2);
+    expect(world.store.requests.slice(before + 1).map((r) => r.body)).toEqual([
+      { transaction: { category_id: world.dining.id } },
+      { transaction: { tag_ids: [] } },
+    ]);
     expect(world.store.transactions.get(world.salary.id)!.locked_attributes).toContain('category_id');
+    expect(world.store.transactions.get(world.salary.id)!.tag_ids).toEqual([]);
+  });
+
+  it('the fake, as the service, locks no category sent in one PATCH with tag_ids, an empty list too', async () => {
+    const response = await raw('PATCH', `/api/v1/transactions/${world.market.id}`, {
+      transaction: { category_id: world.dining.id, tag_ids: [] },
+    });
+    expect(response.status).toBe(200);
+    const stored = world.store.transactions.get(world.market.id)!;
+    expect(stored.category_id).toBe(world.dining.id);
+    expect(stored.locked_attributes).not.toContain('category_id');
   });
 
   it('the fake records the bodies it received, never the key', async () => {

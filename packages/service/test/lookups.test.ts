@@ -207,6 +207,61 @@ describe("a page past the end (Sure's Pagy answers the last page again)", () => 
     const rows = await client().transactions.list({ per_page: 1, page: 3 }).toArray({ limit: 10 });
     expect(rows).toEqual([]);
   });
+
+  /** Serves `pages` (row ids per page) and a pagination `answer` for each page asked. */
+  const servePages = (answer: (asked: number) => { page: number; rows: string[]; total_pages: number }) =>
+    fake.server.use(
+      http.get(`${API}/:route`, ({ request }) => {
+        const url = new URL(request.url);
+        const { page, rows, total_pages } = answer(Number(url.searchParams.get('page') ?? '1'));
+        const route = url.pathname.split('/').at(-1)!;
+        const items =
+          route === 'transactions'
+            ? rows.map((id) => wireTransaction({ id }))
+            : rows.map((id) => ({ id: `0b7e5d1c-0000-4c1e-9a57-${id.padStart(12, '0')}`, name: id }));
+        return HttpResponse.json({
+          [route]: items,
+          pagination: { page, per_page: 1, total_count: total_pages, total_pages },
+        });
+      }),
+    );
+
+  it('an earlier page answered for one the server counts among its pages is an error, not the end', async () => {
+    // Page 2 of 3 answered with page 1: ending there would skip rows without a word.
+    servePages((asked) => ({ page: 1, rows: ['row-1'], total_pages: 3 }));
+    const error = await settle(client().transactions.list({ per_page: 1 }).toArray({ limit: 10 }));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as Error).message).toBe(
+      'inconsistent pagination from GET /api/v1/transactions: page 2 was answered as page 1 of 3',
+    );
+    expect(await settle(client().merchants.list())).toBeInstanceOf(InvalidResponseError);
+  });
+
+  it('a server answering the same rows page after page is an error once three pages bring nothing new', async () => {
+    const asked: number[] = [];
+    servePages((page) => (asked.push(page), { page, rows: ['row-1'], total_pages: page + 1 }));
+    const seen: string[] = [];
+    const error = await settle(
+      (async () => {
+        for await (const tx of client().transactions.list({ per_page: 1 })) seen.push(tx.id);
+      })(),
+    );
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as Error).message).toContain('pages 2–4 repeat the rows of the page before them');
+    expect(asked).toEqual([1, 2, 3, 4]);
+    expect(seen).toEqual(['row-1', 'row-1', 'row-1']);
+  });
+
+  it('one page repeating the one before (rows added at the head meanwhile) is walked on', async () => {
+    // Between page 1 and page 2 a row arrived at the head: page 2 now holds page 1's row.
+    servePages((page) => ({
+      page,
+      rows: page === 1 ? ['row-a'] : page === 2 ? ['row-a'] : ['row-b'],
+      total_pages: 3,
+    }));
+    const rows = await client().transactions.list({ per_page: 1 }).toArray({ limit: 10 });
+    expect(rows.map((tx) => tx.id)).toEqual(['row-a', 'row-a', 'row-b']);
+  });
 });
 
 function settleSync(call: () => unknown): unknown {

@@ -115,8 +115,9 @@ export function applyUpdate(
     if (value === undefined || tx[member] === value) continue;
     tx[member] = value;
     touched = true;
-    // Quirk: with non-empty tag_ids in the same PATCH, the extra save resets saved_changes first.
-    if (!tagsLocked) locks.add(member);
+    // Quirk: with tag_ids in the same PATCH (`[]` too: the service saves the tags whenever the key is
+    // sent), the extra save resets saved_changes first.
+    if (tagIds === undefined) locks.add(member);
   }
   if (tagIds !== undefined) {
     tx.tag_ids = tagIds;
