@@ -486,6 +486,22 @@ describe('redirects', () => {
     expect(error.message).toContain('https://evil.example/collect');
     expect(leaked).toBe(false);
   });
+
+  it('reports a redirect with an unusable Location as the 3xx it is, once, not as a failed connection', async () => {
+    let hits = 0;
+    server.use(
+      http.get(`${BASE}/accounts`, () => {
+        hits += 1;
+        return HttpResponse.json({}, { status: 308, headers: { Location: 'http://[bad' } });
+      }),
+    );
+    const error = (await client({ maxRetries: 2 })
+      .listAccounts()
+      .catch((e: unknown) => e)) as Error & { status?: number };
+    expect(error.name).toBe('ProviderAPIError');
+    expect(error.status).toBe(308);
+    expect(hits).toBe(1);
+  });
 });
 
 describe('logging', () => {

@@ -45,9 +45,16 @@ export async function fetchWithinHostFamily(
     if (response.status < 300 || response.status >= 400 || response.status === 304 || !location) {
       return response;
     }
+    let target: URL;
+    try {
+      target = new URL(location, request.url);
+    } catch {
+      // Not a usable Location: reported as the 3xx status it is, not as a connection that failed
+      // (which would be retried, spending the provider's rate limit on an answer that will not change).
+      return response;
+    }
     // Not awaited: a cancelled tee (as mocks and some fetch wrappers make) may never settle.
     void response.body?.cancel().catch(() => undefined);
-    const target = new URL(location, request.url);
     const context = {
       method: request.method,
       path: settings.relativePath(input.url),
