@@ -268,7 +268,7 @@ describe('a hold hidden behind its posting, listed again with other content', ()
     const posted = await h.syncOn('2026-03-05');
     expect(posted.filter((e) => e[3] === 'posted')).toHaveLength(2);
     rows.splice(0, rows.length, ...next);
-    return { h, feeds: [await h.syncOn('2026-03-06'), await h.syncOn('2026-03-07')] };
+    return { h, rows, feeds: [await h.syncOn('2026-03-06'), await h.syncOn('2026-03-07')] };
   }
 
   it('under a rewritten text stays hidden: the purchase is shown once, as its posting', async () => {
@@ -294,6 +294,53 @@ describe('a hold hidden behind its posting, listed again with other content', ()
     rows.splice(0, rows.length, { ...bare, description: 'PENDING HARBOUR HOTEL' }, barePosting);
     expect(await h.syncOn('2026-03-06')).toEqual([]);
     expect(await h.keys()).toEqual(['id:tx1']);
+  });
+
+  it('at another amount is shown at once, as a hold listed beside a posting at another amount is', async () => {
+    const raised = { ...hold, amount: -185.4, description: 'PENDING - HARBOUR HOTEL' };
+    const { h, feeds } = await hiddenThen(hold, [raised, posting]);
+    expect(feeds[0]).toEqual([['added', expect.stringMatching(/^h:/), null, null]]);
+    expect(feeds[1]).toEqual([]);
+    expect((await h.shown()).sort()).toEqual(['-120 Harbour Hotel', '-185.4 PENDING - HARBOUR HOTEL']);
+  });
+
+  it('listed again under its old text after the rewrite, the old hold stays hidden too', async () => {
+    const rewritten = { ...hold, description: 'PENDING - HARBOUR HOTEL' };
+    const { h, rows } = await hiddenThen(hold, [rewritten, posting]);
+    rows.splice(0, rows.length, hold, rewritten, posting);
+    expect(await h.syncOn('2026-03-08')).toEqual([]);
+    rows.splice(0, rows.length, hold, posting);
+    expect(await h.syncOn('2026-03-09')).toEqual([]);
+    expect(await h.keys()).toEqual(['id:tx1']);
+  });
+
+  it('rewritten as its posting’s id is re-issued, then the posting withdrawn: the rewritten hold comes back', async () => {
+    const rewritten = { ...hold, description: 'PENDING - HARBOUR HOTEL' };
+    const reissued = { ...posting, id: 'tx1b' };
+    const { h, rows, feeds } = await hiddenThen(hold, [rewritten, reissued]);
+    expect(feeds[0]).toEqual([
+      ['added', 'id:tx1b', 'id:tx1', 'id-changed'],
+      ['removed', 'id:tx1', 'id:tx1b', 'id-changed'],
+    ]);
+    rows.splice(0, rows.length, rewritten);
+    const withdrawn = await h.syncOn('2026-03-08');
+    expect(withdrawn).toEqual([
+      ['added', expect.stringMatching(/^h:/), 'id:tx1b', 'reverted'],
+      ['removed', 'id:tx1b', expect.stringMatching(/^h:/), 'reverted'],
+    ]);
+    expect(await h.shown()).toEqual(['-120 PENDING - HARBOUR HOTEL']);
+  });
+
+  it('is told from a second hold of its merchant that day by its amount (a room and its deposit)', async () => {
+    const deposit = { ...hold, amount: -60 };
+    const rows = [hold, deposit];
+    const h = await setUp(rows);
+    await h.syncOn('2026-03-03');
+    rows.splice(0, rows.length, hold, deposit, posting);
+    await h.syncOn('2026-03-05');
+    rows.splice(0, rows.length, { ...hold, description: 'PENDING - HARBOUR HOTEL' }, deposit, posting);
+    expect(await h.syncOn('2026-03-06')).toEqual([]);
+    expect(await h.shown()).toEqual(['-60 Harbour Hotel', '-120 Harbour Hotel']);
   });
 
   it('is not taken for a new hold of another date, or one of two new holds of its payee: those are shown', async () => {

@@ -24,6 +24,7 @@ import {
   PENDING_MATCH_DAYS,
   RELISTED_BY_MERCHANT,
   RELISTED_WITHOUT_MERCHANT,
+  REWRITTEN_HIDDEN,
 } from './twins.js';
 
 export interface WindowDiffInput {
@@ -184,18 +185,13 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
     repoint(successor.key, row.key);
   }
 
-  // 2a. A hold hidden behind its posting that the bank lists again with other content (its text
-  // rewritten): gone under its key, back under a new one on the same date. The new hold takes over
-  // the hidden one's record, hidden behind the same posting, where the re-listed rule (3c) would pair
-  // the two; shown, it would stand beside its posting as a second purchase (or take another twin).
+  // 2a. A hold hidden behind its posting that the bank lists again with its text rewritten: gone
+  // under its key, back under a new one, same date and amount. The new hold is hidden behind the same
+  // posting too (shown, it would stand beside its posting as a second purchase). The old record stays:
+  // listed again, the old hold is absorbed as before.
   const rewrittenHidden = rewrittenHiddenHolds();
-  for (const [oldKey, newHold] of rewrittenHidden) {
-    const was = supersededByKey.get(oldKey)!;
-    released.add(oldKey);
-    superseded.delete(oldKey);
-    supersede(newHold, successorOf(was), 'posted');
-    repoint(oldKey, newHold.key);
-  }
+  for (const [oldKey, newHold] of rewrittenHidden)
+    supersede(newHold, successorOf(supersededByKey.get(oldKey)!), 'posted');
 
   // Posted rows that already stand for a hold cannot take another.
   const claimed = new Set<string>();
@@ -382,11 +378,11 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   };
 
   /**
-   * 2a: hidden hold key → the new hold that takes its place. A hold superseded by its posting
-   * (`posted`), dated in this complete window's judged days and no longer listed under its key while
-   * that posting is listed, and a new hold listed now: the re-listed rule's kinship (same merchant,
-   * currency, direction and date; without a merchant, the same amount) and unique both ways over every
-   * hold that vanished, is hidden or is still listed that day.
+   * 2a: hidden hold key → the new hold hidden beside it. A hold superseded by its posting (`posted`),
+   * dated in this complete window's judged days and not listed under its key while that posting is
+   * listed, and a new hold listed now at the posting's amount: the same merchant (without one, any
+   * text), currency, amount and date, unique both ways over every hold that vanished, is hidden or is
+   * still listed that day.
    */
   function rewrittenHiddenHolds(): Map<string, MirrorTransaction> {
     if (!input.complete) return new Map();
@@ -396,6 +392,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       (input.window.from === undefined || date >= input.window.from) &&
       (input.window.to === undefined || date <= input.window.to) &&
       judged(date);
+    const listed = new Map(rows.map((row) => [row.key, row]));
     const hidden = input.superseded
       .filter(
         (row) =>
@@ -405,7 +402,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
           !incomingKeys.has(row.key) &&
           !listedSuperseded.has(row.key) &&
           inWindow(row.record.date) &&
-          incomingKeys.has(successorOf(row)),
+          listed.get(successorOf(row))?.amount === row.record.amount,
       )
       .map((row) => row.record);
     if (hidden.length === 0) return new Map();
@@ -416,20 +413,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       ...[...listedSuperseded.values()].filter((row) => row.isPending),
       ...unlinked().filter((row) => row.isPending),
     ];
-    const pairs = new Map<string, MirrorTransaction>();
-    for (const kinship of [RELISTED_BY_MERCHANT, RELISTED_WITHOUT_MERCHANT]) {
-      const open = newHolds.filter((row) => ![...pairs.values()].includes(row));
-      const left = hidden.filter((row) => !pairs.has(row.key));
-      for (const [oldKey, newHold] of pairAcrossAmounts(
-        left,
-        rivals,
-        { fresh: open, stored: [] },
-        reach,
-        kinship,
-      ))
-        pairs.set(oldKey, newHold);
-    }
-    return pairs;
+    return pairAcrossAmounts(hidden, rivals, { fresh: newHolds, stored: [] }, reach, REWRITTEN_HIDDEN);
   }
 
   function link(oldKey: string, newKey: string, reason: ReplacementReason): void {

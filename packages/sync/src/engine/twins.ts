@@ -293,6 +293,18 @@ export const RELISTED_BY_MERCHANT: Kinship = {
 };
 
 /**
+ * A hold hidden behind its posting whose text its bank rewrote (diff.ts, 2a): the same merchant
+ * (without one, whatever the text), amount and date. The amount is part of the kin: a hold stays
+ * hidden only at its posting's amount, and two holds of one merchant that day (a room and its
+ * deposit) are told apart by it.
+ */
+export const REWRITTEN_HIDDEN: Kinship = {
+  classOf: (row) => JSON.stringify([hasMerchant(row) ? payee(row) : null, row.amount]),
+  hint: (row) => row.amount,
+  days: 0,
+};
+
+/**
  * The same for holds without a merchant: the same amount and date, whatever their descriptions (a
  * bank rewrites a hold's own text while it is pending as readily as when it posts).
  */
