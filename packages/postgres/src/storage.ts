@@ -345,6 +345,8 @@ export class PostgresStorage implements Storage, WorkQueue {
   ): Promise<boolean> {
     const now = leaseDate(options.now, 'now');
     const leaseMs = leaseLength(options.leaseMs);
+    // Ids no connection or worker can have here: no lease to renew (PostgreSQL would refuse the text).
+    if (unstorable(connectionId) || unstorable(workerId)) return false;
     await this.#ready();
     const result = await this.#pool.query(this.#sql.renewLease, [connectionId, workerId, now, leaseMs]);
     return result.rowCount === 1;
@@ -352,11 +354,14 @@ export class PostgresStorage implements Storage, WorkQueue {
 
   async releaseLease(connectionId: string, workerId: string, nextRunAt: Date): Promise<void> {
     const next = leaseDate(nextRunAt, 'nextRunAt');
+    if (unstorable(connectionId) || unstorable(workerId)) return; // no such lease
     await this.#query(this.#sql.releaseLease, [connectionId, workerId, next]);
   }
 
   async revokeLease(connectionId: string, now: Date): Promise<void> {
-    await this.#query(this.#sql.revokeLease, [connectionId, leaseDate(now, 'now')]);
+    const at = leaseDate(now, 'now');
+    if (unstorable(connectionId)) return; // no such lease
+    await this.#query(this.#sql.revokeLease, [connectionId, at]);
   }
 
   async listLeases(): Promise<LeaseInfo[]> {

@@ -180,6 +180,8 @@ export async function writeBatch(
 ): Promise<void> {
   if (batch.fence) {
     const { connectionId, workerId, at } = batch.fence;
+    // An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other id that holds none.
+    if (`${connectionId}${workerId}`.includes('\u0000')) throw new LeaseLostError(connectionId, workerId);
     const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
       connectionId,
       workerId,

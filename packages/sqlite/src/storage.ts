@@ -299,7 +299,9 @@ export class SqliteStorage implements Storage {
     this.#assertOpen();
     if (this.#prepared) return this.#prepared;
     if (this.#db.readonly) assertSchemaCurrent(this.#db);
-    else migrate(this.#db);
+    // A first use of a new file migrates it, a write: another process holding the lock past the
+    // busy timeout is the same `DatabaseBusyError` any write gives, not the driver's own error.
+    else whileNotBusy('migrate', this.#busyTimeoutMs, () => migrate(this.#db));
     const statements = new Statements(this.#db);
     this.#prepared = {
       statements,

@@ -69,6 +69,32 @@ describe('SqliteStorage: another connection holding the write lock', () => {
   });
 });
 
+describe('SqliteStorage: a new file whose first use is blocked by another connection', () => {
+  it('fails its migration past busyTimeoutMs with the same DatabaseBusyError, and migrates once the lock is gone', async () => {
+    const filename = tempDatabase();
+    const other = rawDatabase(filename);
+    other.pragma('journal_mode = WAL');
+    other.exec('BEGIN IMMEDIATE');
+    const storage = new SqliteStorage({ filename, busyTimeoutMs: 50 });
+    try {
+      const error = await storage.init().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseBusyError);
+      expect((error as Error).message).toMatch(
+        /^migrate: the database stayed locked by another connection for 50 ms/,
+      );
+      await expect(storage.apply({ changes: [] })).rejects.toBeInstanceOf(DatabaseBusyError);
+    } finally {
+      other.exec('ROLLBACK');
+    }
+    await storage.apply({
+      changes: [added(transaction('c1', 'a1', 'id:1'))],
+      connections: [connectionState('c1')],
+    });
+    expect(await storage.countTransactions('c1')).toBe(1);
+    await storage.close();
+  });
+});
+
 describe('SqliteStorage: money stays text', () => {
   it('declares no REAL (or other numeric-affinity) column, and every table is STRICT', async () => {
     const storage = await openStorage(tempDatabase());

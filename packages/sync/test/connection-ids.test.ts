@@ -25,7 +25,15 @@ const tooLong = 'x'.repeat(MAX_CONNECTION_ID_LENGTH + 1);
 describe('connection ids', () => {
   it('are refused for a new connection unless a non-empty string of at most 256 characters without U+0000', async () => {
     const { engine: e, storage } = engine();
-    for (const id of ['a\u0000b', tooLong, '', 42 as unknown as string, undefined as unknown as string]) {
+    for (const id of [
+      'a\u0000b',
+      'user-\ud800',
+      'user-\udc00x',
+      tooLong,
+      '',
+      42 as unknown as string,
+      undefined as unknown as string,
+    ]) {
       await expect(e.addConnection({ id, client: client() }), JSON.stringify(id)).rejects.toThrow(TypeError);
     }
     expect(await storage.listConnections()).toEqual([]);
@@ -48,15 +56,18 @@ describe('connection ids', () => {
     expect(await storage.listConnections()).toEqual([]);
   });
 
-  it('with U+0000 are unknown to every lookup, which never reaches the storage', async () => {
+  it('with U+0000 or a lone surrogate are unknown to every lookup, which never reaches the storage', async () => {
     const { engine: e, calls } = engine();
     await e.addConnection({ id: 'c1', client: client() });
     calls.length = 0;
-    const id = 'c1\u0000';
-    expect(await e.getConnection(id)).toBeUndefined();
-    await expect(e.sync(id)).rejects.toBeInstanceOf(UnknownConnectionError);
-    await expect(e.updateCredentials(id, { apiKey: 'k_new' })).rejects.toBeInstanceOf(UnknownConnectionError);
-    await e.removeConnection(id, { purge: true });
+    for (const id of ['c1\u0000', 'c1\ud800']) {
+      expect(await e.getConnection(id)).toBeUndefined();
+      await expect(e.sync(id)).rejects.toBeInstanceOf(UnknownConnectionError);
+      await expect(e.updateCredentials(id, { apiKey: 'k_new' })).rejects.toBeInstanceOf(
+        UnknownConnectionError,
+      );
+      await e.removeConnection(id, { purge: true });
+    }
     expect(calls).toEqual([]);
     // An unknown id of any length is unknown, as before.
     await expect(e.sync(tooLong)).rejects.toBeInstanceOf(UnknownConnectionError);

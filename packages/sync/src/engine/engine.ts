@@ -1,3 +1,4 @@
+import { isStorableText } from '@finsync/internals/text';
 import { ProviderClient, type ProviderClientOptions } from '@finsync/provider';
 import { checkedSignal, guardedLogger } from '@finsync/internals/http';
 import { MissingCredentialsError, SyncAbortedError, UnknownConnectionError } from '../errors.js';
@@ -94,12 +95,14 @@ export type AddConnectionOptions = {
 export const MAX_CONNECTION_ID_LENGTH = 256;
 
 /**
- * Whether no storage can hold a connection with this id: not a string, empty, or with a U+0000,
- * which PostgreSQL's text cannot store. A lookup of such an id finds nothing without reaching the
- * storage (where PostgreSQL would throw).
+ * Whether no storage can hold a connection with this id as given: not a string, empty, or with a
+ * U+0000 (which PostgreSQL's text cannot store) or a lone UTF-16 surrogate (which SQLite and
+ * PostgreSQL store as U+FFFD: two such ids became one connection on PostgreSQL, and on SQLite one
+ * never found again under the id it was listed with). A lookup of such an id finds nothing without
+ * reaching the storage.
  */
 function impossibleId(id: unknown): boolean {
-  return typeof id !== 'string' || id.length === 0 || id.includes('\u0000');
+  return typeof id !== 'string' || id.length === 0 || !isStorableText(id);
 }
 
 /** Options of one `sync()` call. */
@@ -205,7 +208,8 @@ export class SyncEngine {
     const id: unknown = options?.id;
     if (typeof id !== 'string' || id.length === 0)
       throw new TypeError('a connection needs an id: a non-empty string');
-    if (impossibleId(id)) throw new TypeError('a connection id cannot contain U+0000');
+    if (impossibleId(id))
+      throw new TypeError('a connection id cannot contain U+0000 or a lone UTF-16 surrogate');
     await this.#init();
     const existing = await this.storage.getConnection(id);
     if (!existing && id.length > MAX_CONNECTION_ID_LENGTH)

@@ -120,21 +120,37 @@ export class MemoryStorage implements Storage, WorkQueue {
       staged.set(key, change.op !== 'removed');
     }
 
+    // Every copy and key the batch writes is made before anything is written: one that throws (a
+    // function in a record, an entry that is not an object) leaves no trace, as the SQL stores'
+    // rollback does.
     const at = new Date().toISOString();
-    for (const change of batch.changes) {
-      const key = entityKey(change);
-      if (change.op === 'removed') this.#mirror.delete(key);
-      else this.#mirror.set(key, structuredClone(change.record!));
+    const changes = batch.changes.map((change) => ({
+      change,
+      key: entityKey(change),
+      record: change.op === 'removed' ? undefined : structuredClone(change.record!),
+      entry: structuredClone({ ...change, seq: 0, at }) as FeedEntry,
+    }));
+    const connections = (batch.connections ?? []).map((c) => [c.id, { ...c }] as const);
+    const states = (batch.accountStates ?? []).map(
+      (state) => [`${state.connectionId}\u0000${state.accountId}`, structuredClone(state)] as const,
+    );
+    const released = (batch.releasedSuperseded ?? []).map(supersededKey);
+    const superseded = (batch.superseded ?? []).map(
+      (row) => [supersededKey(row), structuredClone(row)] as const,
+    );
+
+    for (const { change, key, record, entry } of changes) {
+      if (record === undefined) this.#mirror.delete(key);
+      else this.#mirror.set(key, record);
       if (change.entity === 'transaction') this.#index(change, change.op !== 'removed');
       this.#seq += 1;
-      this.#feed.push(structuredClone({ ...change, seq: this.#seq, at }) as FeedEntry);
+      entry.seq = this.#seq;
+      this.#feed.push(entry);
     }
-    for (const connection of batch.connections ?? []) this.#connections.set(connection.id, { ...connection });
-    for (const state of batch.accountStates ?? []) {
-      this.#accountStates.set(`${state.connectionId}\u0000${state.accountId}`, structuredClone(state));
-    }
-    for (const ref of batch.releasedSuperseded ?? []) this.#superseded.delete(supersededKey(ref));
-    for (const row of batch.superseded ?? []) this.#superseded.set(supersededKey(row), structuredClone(row));
+    for (const [id, connection] of connections) this.#connections.set(id, connection);
+    for (const [key, state] of states) this.#accountStates.set(key, state);
+    for (const key of released) this.#superseded.delete(key);
+    for (const [key, row] of superseded) this.#superseded.set(key, row);
   }
 
   #index(change: Pick<Change, 'connectionId' | 'accountId' | 'key'>, present: boolean): void {

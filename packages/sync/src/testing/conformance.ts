@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Change, FeedEntry, MirrorTransaction } from '../model.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage, WriteBatch } from '../storage/types.js';
 import {
   account,
   accountState,
@@ -269,6 +269,24 @@ export function runStorageConformance(name: string, create: () => Promise<Confor
       expect(await storage.findTransactions('c1', 'a1')).toEqual([t]);
       expect(await storage.lastSeq()).toBe(before);
       expect(await storage.getConnection('c-should-not-exist')).toBeUndefined();
+      expect(await storage.listAccountStates('c1')).toEqual([]);
+    });
+
+    it('writes nothing of a batch whose state rows are malformed (a JavaScript caller’s mistake)', async () => {
+      const before = await storage.lastSeq();
+      const fresh = transaction('c1', 'a1', 'id:tx_malformed');
+      const malformed = [
+        { accountStates: [accountState('c1', 'a1'), undefined] },
+        { releasedSuperseded: [null] },
+      ] as unknown as Array<Partial<WriteBatch>>;
+      for (const rest of malformed) {
+        await expect(
+          storage.apply({ changes: [added(fresh)], connections: [connectionState('c-malformed')], ...rest }),
+        ).rejects.toThrow();
+      }
+      expect(await storage.findTransactions('c1', 'a1')).toEqual([]);
+      expect(await storage.lastSeq()).toBe(before);
+      expect(await storage.getConnection('c-malformed')).toBeUndefined();
       expect(await storage.listAccountStates('c1')).toEqual([]);
     });
 

@@ -8,6 +8,7 @@
  * ```
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LeaseLostError } from '../errors.js';
 import { MAX_LEASE_MS, type Storage, type WorkQueue } from '../storage/types.js';
 import type { ConformanceSubject } from './conformance.js';
 import { connectionState } from './fixtures.js';
@@ -97,6 +98,22 @@ export function runWorkQueueConformance(name: string, create: () => Promise<Work
         workerId: 'w1',
         leaseExpiresAt: at(MAX_LEASE_MS).toISOString(),
       });
+    });
+
+    it('answers an id with U+0000, which no store can hold, as one that holds no lease', async () => {
+      expect(await queue.claimDue('w1', { limit: 1, leaseMs: MINUTE, now })).toEqual(['alpha']);
+      const nul = 'alpha\u0000';
+      expect(await queue.renewLease(nul, 'w1', { leaseMs: MINUTE, now })).toBe(false);
+      expect(await queue.renewLease('alpha', 'w1\u0000', { leaseMs: MINUTE, now })).toBe(false);
+      await queue.releaseLease(nul, 'w1', at(MINUTE));
+      await queue.releaseLease('alpha', 'w1\u0000', at(MINUTE));
+      await queue.revokeLease?.(nul, now);
+      await expect(
+        queue.apply({ changes: [], fence: { connectionId: nul, workerId: 'w1', at: now.toISOString() } }),
+      ).rejects.toThrow(LeaseLostError);
+      // The lease that is held is untouched.
+      const [alpha] = await queue.listLeases();
+      expect(alpha).toMatchObject({ connectionId: 'alpha', workerId: 'w1' });
     });
   });
 }
