@@ -392,18 +392,20 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       (input.window.from === undefined || date >= input.window.from) &&
       (input.window.to === undefined || date <= input.window.to) &&
       judged(date);
+    const candidates = input.superseded.filter(
+      (row) =>
+        row.reason === 'posted' &&
+        row.record.isPending &&
+        !released.has(row.key) &&
+        !incomingKeys.has(row.key) &&
+        !listedSuperseded.has(row.key) &&
+        inWindow(row.record.date),
+    );
+    // A first sync has no superseded rows: the window's rows are not looked up at all.
+    if (candidates.length === 0) return new Map();
     const listed = new Map(rows.map((row) => [row.key, row]));
-    const hidden = input.superseded
-      .filter(
-        (row) =>
-          row.reason === 'posted' &&
-          row.record.isPending &&
-          !released.has(row.key) &&
-          !incomingKeys.has(row.key) &&
-          !listedSuperseded.has(row.key) &&
-          inWindow(row.record.date) &&
-          listed.get(successorOf(row))?.amount === row.record.amount,
-      )
+    const hidden = candidates
+      .filter((row) => listed.get(successorOf(row))?.amount === row.record.amount)
       .map((row) => row.record);
     if (hidden.length === 0) return new Map();
     // Every other hold that could be the new one's: shown and still listed, hidden and still listed,
