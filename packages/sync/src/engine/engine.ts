@@ -263,7 +263,11 @@ export class SyncEngine {
 
   /** Forgets a connection's client; with `purge`, also deletes its mirror, feed entries and state. */
   async removeConnection(connectionId: string, options: { purge?: boolean } = {}): Promise<void> {
-    if (impossibleId(connectionId)) return; // no such connection can exist
+    // Only the ids no storage can be asked about return at once: a connection stored under a lone
+    // surrogate before such ids were refused is still removed under the id it was added with (on
+    // SQLite no other finds it again).
+    if (typeof connectionId !== 'string' || connectionId.length === 0 || connectionId.includes('\u0000'))
+      return;
     await this.#init();
     await this.#stopRun(connectionId, new SyncAbortedError('connection removed'));
     this.#clients.delete(connectionId);
@@ -325,7 +329,18 @@ export class SyncEngine {
   async #syncAll(options: SyncCallOptions): Promise<SyncReport> {
     await this.#init();
     const reports: ConnectionReport[] = [];
-    for (const { id } of await this.storage.listConnections()) reports.push(await this.sync(id, options));
+    for (const { id } of await this.storage.listConnections()) {
+      // A listed id no lookup finds again (one SQLite stored with a lone surrogate, before such ids
+      // were refused, lists as U+FFFD) cannot be synced: it is skipped, said once a run, and the
+      // others are synced.
+      if (impossibleId(id) || !(await this.storage.getConnection(id))) {
+        this.#logger?.warn?.('a stored connection cannot be found by its listed id; skipped', {
+          connectionId: id,
+        });
+        continue;
+      }
+      reports.push(await this.sync(id, options));
+    }
     return { ok: reports.every((r) => r.ok), connections: reports };
   }
 
