@@ -4,7 +4,10 @@
  * asking again would stack searches up on the pool and the database's CPU.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorAnswer, TIMED_OUT } from '../src/http/error-answer.js';
+import { RequestDeadline } from '../src/http/deadline.js';
 import type { PostgresAppStore } from '../src/store/postgres.js';
+import { ReadTimedOut } from '../src/store/types.js';
 import { BACKENDS, startTestServer, withClient, type TestServer } from './helpers.js';
 
 const postgres = BACKENDS.find((b) => b.kind === 'postgres')!;
@@ -12,7 +15,9 @@ const postgres = BACKENDS.find((b) => b.kind === 'postgres')!;
 describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.title}`, () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer(postgres, {}, { http: { requestTimeoutMs: 400 } });
+    // The table lock below forces the 503; the time only has to leave the last request room on a
+    // loaded machine.
+    t = await startTestServer(postgres, {}, { http: { requestTimeoutMs: 1_500 } });
   });
   afterAll(async () => {
     await t?.close();
@@ -54,9 +59,54 @@ describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.tit
         await holder.query('ROLLBACK');
       }
     });
-    // The connection it held went back to the pool in working order.
+    // The connection it held went back to the pool in working order (and its bound with it).
     const after = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=e&per_page=5');
     expect(after.status).toBe(200);
     expect(after.body.transactions.length).toBeGreaterThan(0);
+  });
+
+  it('bounds each statement by the time left when it starts: a wait for a pooled connection counts', async () => {
+    const store = t.server.runtime.store as PostgresAppStore;
+    const table = `"${store.schema}".app_transactions`;
+    await withClient(async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+      // Every pooled connection taken for 700 ms of the read's 1,000.
+      const held = await Promise.all(
+        Array.from({ length: store.pool.options.max! }, () => store.pool.connect()),
+      );
+      let released = false;
+      const release = () => {
+        if (!released) held.forEach((client) => client.release());
+        released = true;
+      };
+      const freed = setTimeout(release, 700);
+      try {
+        const started = performance.now();
+        const error = await store
+          .findTransactions(
+            t.users.alice,
+            { search: 'coffee' },
+            { limit: 25, offset: 0 },
+            {
+              deadline: new RequestDeadline(1_000),
+            },
+          )
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ReadTimedOut);
+        // Stopped at about the deadline (1,000 ms), not a whole budget after the wait (1,700 ms).
+        expect(performance.now() - started).toBeLessThan(1_450);
+      } finally {
+        clearTimeout(freed);
+        release();
+        await holder.query('ROLLBACK');
+      }
+    });
+  });
+
+  it('answers only its own bound’s cancellation as the timeout: another 57014 is a 500', () => {
+    const cancelled = Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+    expect(errorAnswer(cancelled)).toBeUndefined();
+    expect(errorAnswer(new ReadTimedOut({ cause: cancelled }))).toEqual(TIMED_OUT);
   });
 });

@@ -3,6 +3,7 @@
  * PATCH answered outside Hono (direct-update.ts), so the two cannot answer the same error differently.
  */
 import { ApiProblem } from '../problem.js';
+import { ReadTimedOut } from '../store/types.js';
 import { AnsweredAsTimedOut } from './deadline.js';
 
 export interface ErrorAnswer {
@@ -32,8 +33,8 @@ function isBusy(error: unknown): boolean {
 export function errorAnswer(error: unknown): ErrorAnswer | undefined {
   // Its request has been answered so already; the error only rolled its write back.
   if (error instanceof AnsweredAsTimedOut) return TIMED_OUT;
-  // PostgreSQL stopped a read at the request's time limit (statement_timeout): the same answer.
-  if ((error as { code?: unknown } | null)?.code === '57014') return TIMED_OUT;
+  // A read the store bounded by the request's remaining time ran out of it: the same answer.
+  if (error instanceof ReadTimedOut) return TIMED_OUT;
   if (error instanceof ApiProblem) {
     const retryAfter = error.status === 503 || error.status === 429 ? 5 : undefined;
     return {

@@ -38,7 +38,7 @@ import type {
   TransactionRow,
   User,
 } from './types.js';
-import { MAX_TAGS_PER_USER, totalShownBy } from './types.js';
+import { MAX_TAGS_PER_USER, ReadTimedOut, totalShownBy } from './types.js';
 
 /** SQLite's LIKE ignores the case of ASCII letters only; `translate` with these does the same here. */
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -308,9 +308,11 @@ export class PostgresAppStore implements AppStore {
   /**
    * `work`'s reads, stopped by the server once the request's time is up: a search is one statement
    * PostgreSQL runs to its end, and a client that gave up at the 503 and asked again would otherwise
-   * leave it holding a pooled connection and a backend's CPU. Bounded by `statement_timeout` in a
-   * read-only transaction of its own (SET LOCAL ends with it); its cancellation (57014) is answered
-   * as the timeout's 503 (http/error-answer.ts). Without a known deadline, plain pooled reads.
+   * leave it holding a pooled connection and a backend's CPU. Each statement is bounded by
+   * `statement_timeout` set to the time the request has left when it starts (the wait for a pooled
+   * connection and the statements before it counted), in a read-only transaction of its own (SET
+   * LOCAL ends with it); its cancellation is `ReadTimedOut`, answered as the timeout's 503
+   * (http/error-answer.ts). Without a known deadline, plain pooled reads.
    */
   async #readWithin<T>(
     deadline: CommitDeadline | undefined,
@@ -323,12 +325,25 @@ export class PostgresAppStore implements AppStore {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      // A whole number of milliseconds, spliced (SET takes no bound parameter); never 0, which means no limit.
-      await client.query(
-        `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(remainingMs))}`,
-      );
+      // Answered as timed out while it waited for a connection: nothing to read.
+      deadline!.ensureOpen();
+      await client.query('BEGIN READ ONLY');
+      const read = async <R extends QueryResultRow>(sql: string, params: unknown[]) => {
+        // A whole number of milliseconds, spliced (SET takes no bound parameter); never 0, which
+        // means no limit.
+        const ms = Math.max(1, Math.ceil(deadline!.remainingMs!()));
+        await client.query(`SET LOCAL statement_timeout = ${ms}`);
+        try {
+          return await rows<R>(client, sql, params);
+        } catch (error) {
+          // Only this bound's cancellation is the request's timeout; any other 57014 (an operator's
+          // pg_cancel_backend, a role's own statement_timeout) stays an error of its own.
+          if ((error as { code?: unknown }).code === '57014') throw new ReadTimedOut({ cause: error });
+          throw error;
+        }
+      };
       try {
-        const result = await work((sql, params) => rows(client, sql, params));
+        const result = await work(read);
         await client.query('COMMIT');
         return result;
       } catch (error) {

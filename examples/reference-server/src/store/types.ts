@@ -317,6 +317,14 @@ export interface UnitOfWork extends RelatedReads {
  * A request's time limit, as a unit of work sees it (http/deadline.ts). Once a request has been
  * answered as timed out, its unit must not commit: the client was told to try again.
  */
+/** A read a store bounded by its request's remaining time (`CommitDeadline.remainingMs`) ran out of it. */
+export class ReadTimedOut extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the read ran past the time its request had left', options);
+    this.name = 'ReadTimedOut';
+  }
+}
+
 export interface CommitDeadline {
   /** Throws when the request has already been answered as timed out: a unit about to start skips its work. */
   ensureOpen(): void;
