@@ -34,30 +34,36 @@ describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.tit
       return Number(rows[0]!.n);
     });
 
-  it('is answered 503 and stopped by the database, and the next search is answered', async () => {
-    const store = t.server.runtime.store as PostgresAppStore;
-    const table = `"${store.schema}".app_transactions`;
-    // A lock no read can pass holds the search for as long as the test keeps it: a search that
-    // nothing stops waits for it to the end.
-    await withClient(async (holder) => {
+  /**
+   * `work` while a lock no read can pass is held on the app's transactions: a search that nothing
+   * stops waits for it for as long as `work` runs. The table's name goes to `work`.
+   */
+  const withTableLocked = (work: (table: string) => Promise<void>) =>
+    withClient(async (holder) => {
+      const table = `"${(t.server.runtime.store as PostgresAppStore).schema}".app_transactions`;
       await holder.query('BEGIN');
       await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
       try {
-        const started = performance.now();
-        const answer = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=coffee');
-        expect(answer.status).toBe(503);
-        expect(answer.body.error).toBe('service_unavailable');
-        expect(performance.now() - started).toBeLessThan(5_000);
-        // Stopped by the server at its time limit: within a moment, nothing of it runs or waits.
-        let running = await searchesRunning(table);
-        for (let i = 0; i < 40 && running > 0; i += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          running = await searchesRunning(table);
-        }
-        expect(running).toBe(0);
+        await work(table);
       } finally {
         await holder.query('ROLLBACK');
       }
+    });
+
+  it('is answered 503 and stopped by the database, and the next search is answered', async () => {
+    await withTableLocked(async (table) => {
+      const started = performance.now();
+      const answer = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=coffee');
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toBe('service_unavailable');
+      expect(performance.now() - started).toBeLessThan(5_000);
+      // Stopped by the server at its time limit: within a moment, nothing of it runs or waits.
+      let running = await searchesRunning(table);
+      for (let i = 0; i < 40 && running > 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        running = await searchesRunning(table);
+      }
+      expect(running).toBe(0);
     });
     // The connection it held went back to the pool in working order (and its bound with it).
     const after = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?search=e&per_page=5');
@@ -67,10 +73,7 @@ describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.tit
 
   it('bounds each statement by the time left when it starts: a wait for a pooled connection counts', async () => {
     const store = t.server.runtime.store as PostgresAppStore;
-    const table = `"${store.schema}".app_transactions`;
-    await withClient(async (holder) => {
-      await holder.query('BEGIN');
-      await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    await withTableLocked(async () => {
       // Every pooled connection taken for 700 ms of the read's 1,000.
       const held = await Promise.all(
         Array.from({ length: store.pool.options.max! }, () => store.pool.connect()),
@@ -99,7 +102,6 @@ describe.skipIf(postgres.skip)(`a search past its request timeout ${postgres.tit
       } finally {
         clearTimeout(freed);
         release();
-        await holder.query('ROLLBACK');
       }
     });
   });

@@ -93,7 +93,6 @@ function unstorable(value: unknown): boolean {
  * Every `apply` is one transaction of a few set-based statements (not one per row), optionally
  * fenced by a lease; feed seqs become visible strictly in seq order across all writers.
  */
-
 export class PostgresStorage implements Storage, WorkQueue {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;

@@ -320,41 +320,25 @@ export class PostgresAppStore implements AppStore {
   ): Promise<T> {
     const remainingMs = deadline?.remainingMs?.() ?? Infinity;
     if (!Number.isFinite(remainingMs)) return work((sql, params) => this.#rows(sql, params));
-    await this.init();
-    deadline!.ensureOpen();
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      // Answered as timed out while it waited for a connection: nothing to read.
-      deadline!.ensureOpen();
-      await client.query('BEGIN READ ONLY');
-      const read = async <R extends QueryResultRow>(sql: string, params: unknown[]) => {
-        // A whole number of milliseconds, spliced (SET takes no bound parameter); never 0, which
-        // means no limit.
-        const ms = Math.max(1, Math.ceil(deadline!.remainingMs!()));
-        await client.query(`SET LOCAL statement_timeout = ${ms}`);
-        try {
-          return await rows<R>(client, sql, params);
-        } catch (error) {
-          // Only this bound's cancellation is the request's timeout; any other 57014 (an operator's
-          // pg_cancel_backend, a role's own statement_timeout) stays an error of its own.
-          if ((error as { code?: unknown }).code === '57014') throw new ReadTimedOut({ cause: error });
-          throw error;
-        }
-      };
-      try {
-        const result = await work(read);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
-        throw error;
-      }
-    } finally {
-      client.release(broken);
-    }
+    return this.#transaction(
+      (client) =>
+        work(async <R extends QueryResultRow>(sql: string, params: unknown[]) => {
+          // A whole number of milliseconds, spliced (SET takes no bound parameter); never 0, which
+          // means no limit.
+          const ms = Math.max(1, Math.ceil(deadline!.remainingMs!()));
+          await client.query(`SET LOCAL statement_timeout = ${ms}`);
+          try {
+            return await rows<R>(client, sql, params);
+          } catch (error) {
+            // Only this bound's cancellation is the request's timeout; any other 57014 (an operator's
+            // pg_cancel_backend, a role's own statement_timeout) stays an error of its own.
+            if ((error as { code?: unknown }).code === '57014') throw new ReadTimedOut({ cause: error });
+            throw error;
+          }
+        }),
+      deadline,
+      { readOnly: true },
+    );
   }
 
   async findDeletedTransactions(
@@ -410,8 +394,16 @@ export class PostgresAppStore implements AppStore {
     return this.#transaction((client) => work(postgresUnitOfWork(client, this.#s)), options?.deadline);
   }
 
-  /** `work` in one database transaction on one client; past `deadline` it rolls back instead of committing. */
-  async #transaction<T>(work: (client: Queryable) => Promise<T>, deadline?: CommitDeadline): Promise<T> {
+  /**
+   * `work` in one database transaction on one client; past `deadline` it rolls back instead of
+   * committing. `readOnly`: a read-only transaction, which commits nothing, so its end does not hold
+   * off the request's timeout (no `beginCommit`).
+   */
+  async #transaction<T>(
+    work: (client: Queryable) => Promise<T>,
+    deadline?: CommitDeadline,
+    options: { readOnly?: boolean } = {},
+  ): Promise<T> {
     await this.init();
     const pooled = await this.pool.connect();
     // Every statement, the transaction's own included, in the order sent: a query the work sent
@@ -419,11 +411,12 @@ export class PostgresAppStore implements AppStore {
     const client = oneQueryAtATime(pooled);
     let broken: Error | undefined;
     try {
+      // Also answered as timed out while it waited for a connection: nothing to do.
       deadline?.ensureOpen();
-      await client.query('BEGIN');
+      await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
       try {
         const result = await work(client);
-        deadline?.beginCommit();
+        if (!options.readOnly) deadline?.beginCommit();
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -190,8 +190,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // posting too (shown, it would stand beside its posting as a second purchase). The old record stays:
   // listed again, the old hold is absorbed as before.
   const rewrittenHidden = rewrittenHiddenHolds();
-  for (const [oldKey, newHold] of rewrittenHidden)
-    supersede(newHold, successorOf(supersededByKey.get(oldKey)!), 'posted');
+  for (const { hold, posting } of rewrittenHidden) supersede(hold, posting.key, 'posted');
 
   // Posted rows that already stand for a hold cannot take another.
   const claimed = new Set<string>();
@@ -251,11 +250,7 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   // the window that holds its date: if it is, the superseded record absorbs it there).
   /** New holds not shown because a posting already stands for them: hold key → that posting. */
   const freshHolds = new Map<string, MirrorTransaction>();
-  if (rewrittenHidden.size > 0) {
-    const listed = new Map(rows.map((row) => [row.key, row]));
-    for (const newHold of rewrittenHidden.values())
-      freshHolds.set(newHold.key, listed.get(superseded.get(newHold.key)!.replacedBy)!);
-  }
+  for (const { hold, posting } of rewrittenHidden) freshHolds.set(hold.key, posting);
   const before = input.window.from;
   const earlierHolds = input.storedPending.filter(
     (row) => before !== undefined && row.date < before && !linked.has(row.key),
@@ -378,16 +373,16 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   };
 
   /**
-   * 2a: hidden hold key → the new hold hidden beside it. A hold superseded by its posting (`posted`),
+   * 2a: each new hold hidden beside a hidden one, with the posting both stand behind. A hold superseded by its posting (`posted`),
    * dated in this complete window's judged days and not listed under its key while that posting is
    * listed, and a new hold listed now at the posting's amount: the same merchant (without one, any
    * text), currency, amount and date, unique both ways over every hold that vanished, is hidden or is
    * still listed that day.
    */
-  function rewrittenHiddenHolds(): Map<string, MirrorTransaction> {
-    if (!input.complete) return new Map();
+  function rewrittenHiddenHolds(): Array<{ hold: MirrorTransaction; posting: MirrorTransaction }> {
+    if (!input.complete) return [];
     const newHolds = fresh.filter((row) => row.isPending && !replaces.has(row.key));
-    if (newHolds.length === 0) return new Map();
+    if (newHolds.length === 0) return [];
     const inWindow = (date: string) =>
       (input.window.from === undefined || date >= input.window.from) &&
       (input.window.to === undefined || date <= input.window.to) &&
@@ -402,12 +397,12 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
         inWindow(row.record.date),
     );
     // A first sync has no superseded rows: the window's rows are not looked up at all.
-    if (candidates.length === 0) return new Map();
+    if (candidates.length === 0) return [];
     const listed = new Map(rows.map((row) => [row.key, row]));
     const hidden = candidates
       .filter((row) => listed.get(successorOf(row))?.amount === row.record.amount)
       .map((row) => row.record);
-    if (hidden.length === 0) return new Map();
+    if (hidden.length === 0) return [];
     // Every other hold that could be the new one's: shown and still listed, hidden and still listed,
     // or shown and gone now (the re-listed rule's own candidates).
     const rivals = [
@@ -415,7 +410,11 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
       ...[...listedSuperseded.values()].filter((row) => row.isPending),
       ...unlinked().filter((row) => row.isPending),
     ];
-    return pairAcrossAmounts(hidden, rivals, { fresh: newHolds, stored: [] }, reach, REWRITTEN_HIDDEN);
+    const pairs = pairAcrossAmounts(hidden, rivals, { fresh: newHolds, stored: [] }, reach, REWRITTEN_HIDDEN);
+    return [...pairs].map(([oldKey, hold]) => ({
+      hold,
+      posting: listed.get(successorOf(supersededByKey.get(oldKey)!))!,
+    }));
   }
 
   function link(oldKey: string, newKey: string, reason: ReplacementReason): void {

@@ -102,7 +102,12 @@ export const MAX_CONNECTION_ID_LENGTH = 256;
  * reaching the storage.
  */
 function impossibleId(id: unknown): boolean {
-  return typeof id !== 'string' || id.length === 0 || !isStorableText(id);
+  return unaskableId(id) || !isStorableText(id as string);
+}
+
+/** Ids no storage can even be asked about: not a string, empty, or with a U+0000 (PostgreSQL refuses it). */
+function unaskableId(id: unknown): boolean {
+  return typeof id !== 'string' || id.length === 0 || id.includes('\u0000');
 }
 
 /** Options of one `sync()` call. */
@@ -266,8 +271,7 @@ export class SyncEngine {
     // Only the ids no storage can be asked about return at once: a connection stored under a lone
     // surrogate before such ids were refused is still removed under the id it was added with (on
     // SQLite no other finds it again).
-    if (typeof connectionId !== 'string' || connectionId.length === 0 || connectionId.includes('\u0000'))
-      return;
+    if (unaskableId(connectionId)) return;
     await this.#init();
     await this.#stopRun(connectionId, new SyncAbortedError('connection removed'));
     this.#clients.delete(connectionId);
@@ -330,16 +334,17 @@ export class SyncEngine {
     await this.#init();
     const reports: ConnectionReport[] = [];
     for (const { id } of await this.storage.listConnections()) {
-      // A listed id no lookup finds again (one SQLite stored with a lone surrogate, before such ids
-      // were refused, lists as U+FFFD) cannot be synced: it is skipped, said once a run, and the
-      // others are synced.
-      if (impossibleId(id) || !(await this.storage.getConnection(id))) {
+      try {
+        reports.push(await this.sync(id, options));
+      } catch (error) {
+        // A listed id no lookup finds again (one SQLite stored with a lone surrogate, before such ids
+        // were refused, lists as U+FFFD) cannot be synced: it is skipped, said once a run, and the
+        // others are synced.
+        if (!(error instanceof UnknownConnectionError)) throw error;
         this.#logger?.warn?.('a stored connection cannot be found by its listed id; skipped', {
           connectionId: id,
         });
-        continue;
       }
-      reports.push(await this.sync(id, options));
     }
     return { ok: reports.every((r) => r.ok), connections: reports };
   }
