@@ -286,6 +286,11 @@ export interface LedgerAnchor {
    * by construction and the account stays `unchecked`. Absent in older anchors: counted as checked.
    */
   checked?: boolean;
+  /**
+   * The balance's currency at that check (absent in anchors stored by earlier versions). A balance in
+   * another currency is not measured from this anchor: the check starts again, `unchecked`.
+   */
+  currency?: string | null;
 }
 
 /** What a change did to its record: created it, replaced it, or deleted it from the mirror. */

@@ -55,6 +55,7 @@ export async function syncBalance(
         count: () => ctx.storage.countTransactions(ctx.connectionId, account.id),
         rows: () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
       },
+      balance.currency,
     );
     if (outcome.recounted)
       ctx.logger?.warn?.('balance ledger recounted from the stored rows', {

@@ -145,6 +145,7 @@ export async function checkBalanceRecounting(
   pendingTotal: string,
   today: string,
   stored: StoredRows,
+  currency?: string | null,
 ): Promise<BalanceCheck & { recounted: boolean }> {
   // The first anchor is taken on the sums as they are, and every later check measures from it: sums
   // that are off then would add up for good (the opening balance off by what was lost). Their row
@@ -154,7 +155,7 @@ export async function checkBalanceRecounting(
     if (ledger.rows !== storedRows) {
       const recounted = await recountedLedger(ledger, stored.rows());
       const counted = recounted ?? { ...ledger, rows: storedRows };
-      const first = checkBalance(counted, balance, pendingTotal, today);
+      const first = checkBalance(counted, balance, pendingTotal, today, currency);
       // Another run committed rows of the account while this one ran (two first syncs at once): the
       // stored rows may be a later reading of the bank than this run's balance (a refresh between
       // the two), and an anchor on both would be off by what posted in between, for good. No anchor
@@ -165,14 +166,14 @@ export async function checkBalanceRecounting(
     }
   }
   const rows = stored.rows;
-  const kept = checkBalance(ledger, balance, pendingTotal, today);
+  const kept = checkBalance(ledger, balance, pendingTotal, today, currency);
   if (kept.reconciliation.status !== 'mismatch') return { ...kept, recounted: false };
   if (ledger.recountedTotal !== undefined && sameDecimal(ledger.recountedTotal, ledger.postedTotal))
     return { ...kept, recounted: false };
   const recounted = await recountedLedger(ledger, rows());
   if (recounted === undefined)
     return { ...kept, ledger: { ...kept.ledger, recountedTotal: ledger.postedTotal }, recounted: false };
-  const again = checkBalance(recounted, balance, pendingTotal, today);
+  const again = checkBalance(recounted, balance, pendingTotal, today, currency);
   return again.reconciliation.status === 'mismatch'
     ? { ...kept, recounted: false }
     : { ...again, recounted: true };
@@ -195,13 +196,16 @@ export interface BalanceCheck {
  * Compares the provider's `balance` (fetched `today`) with the ledger. The opening balance implied
  * now (balance minus rows) must equal the one implied at the last check that added up, less any
  * history synced further back since; a bank whose balance also counts pending rows is recognised
- * when only that reading adds up.
+ * when only that reading adds up. `currency` is the balance's: an anchor taken in another one
+ * measures nothing (a provider that corrects an account's currency), so the check starts again. A
+ * balance or an anchor without one is taken to be in the same.
  */
 export function checkBalance(
   ledger: AccountLedger,
   balance: string,
   pendingTotal: string,
   today: string,
+  currency?: string | null,
 ): BalanceCheck {
   const opening = {
     posted: subtractDecimals(balance, ledger.postedTotal),
@@ -221,6 +225,8 @@ export function checkBalance(
       postedTotal: ledger.postedTotal,
       pendingTotal,
       checked,
+      // A balance listed without a currency leaves the one known.
+      ...(currency === undefined ? {} : { currency: currency ?? ledger.anchor?.currency ?? null }),
     },
     olderHistoryDelta: '0',
     changedFrom: null,
@@ -238,7 +244,15 @@ export function checkBalance(
     difference: mismatch?.difference ?? null,
   });
 
-  const anchor = ledger.anchor;
+  const anchor =
+    ledger.anchor &&
+    (currency === undefined ||
+      currency === null ||
+      ledger.anchor.currency === undefined ||
+      ledger.anchor.currency === null ||
+      ledger.anchor.currency === currency)
+      ? ledger.anchor
+      : null;
   if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
   const expectedWith = (olderHistory: string) => ({
     posted: subtractDecimals(anchor.openingPosted, olderHistory),

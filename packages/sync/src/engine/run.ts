@@ -347,6 +347,13 @@ async function syncAccountPhases(
       await markGone();
       return report;
     }
+    // The verdict stored was about the rows as they were: beside rows this run moved it says nothing
+    // (a `balanced` kept while the balance cannot be fetched read as "adds up" for as long).
+    const unchecked = uncheckedBeside(current, report);
+    if (unchecked) {
+      current = unchecked;
+      closing.push(makeChange('account', 'modified', current));
+    }
   }
 
   if (withHoldings) {
@@ -381,6 +388,14 @@ async function syncAccountPhases(
     unstoredClosing(report);
   }
   return report;
+}
+
+/** The account with its verdict set back to `unchecked`, when the run moved its rows past it. */
+function uncheckedBeside(account: MirrorAccount, report: AccountReport): MirrorAccount | undefined {
+  const verdict = account.reconciliation;
+  const moved = report.added + report.modified + report.removed > 0;
+  if (!moved || !verdict || verdict.status === 'unchecked') return undefined;
+  return { ...account, reconciliation: { ...verdict, status: 'unchecked', since: null, difference: null } };
 }
 
 /**
