@@ -420,7 +420,10 @@ export function diffWindow(input: WindowDiffInput): WindowDiff {
   function link(oldKey: string, newKey: string, reason: ReplacementReason): void {
     linked.add(oldKey);
     replacedBy.set(oldKey, { key: newKey, reason });
-    replaces.set(newKey, { key: oldKey, reason });
+    // A row that takes the place of two (a re-issued id that is also a vanished hold's posting) names
+    // the first decided, the row it is: every removed row still names it as its successor, so an app
+    // moves each one's row to it, where a second link here gave the posting's row to the hold.
+    if (!replaces.has(newKey)) replaces.set(newKey, { key: oldKey, reason });
   }
 }
 

@@ -178,9 +178,53 @@ function pairTwinsWhere(
           if (hold) pairs.set(hold.key, row);
         }
       }
+      // Tier by tier, a new posting can take the only hold an older one fits, and leave another hold
+      // without the twin it has: every hold that can have one gets one, new postings kept where they are
+      // as far as that allows.
+      const open = holds.filter((hold) => !pairs.has(hold.key));
+      if (open.length > 0) {
+        const postings = byTier.flat().filter((row) => component.posted.has(row.key));
+        completePairs(holds, open, postings, pairs, (hold, row) => fits(hold, row, sameDay));
+      }
     }
   }
   return pairs;
+}
+
+/**
+ * Pairs each of the `open` holds it can by moving holds already paired (in `pairs`) to other postings
+ * they fit, one chain at a time (an augmenting path): no hold paired before is left without a twin.
+ * Components are a few rows, so the search is cheap.
+ */
+function completePairs(
+  holds: readonly MirrorTransaction[],
+  open: readonly MirrorTransaction[],
+  postings: readonly MirrorTransaction[],
+  pairs: Map<string, MirrorTransaction>,
+  fits: (hold: MirrorTransaction, posted: MirrorTransaction) => boolean,
+): void {
+  const holderOf = new Map<string, MirrorTransaction>();
+  for (const hold of holds) {
+    const posted = pairs.get(hold.key);
+    if (posted) holderOf.set(posted.key, hold);
+  }
+  for (const hold of open) {
+    const tried = new Set<string>();
+    const place = (candidate: MirrorTransaction): boolean => {
+      for (const row of postings) {
+        if (tried.has(row.key) || !fits(candidate, row)) continue;
+        tried.add(row.key);
+        const holder = holderOf.get(row.key);
+        if (holder === undefined || place(holder)) {
+          holderOf.set(row.key, candidate);
+          pairs.set(candidate.key, row);
+          return true;
+        }
+      }
+      return false;
+    };
+    place(hold);
+  }
 }
 
 /** The holds and posted rows of one twin group that are linked, directly or through others. */
