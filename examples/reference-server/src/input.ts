@@ -182,5 +182,18 @@ export function amountProblem(amount: string, currency: string): string | undefi
     return scale === 0
       ? `Amount must be a whole number in ${currency}`
       : `Amount must have at most ${scale} decimal places in ${currency}`;
+  // `amount_cents` is a JSON integer, which clients read as a double: past 2^53 minor units it would
+  // be rounded (12 integer digits of bitcoin are 10^20 satoshis), so a 200 would confirm another number.
+  if (BigInt(integer + fraction.padEnd(scale, '0')) > MAX_MINOR_UNITS)
+    return `Amount must be at most ${largestAmount(scale)} ${currency} in absolute value`;
   return undefined;
+}
+
+/** The most minor units an amount may have: every one of them exact as a JSON number. */
+const MAX_MINOR_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** `MAX_MINOR_UNITS` in major units at `scale` decimals, e.g. 90071992.54740991 for 8. */
+function largestAmount(scale: number): string {
+  const digits = MAX_MINOR_UNITS.toString();
+  return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
 }

@@ -379,6 +379,38 @@ for (const backend of BACKENDS) {
         expect(await get()).toEqual(before);
       });
 
+      it('refuses an amount whose amount_cents a client would read rounded (bitcoin, 8 decimals), on create and update', async () => {
+        const accountId = (await get()).account.id;
+        const create = (amount: string, currency: string) =>
+          t.request(t.keys.alice, 'POST', '/api/v1/transactions', {
+            transaction: { account_id: accountId, name: 'coin', amount, currency, date: '2026-11-01' },
+          });
+        const before = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body
+          .pagination;
+        // 2^53 + 1 satoshis: a double reads 12345678912345680 for 12345678912345679.
+        const refused = await create('123456789.12345679', 'BTC');
+        expect(refused.status).toBe(422);
+        expect(refused.body.errors).toEqual([
+          'Amount must be at most 90071992.54740991 BTC in absolute value',
+        ]);
+        expect((await create('999999999999.9999', 'CLF')).body.errors).toEqual([
+          'Amount must be at most 900719925474.0991 CLF in absolute value',
+        ]);
+        const after = (await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=1')).body
+          .pagination;
+        expect(after.total_count).toBe(before.total_count);
+
+        // The largest exact amount is taken, and reads back to the satoshi.
+        const largest = await create('-90071992.54740991', 'BTC');
+        expect(largest.status).toBe(201);
+        expect(largest.body.amount_cents).toBe(Number.MAX_SAFE_INTEGER);
+        const coin = largest.body.id as string;
+        const over = await patch({ amount: '90071992.54740993' }, coin);
+        expect(over.status).toBe(422);
+        expect(over.body.errors).toEqual(['Amount must be at most 90071992.54740991 BTC in absolute value']);
+        expect(await get(coin)).toEqual(largest.body);
+      });
+
       it('refuses decimals on a currency without them (a yen row)', async () => {
         const list = await t.request(t.keys.alice, 'GET', '/api/v1/transactions?per_page=100');
         const yen = list.body.transactions.find((x: { currency: string }) => x.currency === 'JPY');
