@@ -152,12 +152,22 @@ export class FeedApplier {
     let existing = await unit.findFeedTransaction(account.id, entry.key);
     if (!existing && entry.op === 'added' && entry.replaces)
       existing = await unit.findFeedTransaction(account.id, entry.replaces);
-    if (!existing && entry.op === 'added') {
-      existing = await this.#createdWithItsKey(unit, account.id, record);
-      // Taken over, it is the sync's row (its feed key is the provider's from here on): it no longer
-      // counts against the user's bound on rows created through the API, and a delete keeps it as a
-      // tombstone, as any synced row.
-      if (existing) await unit.uncountCreatedTransaction(userId);
+    if (entry.op === 'added') {
+      const created = await this.#createdWithItsKey(unit, account.id, record);
+      if (created) {
+        // Taken over, it is the sync's row (its feed key is the provider's from here on): it no
+        // longer counts against the user's bound on rows created through the API, and a delete keeps
+        // it as a tombstone, as any synced row.
+        await unit.uncountCreatedTransaction(userId);
+        // A row of the app is this purchase too (kept out of sight while the provider did not list
+        // it, or the hold this posting replaces): one key, one row. The row created with the key stays,
+        // as the user made it, with the other's edits where it has none of its own.
+        if (existing) {
+          await this.#mergeEdits(unit, existing, created);
+          await unit.removeTransaction(existing.id);
+        }
+        existing = await this.#createdWithItsKey(unit, account.id, record);
+      }
     }
     const fields = await this.#providerFields(batch, account.currency, record);
     if (existing) await this.#updateTransaction(unit, existing, fields);

@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { FeedEntry, MirrorTransaction, SyncEngine } from '@finsync/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedApplier, FeedApplyStopped } from '../src/feed.js';
-import { deleteTransaction, listDeletedTransactions, restoreTransaction } from '../src/lifecycle.js';
+import {
+  createTransaction,
+  deleteTransaction,
+  listDeletedTransactions,
+  restoreTransaction,
+} from '../src/lifecycle.js';
+import { listTransactions } from '../src/transactions.js';
 import { openStores, type OpenedStores } from '../src/store/open.js';
 import { BACKENDS, testDatabase, type TestDatabase } from './helpers.js';
 
@@ -219,6 +225,89 @@ for (const backend of BACKENDS) {
         external_id: 'lunchflow_old',
       });
       expect(await rowOf('id:new')).toBeUndefined();
+    });
+
+    /** The user's live rows with this external id. */
+    const liveWithKey = async (externalId: string) =>
+      (
+        (await listTransactions(opened.store, userId, { per_page: 100 })).transactions as Array<{
+          id: string;
+          name: string;
+          notes: string | null;
+          external_id: string | null;
+        }>
+      ).filter((row) => row.external_id === externalId);
+    const createWithKey = async (externalId: string, name: string) => {
+      const result = await createTransaction(
+        opened.store,
+        userId,
+        {
+          transaction: {
+            account_id: accountId,
+            name,
+            amount: '5.69',
+            date: '2026-06-29',
+            external_id: externalId,
+            source: 'lunchflow',
+          },
+        },
+        '2026-07-01',
+      );
+      return { created: result.created, transaction: result.transaction as { id: string } };
+    };
+
+    it('a row created with the key of a row out of sight: listed again, the two are one row, the created one', async () => {
+      push({ op: 'added', key: 'id:tx_9', record: record('id:tx_9') });
+      await applier.apply(userId);
+      const synced = (await rowOf('id:tx_9'))!;
+      await opened.store.atomically((unit) =>
+        unit.updateTransaction(synced.id, { notes: 'Coffee with Ana', locked: ['notes'] }),
+      );
+      push({ op: 'removed', key: 'id:tx_9', record: null });
+      await applier.apply(userId);
+      // Out of sight, the user imports the purchase by hand under the key the sync gives it.
+      const created = await createWithKey('lunchflow_tx_9', 'Imported by hand');
+      expect(created.created).toBe(true);
+      push({ op: 'added', key: 'id:tx_9', record: record('id:tx_9') });
+      await applier.apply(userId);
+      const live = await liveWithKey('lunchflow_tx_9');
+      expect(live).toEqual([
+        expect.objectContaining({
+          id: created.transaction.id,
+          name: 'Imported by hand',
+          notes: 'Coffee with Ana',
+        }),
+      ]);
+      expect(await rowOf('id:tx_9')).toMatchObject({ id: created.transaction.id, gone: false });
+    });
+
+    it('a row created with the key of a posting whose hold is shown: the posting makes them one row', async () => {
+      const hold = record('h:dd:0', { isPending: true, providerId: null, amount: '-5.69' });
+      push({ op: 'added', key: hold.key, record: hold });
+      await applier.apply(userId);
+      const holdRow = (await rowOf(hold.key))!;
+      await opened.store.atomically((unit) =>
+        unit.updateTransaction(holdRow.id, { notes: 'Breakfast', locked: ['notes'] }),
+      );
+      const created = await createWithKey('lunchflow_tx_10', 'From the bank statement');
+      push({
+        op: 'added',
+        key: 'id:tx_10',
+        record: record('id:tx_10'),
+        replaces: hold.key,
+        reason: 'posted',
+      });
+      push({ op: 'removed', key: hold.key, record: null, replacedBy: 'id:tx_10', reason: 'posted' });
+      await applier.apply(userId);
+      expect(await liveWithKey('lunchflow_tx_10')).toEqual([
+        expect.objectContaining({
+          id: created.transaction.id,
+          name: 'From the bank statement',
+          notes: 'Breakfast',
+        }),
+      ]);
+      expect(await rowOf(hold.key)).toBeUndefined();
+      expect(await opened.store.getTransaction(userId, holdRow.id)).toBeUndefined();
     });
 
     it('a long feed lets other work run between its batches, and stops between two when told (a shutdown)', async () => {
