@@ -250,6 +250,7 @@ export class FeedApplier {
       currency: account.currency,
       balance: account.balance?.amount ?? null,
       state: account.state,
+      institution_name: account.institutionName,
     };
     const existing = await this.#account(batch, account.id);
     const id = existing?.id ?? randomUUID();

@@ -479,7 +479,7 @@ describe('the request timeout and a write', () => {
           }),
         );
       const tagNames = async () =>
-        ((await t.request(t.keys.alice, 'GET', '/api/v1/tags')).body.tags as Array<{ name: string }>).map(
+        ((await t.request(t.keys.alice, 'GET', '/api/v1/tags')).body as Array<{ name: string }>).map(
           (tag) => tag.name,
         );
       // The same creates, let through at once, create a row and a tag.

@@ -73,6 +73,7 @@ for (const backend of BACKENDS) {
           currency: 'GBP',
           balance: null,
           state: 'active',
+          institution_name: null,
         });
       });
       const scripted = scriptedEngine(userId);

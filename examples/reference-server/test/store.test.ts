@@ -40,6 +40,7 @@ async function seedUser(store: AppStore, name: string, id = randomUUID()) {
     currency: 'GBP',
     balance: '0.10',
     state: 'active',
+    institution_name: null,
   };
   await store.atomically(async (unit) => {
     await unit.insertUser(user);
@@ -448,7 +449,12 @@ for (const backend of BACKENDS) {
       const { store } = opened;
       const { user } = await seedUser(store, 'many-tags');
       const { user: other } = await seedUser(store, 'few-tags');
-      const tag = (name: string) => ({ id: randomUUID(), name, color: '#000' });
+      const tag = (name: string) => ({
+        id: randomUUID(),
+        name,
+        color: '#000',
+        created_at: new Date().toISOString(),
+      });
       for (let i = 0; i < MAX_TAGS_PER_USER; i++)
         expect(await store.insertTag(user.id, tag(`tag ${i}`))).toBe('created');
       expect(await store.insertTag(user.id, tag('one more'))).toBe('full');
@@ -522,6 +528,11 @@ for (const backend of BACKENDS) {
         await deleteTransaction(stores.store, user.id, ids[0]!);
         // Back to version 5, as a file or schema made by the release before.
         const downgrade = [
+          ...['app_accounts', 'app_categories', 'app_merchants', 'app_tags'].map(
+            (table) => `ALTER TABLE ${table} DROP COLUMN created_at`,
+          ),
+          'ALTER TABLE app_accounts DROP COLUMN updated_at',
+          'ALTER TABLE app_accounts DROP COLUMN institution_name',
           'DROP INDEX app_transactions_by_key',
           'ALTER TABLE app_users DROP COLUMN created_transactions',
           `DELETE FROM ${backend.kind === 'postgres' ? 'finsync_migrations' : 'app_migrations'} WHERE version >= 6`,
@@ -585,7 +596,12 @@ for (const backend of BACKENDS) {
           unit.insertTransaction(transaction(user.id, account.id, {})),
         );
         try {
-          const created = store.insertTag(user.id, { id: randomUUID(), name: 'beside', color: '#000' });
+          const created = store.insertTag(user.id, {
+            id: randomUUID(),
+            name: 'beside',
+            color: '#000',
+            created_at: new Date().toISOString(),
+          });
           const first = await Promise.race([
             created,
             new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1_000)),
@@ -601,8 +617,22 @@ for (const backend of BACKENDS) {
       const { store } = opened;
       const { user, account } = await seedUser(store, 'ordering');
       for (const name of ['b', 'B', 'a', 'Z', 'é'])
-        expect(await store.insertTag(user.id, { id: randomUUID(), name, color: '#000' })).toBe('created');
-      expect(await store.insertTag(user.id, { id: randomUUID(), name: 'a', color: '#fff' })).toBe('taken');
+        expect(
+          await store.insertTag(user.id, {
+            id: randomUUID(),
+            name,
+            color: '#000',
+            created_at: new Date().toISOString(),
+          }),
+        ).toBe('created');
+      expect(
+        await store.insertTag(user.id, {
+          id: randomUUID(),
+          name: 'a',
+          color: '#fff',
+          created_at: new Date().toISOString(),
+        }),
+      ).toBe('taken');
       expect((await store.listTags(user.id)).map((t) => t.name)).toEqual(['B', 'Z', 'a', 'b', 'é']);
 
       await store.atomically(async (unit) => {

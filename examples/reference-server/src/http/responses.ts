@@ -1,6 +1,15 @@
 /** Response schemas for the OpenAPI document, and the error responses routes share. */
 import { z } from '@hono/zod-openapi';
-import { RenderedTransactionSchema, TransactionCollectionSchema } from '../contract.js';
+import {
+  AccountCollectionSchema,
+  CategoryCollectionSchema,
+  RenderedAccountSchema,
+  RenderedCategorySchema,
+  RenderedMerchantSchema,
+  RenderedTagSchema,
+  RenderedTransactionSchema,
+  TransactionCollectionSchema,
+} from '../contract.js';
 
 export const ErrorSchema = z
   .object({
@@ -27,21 +36,12 @@ export const DeleteResultSchema = z
   .object({ message: z.string().openapi({ example: 'Transaction deleted successfully' }) })
   .openapi('DeleteResult');
 
-export const AccountSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    account_type: z.string().openapi({ example: 'depository' }),
-    currency: z.string().nullable(),
-    balance: z.string().nullable().openapi({ description: 'Exact decimal, as the provider reports it' }),
-    state: z.string().openapi({ description: '`active`, `inactive` (not synced) or `gone`' }),
-  })
-  .openapi('Account');
-export const CategorySchema = z
-  .object({ id: z.string(), name: z.string(), color: z.string(), icon: z.string() })
-  .openapi('Category');
-export const MerchantSchema = z.object({ id: z.string(), name: z.string() }).openapi('Merchant');
-export const TagSchema = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi('Tag');
+export const AccountSchema = RenderedAccountSchema.openapi('Account');
+export const AccountPageSchema = AccountCollectionSchema.openapi('AccountCollection');
+export const CategorySchema = RenderedCategorySchema.openapi('Category');
+export const CategoryPageSchema = CategoryCollectionSchema.openapi('CategoryCollection');
+export const MerchantSchema = RenderedMerchantSchema.openapi('Merchant');
+export const TagSchema = RenderedTagSchema.openapi('Tag');
 
 const json = (schema: z.ZodType, description: string) => ({
   description,

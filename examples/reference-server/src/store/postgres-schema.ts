@@ -167,6 +167,35 @@ export const APP_MIGRATIONS: readonly Migration[] = [
     up: `CREATE INDEX app_transactions_by_key ON app_transactions (account_id, source, external_id)
       WHERE deleted_at IS NULL AND gone_at IS NULL;`,
   },
+  {
+    // The service renders when each account, category, merchant and tag was made and last changed,
+    // and an account's bank (filled in by the next sync).
+    // Rows from before are dated as closely as the tables tell: categories with their user (they are
+    // made with it), accounts and merchants with their first transaction, else (and tags) now.
+    version: 8,
+    name: 'when accounts, categories, merchants and tags were made',
+    up: `
+      ALTER TABLE app_accounts ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE app_accounts ADD COLUMN updated_at text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE app_accounts ADD COLUMN institution_name text COLLATE "C";
+      ALTER TABLE app_categories ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE app_merchants ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE app_tags ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
+      UPDATE app_accounts a SET created_at = coalesce(
+        (SELECT min(t.created_at) FROM app_transactions t WHERE t.account_id = a.id),
+        to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+      UPDATE app_accounts SET updated_at = created_at;
+      UPDATE app_categories c SET created_at = (SELECT u.created_at FROM app_users u WHERE u.id = c.user_id);
+      UPDATE app_merchants m SET created_at = coalesce(
+        (SELECT min(t.created_at) FROM app_transactions t WHERE t.merchant_id = m.id),
+        to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+      UPDATE app_tags SET created_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      ALTER TABLE app_accounts ALTER COLUMN created_at DROP DEFAULT, ALTER COLUMN updated_at DROP DEFAULT;
+      ALTER TABLE app_categories ALTER COLUMN created_at DROP DEFAULT;
+      ALTER TABLE app_merchants ALTER COLUMN created_at DROP DEFAULT;
+      ALTER TABLE app_tags ALTER COLUMN created_at DROP DEFAULT;
+    `,
+  },
 ];
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/i;

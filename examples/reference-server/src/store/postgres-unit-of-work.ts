@@ -62,13 +62,10 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
         u.created_at,
       ]),
     insertCategory: (userId, c) =>
-      run(`INSERT INTO ${s}.app_categories (id, user_id, name, color, icon) VALUES ($1, $2, $3, $4, $5)`, [
-        c.id,
-        userId,
-        c.name,
-        c.color,
-        c.icon,
-      ]),
+      run(
+        `INSERT INTO ${s}.app_categories (id, user_id, name, color, icon, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [c.id, userId, c.name, c.color, c.icon, new Date().toISOString()],
+      ),
     lockTransaction: async (userId, id, options) => {
       const [row] = await rows<TransactionRow & { locked: string }>(
         client,
@@ -178,20 +175,34 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
           [userId, providerAccountId],
         )
       )[0],
-    insertAccount: (a) =>
-      run(
-        `INSERT INTO ${s}.app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [a.id, a.user_id, a.provider_account_id, a.name, a.account_type, a.currency, a.balance, a.state],
-      ),
+    insertAccount: (a) => {
+      const now = new Date().toISOString();
+      return run(
+        `INSERT INTO ${s}.app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state,
+           institution_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+        [
+          a.id,
+          a.user_id,
+          a.provider_account_id,
+          a.name,
+          a.account_type,
+          a.currency,
+          a.balance,
+          a.state,
+          a.institution_name,
+          now,
+        ],
+      );
+    },
+    // Every sync writes each account; only one that moved is dated again.
     updateAccount: (id, f) =>
-      run(`UPDATE ${s}.app_accounts SET name = $1, currency = $2, balance = $3, state = $4 WHERE id = $5`, [
-        f.name,
-        f.currency,
-        f.balance,
-        f.state,
-        id,
-      ]),
+      run(
+        `UPDATE ${s}.app_accounts
+         SET name = $1, currency = $2, balance = $3, state = $4, institution_name = $5, updated_at = $7
+         WHERE id = $6 AND (name, currency, balance, state, institution_name) IS DISTINCT FROM ($1, $2, $3, $4, $5)`,
+        [f.name, f.currency, f.balance, f.state, f.institution_name, id, new Date().toISOString()],
+      ),
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
       const [row] = await rows<
         TransactionRow & { locked: string; deleted_at: string | null; gone_at: string | null }
@@ -207,8 +218,9 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
     },
     ensureMerchant: async (userId, name, newId) => {
       await run(
-        `INSERT INTO ${s}.app_merchants (id, user_id, name) VALUES ($1, $2, $3) ON CONFLICT (user_id, name) DO NOTHING`,
-        [newId, userId, name],
+        `INSERT INTO ${s}.app_merchants (id, user_id, name, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (user_id, name) DO NOTHING`,
+        [newId, userId, name, new Date().toISOString()],
       );
       const [row] = await rows<{ id: string }>(
         client,

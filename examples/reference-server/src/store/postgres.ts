@@ -27,6 +27,7 @@ import type {
   CommitDeadline,
   UnitOfWork,
   Category,
+  Dated,
   Merchant,
   NewApiKey,
   OwnedKind,
@@ -171,36 +172,42 @@ export class PostgresAppStore implements AppStore {
     );
   }
 
-  listAccounts(userId: string): Promise<AccountRecord[]> {
+  listAccounts(userId: string): Promise<Array<AccountRecord & Dated>> {
     return this.#rows(
-      `SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state
+      `SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state, institution_name,
+              created_at, updated_at
        FROM ${this.#s}.app_accounts WHERE user_id = $1 ORDER BY name, id`,
       [userId],
     );
   }
 
-  listCategories(userId: string): Promise<Category[]> {
+  listCategories(userId: string): Promise<Array<Category & Dated>> {
     return this.#rows(
-      `SELECT id, name, color, icon FROM ${this.#s}.app_categories WHERE user_id = $1 ORDER BY name`,
+      `SELECT id, name, color, icon, created_at, created_at AS updated_at
+       FROM ${this.#s}.app_categories WHERE user_id = $1 ORDER BY name, id`,
       [userId],
     );
   }
 
-  listMerchants(userId: string): Promise<Merchant[]> {
-    return this.#rows(`SELECT id, name FROM ${this.#s}.app_merchants WHERE user_id = $1 ORDER BY name`, [
-      userId,
-    ]);
+  listMerchants(userId: string): Promise<Array<Merchant & Dated>> {
+    return this.#rows(
+      `SELECT id, name, created_at, created_at AS updated_at
+       FROM ${this.#s}.app_merchants WHERE user_id = $1 ORDER BY name, id`,
+      [userId],
+    );
   }
 
-  listTags(userId: string): Promise<Tag[]> {
-    return this.#rows(`SELECT id, name, color FROM ${this.#s}.app_tags WHERE user_id = $1 ORDER BY name`, [
-      userId,
-    ]);
+  listTags(userId: string): Promise<Array<Tag & Dated>> {
+    return this.#rows(
+      `SELECT id, name, color, created_at, created_at AS updated_at
+       FROM ${this.#s}.app_tags WHERE user_id = $1 ORDER BY name, id`,
+      [userId],
+    );
   }
 
   async insertTag(
     userId: string,
-    tag: Tag,
+    tag: Tag & { created_at: string },
     options?: { deadline?: CommitDeadline | undefined },
   ): Promise<'created' | 'taken' | 'full'> {
     // In a transaction of its own, so that a request answered 503 while it waits (for a connection,
@@ -210,10 +217,10 @@ export class PostgresAppStore implements AppStore {
     return this.#transaction(async (client) => {
       await client.query(`SELECT 1 FROM ${this.#s}.app_users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
       const inserted = await client.query(
-        `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color)
-         SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${this.#s}.app_tags WHERE user_id = $2) < $5
+        `INSERT INTO ${this.#s}.app_tags (id, user_id, name, color, created_at)
+         SELECT $1, $2, $3, $4, $6 WHERE (SELECT count(*) FROM ${this.#s}.app_tags WHERE user_id = $2) < $5
          ON CONFLICT (user_id, name) DO NOTHING`,
-        [tag.id, userId, tag.name, tag.color, MAX_TAGS_PER_USER],
+        [tag.id, userId, tag.name, tag.color, MAX_TAGS_PER_USER, tag.created_at],
       );
       if (inserted.rowCount === 1) return 'created';
       const taken = await client.query(`SELECT 1 FROM ${this.#s}.app_tags WHERE user_id = $1 AND name = $2`, [

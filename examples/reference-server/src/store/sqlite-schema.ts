@@ -9,7 +9,8 @@ import { registerDecimalCompare } from './sqlite-decimal.js';
 
 type Db = Database.Database;
 
-const MIGRATIONS: Array<{ version: number; sql: string }> = [
+/** @internal Every version of the app tables, oldest first; exported for the migration tests. */
+export const MIGRATIONS: Array<{ version: number; sql: string }> = [
   {
     version: 1,
     sql: `
@@ -155,6 +156,30 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
     version: 7,
     sql: `CREATE INDEX app_transactions_by_key ON app_transactions (account_id, source, external_id)
       WHERE deleted_at IS NULL AND gone_at IS NULL;`,
+  },
+  {
+    // The service renders when each account, category, merchant and tag was made and last changed,
+    // and an account's bank (filled in by the next sync).
+    // Rows from before are dated as closely as the file tells: categories with their user (they are
+    // made with it), accounts and merchants with their first transaction, else (and tags) now.
+    version: 8,
+    sql: `
+      ALTER TABLE app_accounts ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE app_accounts ADD COLUMN updated_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE app_accounts ADD COLUMN institution_name TEXT;
+      ALTER TABLE app_categories ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE app_merchants ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
+      ALTER TABLE app_tags ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
+      UPDATE app_accounts SET created_at = coalesce(
+        (SELECT min(t.created_at) FROM app_transactions t WHERE t.account_id = app_accounts.id),
+        strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+      UPDATE app_accounts SET updated_at = created_at;
+      UPDATE app_categories SET created_at = (SELECT u.created_at FROM app_users u WHERE u.id = app_categories.user_id);
+      UPDATE app_merchants SET created_at = coalesce(
+        (SELECT min(t.created_at) FROM app_transactions t WHERE t.merchant_id = app_merchants.id),
+        strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+      UPDATE app_tags SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+    `,
   },
 ];
 

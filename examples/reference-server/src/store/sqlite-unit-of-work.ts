@@ -61,12 +61,13 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     },
     insertCategory: async (userId, c) => {
       run(
-        'INSERT INTO app_categories (id, user_id, name, color, icon) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO app_categories (id, user_id, name, color, icon, created_at) VALUES (?, ?, ?, ?, ?, ?)',
         c.id,
         userId,
         c.name,
         c.color,
         c.icon,
+        new Date().toISOString(),
       );
     },
     lockTransaction: (userId, id, options) => readTransaction(db, userId, id, options?.deleted),
@@ -151,8 +152,9 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         providerAccountId,
       ),
     insertAccount: async (a: AccountRecord) => {
+      const now = new Date().toISOString();
       run(
-        'INSERT INTO app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO app_accounts (id, user_id, provider_account_id, name, account_type, currency, balance, state, institution_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         a.id,
         a.user_id,
         a.provider_account_id,
@@ -161,16 +163,28 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         a.currency,
         a.balance,
         a.state,
+        a.institution_name,
+        now,
+        now,
       );
     },
     updateAccount: async (id, f) => {
+      // Every sync writes each account; only one that moved is dated again.
       run(
-        'UPDATE app_accounts SET name = ?, currency = ?, balance = ?, state = ? WHERE id = ?',
+        `UPDATE app_accounts SET name = ?, currency = ?, balance = ?, state = ?, institution_name = ?, updated_at = ?
+         WHERE id = ? AND (name IS NOT ? OR currency IS NOT ? OR balance IS NOT ? OR state IS NOT ? OR institution_name IS NOT ?)`,
         f.name,
         f.currency,
         f.balance,
         f.state,
+        f.institution_name,
+        new Date().toISOString(),
         id,
+        f.name,
+        f.currency,
+        f.balance,
+        f.state,
+        f.institution_name,
       );
     },
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
@@ -190,10 +204,11 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     },
     ensureMerchant: async (userId, name, newId) => {
       run(
-        'INSERT INTO app_merchants (id, user_id, name) VALUES (?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
+        'INSERT INTO app_merchants (id, user_id, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, name) DO NOTHING',
         newId,
         userId,
         name,
+        new Date().toISOString(),
       );
       return get<{ id: string }>('SELECT id FROM app_merchants WHERE user_id = ? AND name = ?', userId, name)!
         .id;

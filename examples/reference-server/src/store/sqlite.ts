@@ -25,6 +25,7 @@ import type {
   CommitDeadline,
   UnitOfWork,
   Category,
+  Dated,
   Merchant,
   NewApiKey,
   OwnedKind,
@@ -195,31 +196,37 @@ export class SqliteAppStore implements AppStore {
     );
   }
 
-  listAccounts(userId: string): Promise<AccountRecord[]> {
+  listAccounts(userId: string): Promise<Array<AccountRecord & Dated>> {
     return this.#all(
-      'SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state FROM app_accounts WHERE user_id = ? ORDER BY name, id',
+      'SELECT id, user_id, provider_account_id, name, account_type, currency, balance, state, institution_name, created_at, updated_at FROM app_accounts WHERE user_id = ? ORDER BY name, id',
       userId,
     );
   }
 
-  listCategories(userId: string): Promise<Category[]> {
+  listCategories(userId: string): Promise<Array<Category & Dated>> {
     return this.#all(
-      'SELECT id, name, color, icon FROM app_categories WHERE user_id = ? ORDER BY name',
+      'SELECT id, name, color, icon, created_at, created_at AS updated_at FROM app_categories WHERE user_id = ? ORDER BY name, id',
       userId,
     );
   }
 
-  listMerchants(userId: string): Promise<Merchant[]> {
-    return this.#all('SELECT id, name FROM app_merchants WHERE user_id = ? ORDER BY name', userId);
+  listMerchants(userId: string): Promise<Array<Merchant & Dated>> {
+    return this.#all(
+      'SELECT id, name, created_at, created_at AS updated_at FROM app_merchants WHERE user_id = ? ORDER BY name, id',
+      userId,
+    );
   }
 
-  listTags(userId: string): Promise<Tag[]> {
-    return this.#all('SELECT id, name, color FROM app_tags WHERE user_id = ? ORDER BY name', userId);
+  listTags(userId: string): Promise<Array<Tag & Dated>> {
+    return this.#all(
+      'SELECT id, name, color, created_at, created_at AS updated_at FROM app_tags WHERE user_id = ? ORDER BY name, id',
+      userId,
+    );
   }
 
   async insertTag(
     userId: string,
-    tag: Tag,
+    tag: Tag & { created_at: string },
     options?: { deadline?: CommitDeadline | undefined },
   ): Promise<'created' | 'taken' | 'full'> {
     return this.#gate.run(() => {
@@ -228,10 +235,10 @@ export class SqliteAppStore implements AppStore {
       // One statement: the count and the insert see the same rows, whoever else writes the file.
       const changes = prepareCached(
         this.database,
-        `INSERT INTO app_tags (id, user_id, name, color)
-         SELECT ?, ?, ?, ? WHERE (SELECT count(*) FROM app_tags WHERE user_id = ?) < ?
+        `INSERT INTO app_tags (id, user_id, name, color, created_at)
+         SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM app_tags WHERE user_id = ?) < ?
          ON CONFLICT (user_id, name) DO NOTHING`,
-      ).run(tag.id, userId, tag.name, tag.color, userId, MAX_TAGS_PER_USER).changes;
+      ).run(tag.id, userId, tag.name, tag.color, tag.created_at, userId, MAX_TAGS_PER_USER).changes;
       if (changes === 1) return 'created';
       const taken = prepareCached(this.database, 'SELECT 1 FROM app_tags WHERE user_id = ? AND name = ?').get(
         userId,

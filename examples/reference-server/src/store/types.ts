@@ -64,6 +64,18 @@ export interface AccountRecord {
   currency: string | null;
   balance: string | null;
   state: string;
+  /** The bank's name, when the provider gives it. */
+  institution_name: string | null;
+}
+
+/**
+ * When a row of a lookup list (an account, a category, a merchant, a tag) was made and last changed:
+ * ISO 8601 in UTC with milliseconds, as the store wrote them. Only accounts change (each sync that
+ * finds their name, currency, balance or state moved); the others keep `updated_at = created_at`.
+ */
+export interface Dated {
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Category {
@@ -304,7 +316,7 @@ export interface UnitOfWork extends RelatedReads {
   insertAccount(account: AccountRecord): Promise<void>;
   updateAccount(
     id: string,
-    fields: { name: string; currency: string | null; balance: string | null; state: string },
+    fields: Pick<AccountRecord, 'name' | 'currency' | 'balance' | 'state' | 'institution_name'>,
   ): Promise<void>;
   /** The row with feed key `key` (deleted ones included), locked. */
   findFeedTransaction(accountId: string, key: string): Promise<FeedTransaction | undefined>;
@@ -395,18 +407,18 @@ export interface AppStore extends RelatedReads {
   getProviderCredential(userId: string): Promise<ProviderCredential | undefined>;
   listProviderCredentials(): Promise<ProviderCredential[]>;
 
-  /** Ordered by name. */
-  listAccounts(userId: string): Promise<AccountRecord[]>;
-  listCategories(userId: string): Promise<Category[]>;
-  listMerchants(userId: string): Promise<Merchant[]>;
-  listTags(userId: string): Promise<Tag[]>;
+  /** Ordered by name (then id). */
+  listAccounts(userId: string): Promise<Array<AccountRecord & Dated>>;
+  listCategories(userId: string): Promise<Array<Category & Dated>>;
+  listMerchants(userId: string): Promise<Array<Merchant & Dated>>;
+  listTags(userId: string): Promise<Array<Tag & Dated>>;
   /**
    * `created`, or `taken` (the user has a tag of that name), or `full`: the user has `MAX_TAGS_PER_USER`
    * tags already (every tag is listed in one answer, so their number is bounded).
    */
   insertTag(
     userId: string,
-    tag: Tag,
+    tag: Tag & { created_at: string },
     options?: { deadline?: CommitDeadline | undefined },
   ): Promise<'created' | 'taken' | 'full'>;
   /** The user's live (not deleted) transaction. */
