@@ -72,6 +72,13 @@ export class FeedResults {
       await this.#runs
         .feedCaughtUp(userId, applied)
         .catch((error: unknown) => this.#fellBehind(userId, error));
+      // After the feed, so the accounts it adds are there; a failure waits for the account's next change.
+      await this.#applier.refreshAccounts(userId).catch((error: unknown) =>
+        this.#logger.warn?.('the accounts could not be refreshed from the mirror', {
+          userId,
+          error: message(error),
+        }),
+      );
     });
   }
 

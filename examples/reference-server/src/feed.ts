@@ -21,15 +21,24 @@ export type { LockableField } from './store/types.js';
 const INVESTMENT_PROVIDERS = new Set(['snaptrade', 'mx', 'finicity', 'pluggy', 'quiltt']);
 
 /**
- * The provider has no account type, so one is inferred: brokerage aggregators → investment, names
- * that say card/loan → credit_card/loan, else depository.
+ * Words that name an account of cash, also where a card's or an investment's word is beside them: a
+ * debit or prepaid card, a credit union's checking account, a cash ISA.
+ */
+const CASH_NAME = /\b(?:debit|prepaid|checking|chequing|current|savings?|credit union|cash isa)\b/;
+
+/**
+ * The provider has no account type, so one is inferred: brokerage aggregators → investment, names of
+ * cash accounts → depository, names that say loan/card → loan/credit_card, investment words →
+ * investment, else depository. The type decides the balance's sign in the API (a liability is shown
+ * as what is owed), so a name is read as a liability only when nothing in it says cash.
  */
 export function inferAccountType(account: MirrorAccount): string {
   if (account.provider && INVESTMENT_PROVIDERS.has(account.provider)) return 'investment';
   const name = account.name.toLowerCase();
+  if (CASH_NAME.test(name)) return 'depository';
+  if (/\b(?:loan|mortgage)/.test(name)) return 'loan';
   if (/credit|card/.test(name)) return 'credit_card';
-  if (/loan|mortgage/.test(name)) return 'loan';
-  if (/isa|invest|brokerage|pension|401k|stocks?/.test(name)) return 'investment';
+  if (/\bisa\b|invest|brokerage|pension|401k|\bstocks?\b/.test(name)) return 'investment';
   return 'depository';
 }
 
@@ -106,6 +115,22 @@ export class FeedApplier {
   /** Resolves when no application is in flight (for a clean shutdown). */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /**
+   * Writes each of the user's accounts as the mirror holds it now, where the app has a row for it: a
+   * row made by an older release gets what it did not keep (the bank's name, migration 8) without
+   * waiting for the account to change. A user has few accounts, and a row already the same is not
+   * written (its `updated_at` stays).
+   */
+  async refreshAccounts(userId: string): Promise<void> {
+    const mirrored = await this.#engine.storage.listAccounts(userId);
+    if (mirrored.length === 0) return;
+    await this.#store.atomically(async (unit) => {
+      const batch: Batch = { unit, userId, accounts: new Map(), merchants: new Map() };
+      for (const account of mirrored)
+        if (await this.#account(batch, account.id)) await this.#upsertAccount(batch, account);
+    });
   }
 
   async #applyAll(userId: string): Promise<number> {
@@ -251,6 +276,8 @@ export class FeedApplier {
       balance: account.balance?.amount ?? null,
       state: account.state,
       institution_name: account.institutionName,
+      // Inferred again at every change, so a better guess of a later release reaches old accounts.
+      account_type: inferAccountType(account),
     };
     const existing = await this.#account(batch, account.id);
     const id = existing?.id ?? randomUUID();
@@ -260,7 +287,6 @@ export class FeedApplier {
       id,
       user_id: userId,
       provider_account_id: account.id,
-      account_type: inferAccountType(account),
       ...fields,
     });
   }

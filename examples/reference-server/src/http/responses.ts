@@ -37,9 +37,13 @@ export const DeleteResultSchema = z
   .openapi('DeleteResult');
 
 export const AccountSchema = RenderedAccountSchema.openapi('Account');
-export const AccountPageSchema = AccountCollectionSchema.openapi('AccountCollection');
+export const AccountPageSchema = AccountCollectionSchema.extend({ accounts: z.array(AccountSchema) }).openapi(
+  'AccountCollection',
+);
 export const CategorySchema = RenderedCategorySchema.openapi('Category');
-export const CategoryPageSchema = CategoryCollectionSchema.openapi('CategoryCollection');
+export const CategoryPageSchema = CategoryCollectionSchema.extend({
+  categories: z.array(CategorySchema),
+}).openapi('CategoryCollection');
 export const MerchantSchema = RenderedMerchantSchema.openapi('Merchant');
 export const TagSchema = RenderedTagSchema.openapi('Tag');
 

@@ -174,26 +174,24 @@ export const APP_MIGRATIONS: readonly Migration[] = [
     // made with it), accounts and merchants with their first transaction, else (and tags) now.
     version: 8,
     name: 'when accounts, categories, merchants and tags were made',
+    // The columns default to the time of the insert, so a server of the release before, still running
+    // beside an upgraded one, can go on inserting rows.
     up: `
-      ALTER TABLE app_accounts ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
-      ALTER TABLE app_accounts ADD COLUMN updated_at text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE app_accounts ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      ALTER TABLE app_accounts ADD COLUMN updated_at text COLLATE "C" NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
       ALTER TABLE app_accounts ADD COLUMN institution_name text COLLATE "C";
-      ALTER TABLE app_categories ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
-      ALTER TABLE app_merchants ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
-      ALTER TABLE app_tags ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT '';
-      UPDATE app_accounts a SET created_at = coalesce(
-        (SELECT min(t.created_at) FROM app_transactions t WHERE t.account_id = a.id),
-        to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+      ALTER TABLE app_categories ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      ALTER TABLE app_merchants ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      ALTER TABLE app_tags ADD COLUMN created_at text COLLATE "C" NOT NULL DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      UPDATE app_accounts a SET created_at = earliest.at
+        FROM (SELECT account_id, min(created_at) AS at FROM app_transactions GROUP BY account_id) AS earliest
+        WHERE a.id = earliest.account_id;
+      UPDATE app_merchants m SET created_at = earliest.at
+        FROM (SELECT merchant_id, min(created_at) AS at FROM app_transactions
+              WHERE merchant_id IS NOT NULL GROUP BY merchant_id) AS earliest
+        WHERE m.id = earliest.merchant_id;
+      UPDATE app_categories c SET created_at = u.created_at FROM app_users u WHERE u.id = c.user_id;
       UPDATE app_accounts SET updated_at = created_at;
-      UPDATE app_categories c SET created_at = (SELECT u.created_at FROM app_users u WHERE u.id = c.user_id);
-      UPDATE app_merchants m SET created_at = coalesce(
-        (SELECT min(t.created_at) FROM app_transactions t WHERE t.merchant_id = m.id),
-        to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
-      UPDATE app_tags SET created_at = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
-      ALTER TABLE app_accounts ALTER COLUMN created_at DROP DEFAULT, ALTER COLUMN updated_at DROP DEFAULT;
-      ALTER TABLE app_categories ALTER COLUMN created_at DROP DEFAULT;
-      ALTER TABLE app_merchants ALTER COLUMN created_at DROP DEFAULT;
-      ALTER TABLE app_tags ALTER COLUMN created_at DROP DEFAULT;
     `,
   },
 ];

@@ -199,9 +199,20 @@ export function postgresUnitOfWork(client: Queryable, s: string): UnitOfWork {
     updateAccount: (id, f) =>
       run(
         `UPDATE ${s}.app_accounts
-         SET name = $1, currency = $2, balance = $3, state = $4, institution_name = $5, updated_at = $7
-         WHERE id = $6 AND (name, currency, balance, state, institution_name) IS DISTINCT FROM ($1, $2, $3, $4, $5)`,
-        [f.name, f.currency, f.balance, f.state, f.institution_name, id, new Date().toISOString()],
+         SET name = $1, currency = $2, balance = $3, state = $4, institution_name = $5, account_type = $8, updated_at = $7
+         WHERE id = $6
+           AND (name, currency, balance, state, institution_name, account_type)
+             IS DISTINCT FROM ($1, $2, $3, $4, $5, $8)`,
+        [
+          f.name,
+          f.currency,
+          f.balance,
+          f.state,
+          f.institution_name,
+          id,
+          new Date().toISOString(),
+          f.account_type,
+        ],
       ),
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
       const [row] = await rows<

@@ -170,15 +170,20 @@ export const MIGRATIONS: Array<{ version: number; sql: string }> = [
       ALTER TABLE app_categories ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
       ALTER TABLE app_merchants ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
       ALTER TABLE app_tags ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
-      UPDATE app_accounts SET created_at = coalesce(
-        (SELECT min(t.created_at) FROM app_transactions t WHERE t.account_id = app_accounts.id),
-        strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
-      UPDATE app_accounts SET updated_at = created_at;
-      UPDATE app_categories SET created_at = (SELECT u.created_at FROM app_users u WHERE u.id = app_categories.user_id);
-      UPDATE app_merchants SET created_at = coalesce(
-        (SELECT min(t.created_at) FROM app_transactions t WHERE t.merchant_id = app_merchants.id),
-        strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+      -- Each first row found in one pass over the transactions (a lookup per account or merchant
+      -- would read them all again for each: there is no index by merchant).
+      UPDATE app_accounts SET created_at = earliest.at
+        FROM (SELECT account_id, min(created_at) AS at FROM app_transactions GROUP BY account_id) AS earliest
+        WHERE app_accounts.id = earliest.account_id;
+      UPDATE app_merchants SET created_at = earliest.at
+        FROM (SELECT merchant_id, min(created_at) AS at FROM app_transactions
+              WHERE merchant_id IS NOT NULL GROUP BY merchant_id) AS earliest
+        WHERE app_merchants.id = earliest.merchant_id;
+      UPDATE app_categories SET created_at = u.created_at FROM app_users u WHERE u.id = app_categories.user_id;
+      UPDATE app_accounts SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE created_at = '';
+      UPDATE app_merchants SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE created_at = '';
       UPDATE app_tags SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+      UPDATE app_accounts SET updated_at = created_at;
     `,
   },
 ];

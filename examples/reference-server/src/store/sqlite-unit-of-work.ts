@@ -171,9 +171,12 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     updateAccount: async (id, f) => {
       // Every sync writes each account; only one that moved is dated again.
       run(
-        `UPDATE app_accounts SET name = ?, currency = ?, balance = ?, state = ?, institution_name = ?, updated_at = ?
-         WHERE id = ? AND (name IS NOT ? OR currency IS NOT ? OR balance IS NOT ? OR state IS NOT ? OR institution_name IS NOT ?)`,
+        `UPDATE app_accounts
+         SET name = ?, account_type = ?, currency = ?, balance = ?, state = ?, institution_name = ?, updated_at = ?
+         WHERE id = ? AND (name IS NOT ? OR account_type IS NOT ? OR currency IS NOT ? OR balance IS NOT ?
+           OR state IS NOT ? OR institution_name IS NOT ?)`,
         f.name,
+        f.account_type,
         f.currency,
         f.balance,
         f.state,
@@ -181,6 +184,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         new Date().toISOString(),
         id,
         f.name,
+        f.account_type,
         f.currency,
         f.balance,
         f.state,

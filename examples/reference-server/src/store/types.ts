@@ -316,7 +316,10 @@ export interface UnitOfWork extends RelatedReads {
   insertAccount(account: AccountRecord): Promise<void>;
   updateAccount(
     id: string,
-    fields: Pick<AccountRecord, 'name' | 'currency' | 'balance' | 'state' | 'institution_name'>,
+    fields: Pick<
+      AccountRecord,
+      'name' | 'account_type' | 'currency' | 'balance' | 'state' | 'institution_name'
+    >,
   ): Promise<void>;
   /** The row with feed key `key` (deleted ones included), locked. */
   findFeedTransaction(accountId: string, key: string): Promise<FeedTransaction | undefined>;

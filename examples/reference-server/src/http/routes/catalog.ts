@@ -42,6 +42,16 @@ const railsBoolean = z
   .max(16)
   .transform((text) => text.trim() !== '' && !['0', 'f', 'false', 'off'].includes(text.trim().toLowerCase()));
 
+const CategoryListQuery = PageQuery.extend({
+  roots_only: railsBoolean.optional().openapi({
+    description: 'Only categories without a parent: every category here',
+    example: 'true',
+  }),
+  parent_id: z.string().max(200).optional().openapi({
+    description: "Only this category's subcategories: none here (categories have no parents on this server)",
+  }),
+});
+
 const AccountListQuery = PageQuery.extend({
   include_disabled: railsBoolean.optional().openapi({
     description: 'Also list the accounts this server no longer syncs (`status` `disabled`)',
@@ -111,11 +121,14 @@ export function catalogRoutes(app: OpenAPIHono<AppEnv>, runtime: ServerRuntime, 
       'The categories, by name, a page at a time',
       'As the service: `{categories, pagination}`, 25 a page unless `per_page` (1–100) says otherwise.',
       CategoryPageSchema,
-      PageQuery,
+      CategoryListQuery,
     ),
     async (c) => {
-      const query = c.req.valid('query' as never) as z.output<typeof PageQuery>;
-      const { rows, pagination } = await pageOf(await store.listCategories(c.get('principal').userId), query);
+      const query = c.req.valid('query' as never) as z.output<typeof CategoryListQuery>;
+      // Every category here is a root: `roots_only` keeps them all, a `parent_id` (sent, not blank)
+      // has no subcategories to show, as the service answers for a category without any.
+      const categories = query.parent_id?.trim() ? [] : await store.listCategories(c.get('principal').userId);
+      const { rows, pagination } = await pageOf(categories, query);
       return c.json({ categories: rows.map(renderCategory), pagination } as never, 200);
     },
   );
