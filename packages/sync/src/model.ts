@@ -260,6 +260,13 @@ export interface AccountLedger {
    * kept sums right; absent until then. A failing check at the same total is not recounted again.
    */
   recountedTotal?: string;
+  /**
+   * Set by a commit that changed the account's rows (pending ones too), cleared by the next check
+   * that compares them with a balance: while set, the verdict stored on the account is about rows
+   * that are no longer all there. Committed with the rows, so a run that stops before its check (a
+   * rate limit, a refused key, a failed write) leaves it for the next run to see.
+   */
+  movedSinceCheck?: boolean;
 }
 
 /** The last balance check that added up, as {@link AccountLedger} keeps it: what later checks compare with. */
@@ -288,7 +295,8 @@ export interface LedgerAnchor {
   checked?: boolean;
   /**
    * The balance's currency at that check (absent in anchors stored by earlier versions). A balance in
-   * another currency is not measured from this anchor: the check starts again, `unchecked`.
+   * another currency is not measured from this anchor: `unchecked`, and the anchor kept until a second
+   * balance in a row comes in that currency, when the check starts again from it.
    */
   currency?: string | null;
 }

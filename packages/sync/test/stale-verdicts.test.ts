@@ -76,7 +76,48 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
     expect((await t.stored()).reconciliation?.status).toBe('balanced');
   });
 
-  it('a balance in another currency than the one the check was anchored in starts the check again', async () => {
+  it('rows committed by a run that a rate limit stops before its check leave the account unchecked', async () => {
+    const t = await setUp();
+    t.today.date = '2026-03-04';
+    t.rows.push({ id: 'c', amount: -20, date: '2026-03-04', merchant: 'Shop', isPending: false });
+    t.setBalance(() => new Response('slow down', { status: 429, headers: { 'retry-after': '60' } }));
+    const stopped = await t.engine.sync('c1');
+    expect(stopped.ok).toBe(false);
+    expect(await t.postedSum()).toBe(-35);
+    expect((await t.stored()).reconciliation?.status).toBe('unchecked');
+  });
+
+  it('a verdict left behind by a run that stopped without writing it is withdrawn by the next run', async () => {
+    const t = await setUp();
+    t.today.date = '2026-03-04';
+    t.rows.push({ id: 'c', amount: -20, date: '2026-03-04', merchant: 'Shop', isPending: false });
+    t.setBalance(() => new Response('slow down', { status: 429, headers: { 'retry-after': '60' } }));
+    // The run stops; its write of the verdict fails too (the database went away at that moment).
+    const apply = t.storage.apply.bind(t.storage);
+    let refuseVerdictWrite = true;
+    t.storage.apply = async (batch) => {
+      const verdictOnly = batch.changes?.length === 1 && batch.changes[0]!.entity === 'account';
+      if (verdictOnly && refuseVerdictWrite) throw new Error('database unavailable');
+      return apply(batch);
+    };
+    await t.engine.sync('c1');
+    refuseVerdictWrite = false;
+    expect(await t.postedSum()).toBe(-35);
+    expect((await t.stored()).reconciliation?.status).toBe('balanced'); // stale, until the next run
+
+    // The next run moves nothing and cannot fetch the balance: the rows the stopped run committed
+    // were never compared, and the verdict about the rows before them is withdrawn.
+    t.today.date = '2026-03-05';
+    t.setBalance(() => new Response('upstream down', { status: 500 }));
+    const next = await t.engine.sync('c1');
+    expect(next.accounts[0]).toMatchObject({ balance: 'failed', added: 0, modified: 0, removed: 0 });
+    expect((await t.stored()).reconciliation?.status).toBe('unchecked');
+    // Once compared again, the verdict is back.
+    t.setBalance(gbp(65));
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation?.status).toBe('balanced');
+  });
+
+  it('a balance in another currency than the one the check was anchored in starts the check again once it stays', async () => {
     const t = await setUp();
     // The same number, now said to be euros: the opening balance worked out in pounds measures nothing.
     t.today.date = '2026-03-04';
@@ -84,11 +125,38 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
     const relabelled = await t.engine.sync('c1');
     expect(relabelled.accounts[0]!.reconciliation?.status).toBe('unchecked');
     expect((await t.stored()).reconciliation?.status).toBe('unchecked');
-    // From the new anchor on, the euro balance is checked as any other.
+    // Euros a second time: the account's currency changed, and the check starts again from here.
     t.today.date = '2026-03-05';
     t.rows.push({ id: 'd', amount: -4, date: '2026-03-05', merchant: 'Shop', isPending: false });
     t.setBalance(() => ({ balance: { amount: 81, currency: 'EUR' } }));
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation?.status).toBe('unchecked');
+    // From the new anchor on, the euro balance is checked as any other.
+    t.today.date = '2026-03-06';
+    t.rows.push({ id: 'g', amount: -6, date: '2026-03-06', merchant: 'Shop', isPending: false });
+    t.setBalance(() => ({ balance: { amount: 75, currency: 'EUR' } }));
     expect((await t.engine.sync('c1')).accounts[0]!.reconciliation?.status).toBe('balanced');
+  });
+
+  it('one balance mislabelled with another currency does not wipe out a mismatch', async () => {
+    const t = await setUp();
+    // A debit of 20.00 the provider never lists: the balance moved, the rows did not.
+    t.today.date = '2026-03-04';
+    t.setBalance(gbp(65));
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation).toMatchObject({
+      status: 'mismatch',
+      difference: '-20',
+    });
+    t.today.date = '2026-03-05';
+    t.setBalance(() => ({ balance: { amount: 65, currency: 'EUR' } }));
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation?.status).toBe('unchecked');
+    // Pounds again, and a row that moved the balance with it: the 20.00 is still missing.
+    t.today.date = '2026-03-06';
+    t.rows.push({ id: 'h', amount: -5, date: '2026-03-06', merchant: 'Shop', isPending: false });
+    t.setBalance(gbp(60));
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation).toMatchObject({
+      status: 'mismatch',
+      difference: '-20',
+    });
   });
 
   it('a balance listed once without a currency is not taken for a change of currency', async () => {

@@ -16,6 +16,11 @@ export interface BalanceOutcome {
   change: AccountChange | undefined;
 }
 
+/** Whether the account's rows moved since the last check compared them with a balance. */
+export function movedSinceCheck(state: AccountSyncState): boolean {
+  return state.ledger?.movedSinceCheck === true;
+}
+
 /**
  * Takes the provider's balance (`answer`, asked for with the transactions: account-turn.ts) and, when
  * `rows.check` is set (the account's rows synced cleanly), compares it with the rows; when not, and the
@@ -55,7 +60,7 @@ export async function syncBalance(
         count: () => ctx.storage.countTransactions(ctx.connectionId, account.id),
         rows: () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
       },
-      balance.currency,
+      { reading: balance.currency ?? null, previous: account.balance?.currency ?? null },
     );
     if (outcome.recounted)
       ctx.logger?.warn?.('balance ledger recounted from the stored rows', {
@@ -79,8 +84,9 @@ export async function syncBalance(
     account.balance.currency === balance.currency;
   // A balance not compared with the rows, beside rows or a balance the last check did not see: the
   // verdict of that check says nothing of them (a `balanced` kept beside a new balance and rows that
-  // failed to sync read as "adds up" while they were apart by the missing rows).
-  if (!check && reconciliation !== null && (!sameBalance || rows.changed))
+  // failed to sync read as "adds up" while they were apart by the missing rows). Rows an earlier run
+  // moved and never checked count too (`movedSinceCheck`: that run stopped before its check).
+  if (!check && reconciliation !== null && (!sameBalance || rows.changed || movedSinceCheck(state)))
     reconciliation = { ...reconciliation, status: 'unchecked', since: null, difference: null };
   const next: MirrorAccount = {
     ...account,

@@ -39,6 +39,19 @@ export function issue(stage: SyncStage, accountId: string | null, error: unknown
   return { stage, accountId, message: storableText(err.message), error: err };
 }
 
+/** Whether the run can write no more: it was aborted, or lost its lease (which refuses every write). */
+function cannotWrite(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || error instanceof RequestAbortedError || error instanceof LeaseLostError;
+}
+
+/**
+ * Whether `error` stops the run while it may still write: a refused key or a rate limit concerns the
+ * whole connection, and a write made before the run stops is still its own.
+ */
+export function stopsTheRunWithWritesAllowed(error: unknown, signal: AbortSignal): boolean {
+  return !cannotWrite(error, signal) && (isAuthFailure(error) || error instanceof RateLimitError);
+}
+
 /** Translates a provider failure into a run stop where it concerns the whole connection. */
 export function stopIfConnectionWide(
   stage: SyncStage,
@@ -47,8 +60,6 @@ export function stopIfConnectionWide(
   signal: AbortSignal,
 ): void {
   // A lost lease refuses every later write too: going on would only call the provider for nothing.
-  if (signal.aborted || error instanceof RequestAbortedError || error instanceof LeaseLostError)
-    throw new StopRun(issue(stage, accountId, error));
-  if (isAuthFailure(error) || error instanceof RateLimitError)
+  if (cannotWrite(error, signal) || stopsTheRunWithWritesAllowed(error, signal))
     throw new StopRun(issue(stage, accountId, error));
 }

@@ -117,6 +117,7 @@ export function advanceLedger(
     if (anchor.historyFrom !== null && row.date < anchor.historyFrom) older.push(amount);
     else next.changedFrom = earlier(next.changedFrom, row.date);
   };
+  if (changes.length > 0) next.movedSinceCheck = true;
   for (const change of changes) {
     if (change.op !== 'added') count(previous.get(change.key), -1);
     if (change.op !== 'removed') count(change.record, 1);
@@ -145,7 +146,7 @@ export async function checkBalanceRecounting(
   pendingTotal: string,
   today: string,
   stored: StoredRows,
-  currency?: string | null,
+  currency?: BalanceCurrency,
 ): Promise<BalanceCheck & { recounted: boolean }> {
   // The first anchor is taken on the sums as they are, and every later check measures from it: sums
   // that are off then would add up for good (the opening balance off by what was lost). Their row
@@ -192,27 +193,38 @@ export interface BalanceCheck {
   reconciliation: BalanceReconciliation;
 }
 
+/** The currency of the balance being checked, and of the balance stored before it. */
+export interface BalanceCurrency {
+  /** `null`: the provider did not say (taken to be the anchor's). */
+  reading: string | null;
+  previous: string | null;
+}
+
 /**
  * Compares the provider's `balance` (fetched `today`) with the ledger. The opening balance implied
  * now (balance minus rows) must equal the one implied at the last check that added up, less any
  * history synced further back since; a bank whose balance also counts pending rows is recognised
  * when only that reading adds up. `currency` is the balance's: an anchor taken in another one
- * measures nothing (a provider that corrects an account's currency), so the check starts again. A
- * balance or an anchor without one is taken to be in the same.
+ * measures nothing. One such balance is `unchecked` and leaves the anchor (a provider that mislabels
+ * one answer must not wipe out a mismatch the anchor still shows); a second in a row in the same new
+ * currency (a provider that corrected the account's currency) starts the check again from it. A
+ * balance or an anchor without a currency is taken to be in the same.
  */
 export function checkBalance(
   ledger: AccountLedger,
   balance: string,
   pendingTotal: string,
   today: string,
-  currency?: string | null,
+  currency?: BalanceCurrency,
 ): BalanceCheck {
   const opening = {
     posted: subtractDecimals(balance, ledger.postedTotal),
     'posted-and-pending': subtractDecimals(subtractDecimals(balance, ledger.postedTotal), pendingTotal),
   };
   // A check that adds up starts afresh: what a recount found under the old anchor no longer holds.
-  const { recountedTotal: _recounted, ...sums } = ledger;
+  // Any verdict now is about the rows as they are.
+  const { recountedTotal: _recounted, movedSinceCheck: _moved, ...sums } = ledger;
+  const { movedSinceCheck: _movedToo, ...compared } = ledger;
   const anchorAt = (basis: BalanceReconciliation['basis'], checked: boolean): AccountLedger => ({
     ...sums,
     anchor: {
@@ -226,7 +238,7 @@ export function checkBalance(
       pendingTotal,
       checked,
       // A balance listed without a currency leaves the one known.
-      ...(currency === undefined ? {} : { currency: currency ?? ledger.anchor?.currency ?? null }),
+      ...(currency === undefined ? {} : { currency: currency.reading ?? ledger.anchor?.currency ?? null }),
     },
     olderHistoryDelta: '0',
     changedFrom: null,
@@ -244,15 +256,16 @@ export function checkBalance(
     difference: mismatch?.difference ?? null,
   });
 
-  const anchor =
-    ledger.anchor &&
-    (currency === undefined ||
-      currency === null ||
-      ledger.anchor.currency === undefined ||
-      ledger.anchor.currency === null ||
-      ledger.anchor.currency === currency)
-      ? ledger.anchor
-      : null;
+  const reading = currency?.reading ?? null;
+  const otherCurrency =
+    ledger.anchor !== null &&
+    reading !== null &&
+    ledger.anchor.currency !== undefined &&
+    ledger.anchor.currency !== null &&
+    ledger.anchor.currency !== reading;
+  if (otherCurrency && currency?.previous !== reading)
+    return { ledger: compared, reconciliation: outcome('unchecked', ledger.anchor!.basis) };
+  const anchor = otherCurrency ? null : ledger.anchor;
   if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
   const expectedWith = (olderHistory: string) => ({
     posted: subtractDecimals(anchor.openingPosted, olderHistory),
@@ -286,5 +299,5 @@ export function checkBalance(
   const dayAfter = addDays(anchor.on, 1);
   const since = ledger.changedFrom !== null && ledger.changedFrom < dayAfter ? ledger.changedFrom : dayAfter;
   const difference = subtractDecimals(opening[anchor.basis], expected[anchor.basis]);
-  return { ledger, reconciliation: outcome('mismatch', anchor.basis, { since, difference }) };
+  return { ledger: compared, reconciliation: outcome('mismatch', anchor.basis, { since, difference }) };
 }

@@ -3,11 +3,17 @@ import { MAX_ACCOUNT_ID_LENGTH, NotFoundError, type Account } from '@finsync/pro
 import { AccountIdTooLongError, LeaseLostError } from '../errors.js';
 import type { AccountChange, AccountSyncState, Change, ConnectionState, MirrorAccount } from '../model.js';
 import { openAccountTurn, type AccountTurn } from './account-turn.js';
-import { syncBalance } from './balance.js';
+import { movedSinceCheck, syncBalance } from './balance.js';
 import { makeChange } from './changes.js';
 import { fillRowCurrency } from './currency-fill.js';
 import { nextConnectionState, stopEvent, type ConnectionEvent } from './connection-status.js';
-import { StopRun, issue, stopIfConnectionWide, type RunContext } from './context.js';
+import {
+  StopRun,
+  issue,
+  stopIfConnectionWide,
+  stopsTheRunWithWritesAllowed,
+  type RunContext,
+} from './context.js';
 import { syncHoldings } from './holdings.js';
 import { sameRecord } from './keys.js';
 import type { AccountReport, ConnectionReport, SkippedAccount, SyncIssue } from './report.js';
@@ -286,6 +292,23 @@ async function syncAccountPhases(
   };
   let syncState = previousState;
   let current = account;
+  // A run that stops (a rate limit, a refused key) after committing rows leaves a verdict stored about
+  // the rows as they were: it is withdrawn first, while the run may still write, and not left saying
+  // "adds up" until a later run gets as far as a check (which a refused key may not let happen for days).
+  const withdrawVerdictBeforeStop = async (error: unknown) => {
+    if (!stopsTheRunWithWritesAllowed(error, ctx.signal)) return;
+    const unchecked = uncheckedBeside(current, report, syncState);
+    if (!unchecked) return;
+    try {
+      await ctx.storage.apply({
+        changes: [makeChange('account', 'modified', unchecked)],
+        accountStates: [syncState],
+      });
+      current = unchecked;
+    } catch {
+      // The stop goes on; the ledger still says the rows moved, for the next run.
+    }
+  };
 
   const markGone = async () => {
     current = { ...current, state: 'gone' };
@@ -304,6 +327,7 @@ async function syncAccountPhases(
       onReadsDone,
     });
   } catch (error) {
+    await withdrawVerdictBeforeStop(error);
     stopIfConnectionWide('transactions', account.id, error, ctx.signal);
     report.issues.push(issue('transactions', account.id, error));
     if (error instanceof NotFoundError) {
@@ -340,6 +364,7 @@ async function syncAccountPhases(
     if (outcome.change) closing.push(outcome.change);
     report.reconciliation = check ? current.reconciliation : null;
   } catch (error) {
+    await withdrawVerdictBeforeStop(error);
     stopIfConnectionWide('balance', account.id, error, ctx.signal);
     report.balance = 'failed';
     report.issues.push(issue('balance', account.id, error));
@@ -349,7 +374,7 @@ async function syncAccountPhases(
     }
     // The verdict stored was about the rows as they were: beside rows this run moved it says nothing
     // (a `balanced` kept while the balance cannot be fetched read as "adds up" for as long).
-    const unchecked = uncheckedBeside(current, report);
+    const unchecked = uncheckedBeside(current, report, syncState);
     if (unchecked) {
       current = unchecked;
       closing.push(makeChange('account', 'modified', current));
@@ -390,10 +415,17 @@ async function syncAccountPhases(
   return report;
 }
 
-/** The account with its verdict set back to `unchecked`, when the run moved its rows past it. */
-function uncheckedBeside(account: MirrorAccount, report: AccountReport): MirrorAccount | undefined {
+/**
+ * The account with its verdict set back to `unchecked`, when its rows moved past it: in this run, or
+ * in one that stopped before its check (the ledger says so).
+ */
+function uncheckedBeside(
+  account: MirrorAccount,
+  report: AccountReport,
+  state: AccountSyncState,
+): MirrorAccount | undefined {
   const verdict = account.reconciliation;
-  const moved = report.added + report.modified + report.removed > 0;
+  const moved = report.added + report.modified + report.removed > 0 || movedSinceCheck(state);
   if (!moved || !verdict || verdict.status === 'unchecked') return undefined;
   return { ...account, reconciliation: { ...verdict, status: 'unchecked', since: null, difference: null } };
 }
