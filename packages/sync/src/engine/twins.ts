@@ -194,9 +194,10 @@ function pairTwinsWhere(
 /**
  * Pairs each of the `open` holds it can by moving holds already paired (in `pairs`) to other postings
  * they fit, one chain at a time (an augmenting path): no hold paired before is left without a twin.
- * Components are a few rows, so the search is cheap.
+ * Components are a few rows, so the search is cheap; it keeps its path in an array, not on the call
+ * stack, so a long chain of look-alike holds cannot overflow it. Exported for its tests.
  */
-function completePairs(
+export function completePairs(
   holds: readonly MirrorTransaction[],
   open: readonly MirrorTransaction[],
   postings: readonly MirrorTransaction[],
@@ -210,20 +211,37 @@ function completePairs(
   }
   for (const hold of open) {
     const tried = new Set<string>();
-    const place = (candidate: MirrorTransaction): boolean => {
-      for (const row of postings) {
-        if (tried.has(row.key) || !fits(candidate, row)) continue;
+    // The path so far: each hold, the next posting it looks at, and the one it would take.
+    const path: Array<{ hold: MirrorTransaction; next: number; taking?: MirrorTransaction }> = [
+      { hold, next: 0 },
+    ];
+    while (path.length > 0) {
+      const step = path.at(-1)!;
+      let found: MirrorTransaction | undefined;
+      while (step.next < postings.length && found === undefined) {
+        const row = postings[step.next++]!;
+        if (tried.has(row.key) || !fits(step.hold, row)) continue;
         tried.add(row.key);
-        const holder = holderOf.get(row.key);
-        if (holder === undefined || place(holder)) {
-          holderOf.set(row.key, candidate);
-          pairs.set(candidate.key, row);
-          return true;
-        }
+        found = row;
       }
-      return false;
-    };
-    place(hold);
+      // No posting left for this hold: the one before it looks further.
+      if (found === undefined) {
+        path.pop();
+        continue;
+      }
+      step.taking = found;
+      const holder = holderOf.get(found.key);
+      if (holder !== undefined) {
+        path.push({ hold: holder, next: 0 });
+        continue;
+      }
+      // A free posting: every hold on the path moves on to the posting it takes.
+      for (const { hold: moving, taking } of path) {
+        holderOf.set(taking!.key, moving);
+        pairs.set(moving.key, taking!);
+      }
+      break;
+    }
   }
 }
 
