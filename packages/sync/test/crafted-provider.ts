@@ -17,6 +17,8 @@ export async function engineOverCraftedProvider(
     accountCurrency?: string;
     /** The `/balance` answer (a `Response` is sent as it is); a GBP balance of 0 when left out. */
     balance?: () => unknown;
+    /** The `/holdings` answer (a `Response` is sent as it is); none when left out. */
+    holdings?: () => unknown;
     /** The `/accounts` list; the one active account 4711 when left out. */
     accounts?: () => unknown[];
     /** Engine tuning (`startDate`, `includePending`, …). */
@@ -36,7 +38,7 @@ export async function engineOverCraftedProvider(
         : path.endsWith('/balance')
           ? (options.balance?.() ?? { balance: { amount: 0, currency: 'GBP' } })
           : path.endsWith('/holdings')
-            ? { holdings: [], totalValue: 0 }
+            ? (options.holdings?.() ?? { holdings: [], totalValue: 0 })
             : transactions(url);
     if (body instanceof Response) return body;
     return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });

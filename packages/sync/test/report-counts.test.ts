@@ -76,18 +76,35 @@ describe('what a report counts', () => {
     expect(account!.added).toBe(stored);
   });
 
-  it('a run stopped at the holdings reports the balance it read as not stored, as the mirror has it', async () => {
+  it('a run a rate limit stops at the holdings stores the balance and check it read first, and says so', async () => {
     const h = await createHarness({ sandbox: { historyDays: 30 } });
-    // A 429 at the first holdings answer stops the connection before that account's closing write.
+    // A 429 at the first holdings answer stops the connection; the account's balance, read before
+    // it, is stored first (its verdict is about the rows this run committed).
     h.sandbox.faults.add({ kind: 'status', status: 429, match: { endpoint: 'holdings' } });
     const report = await h.engine.sync('c1');
     const stopped = report.accounts.at(-1)!;
     expect(stopped.issues.map((i) => i.stage)).toEqual(['holdings']);
-    expect(stopped.balance).toBe('failed');
+    expect(stopped).toMatchObject({ balance: 'updated', holdings: 'failed' });
+    const stored = (await h.storage.listAccounts('c1')).find((a) => a.id === stopped.accountId)!;
+    expect(stored.balance?.amount).toBe(h.sandbox.balanceOf(stopped.accountId).amount);
+    expect(stopped.reconciliation).toEqual(stored.reconciliation);
+    expect(stopped.added).toBe(await h.storage.countTransactions('c1', stopped.accountId));
+  });
+
+  it('a run Ctrl-C stops before the closing write of an account reports its balance as not stored, as the mirror has it', async () => {
+    const h = await createHarness({ sandbox: { historyDays: 30 } });
+    const controller = new AbortController();
+    h.sandbox.faults.add({ kind: 'latency', ms: 2_000, match: { endpoint: 'holdings' } });
+    const running = h.engine.sync('c1', { signal: controller.signal });
+    h.engine.on('progress', (progress) => {
+      if (progress.transactionsFetched > 0) setTimeout(() => controller.abort(), 300);
+    });
+    const report = await running;
+    const stopped = report.accounts.at(-1)!;
+    expect(stopped.issues.map((i) => i.error.name)).toEqual(['RequestAbortedError']);
     expect(stopped.reconciliation).toBeNull();
     const stored = (await h.storage.listAccounts('c1')).find((a) => a.id === stopped.accountId)!;
     expect(stored.balance).toBeNull();
-    expect(stopped.added).toBe(await h.storage.countTransactions('c1', stopped.accountId));
   });
 
   it('counts the rows a currency fill changed before a later commit of it failed', async () => {

@@ -13,10 +13,12 @@ function gbp(amount: number) {
 async function setUp() {
   const rows: WireRow[] = [{ id: 'a', amount: -10, date: '2026-03-01', merchant: 'Shop', isPending: false }];
   let balance: () => unknown = gbp(90);
+  let holdings: () => unknown = () => ({ holdings: [], totalValue: 0 });
   const crafted = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
     today: '2026-03-02',
     accountCurrency: 'GBP',
     balance: () => balance(),
+    holdings: () => holdings(),
   });
   const stored = async () => (await crafted.storage.listAccounts('c1'))[0]!;
   const postedSum = async () =>
@@ -36,6 +38,7 @@ async function setUp() {
     stored,
     postedSum,
     setBalance: (next: () => unknown) => (balance = next),
+    setHoldings: (next: () => unknown) => (holdings = next),
   };
 }
 
@@ -85,6 +88,16 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
     expect(stopped.ok).toBe(false);
     expect(await t.postedSum()).toBe(-35);
     expect((await t.stored()).reconciliation?.status).toBe('unchecked');
+  });
+
+  it('a run that a rate limit stops at the holdings stores the verdict it worked out before it stops', async () => {
+    const t = await setUp();
+    // A row of 20.00 the balance has not moved for: the check finds the rows 20.00 short of money out.
+    t.today.date = '2026-03-04';
+    t.rows.push({ id: 'c', amount: -20, date: '2026-03-04', merchant: 'Shop', isPending: false });
+    t.setHoldings(() => new Response('slow down', { status: 429, headers: { 'retry-after': '60' } }));
+    expect((await t.engine.sync('c1')).ok).toBe(false);
+    expect((await t.stored()).reconciliation).toMatchObject({ status: 'mismatch', difference: '20' });
   });
 
   it('a verdict left behind by a run that stopped without writing it is withdrawn by the next run', async () => {
@@ -157,6 +170,29 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
       status: 'mismatch',
       difference: '-20',
     });
+  });
+
+  it('a new currency sent on some answers only is taken once, and the check settles in it', async () => {
+    const t = await setUp();
+    const statuses: string[] = [];
+    let amount = 85;
+    for (const [day, currency] of [
+      ['04', 'EUR'],
+      ['05', undefined],
+      ['06', 'EUR'],
+      ['07', undefined],
+      ['08', 'EUR'],
+    ] as const) {
+      t.today.date = `2026-03-${day}`;
+      t.rows.push({ id: `n${day}`, amount: -1, date: t.today.date, merchant: 'Shop', isPending: false });
+      amount -= 1;
+      const balance = { amount, ...(currency ? { currency } : {}) };
+      t.setBalance(() => ({ balance }));
+      statuses.push((await t.engine.sync('c1')).accounts[0]!.reconciliation!.status);
+    }
+    // Euros once (not measured from the pounds), euros again (a balance without a currency is in the
+    // last one named): the check starts from there and holds.
+    expect(statuses).toEqual(['unchecked', 'unchecked', 'balanced', 'balanced', 'balanced']);
   });
 
   it('a balance listed once without a currency is not taken for a change of currency', async () => {

@@ -27,6 +27,8 @@ export interface RunContext {
 export class StopRun extends Error {
   /** The report of the account the run stopped in, as far as it got: what it committed stays reported. */
   account: AccountReport | undefined;
+  /** The account's closing write (its balance and verdict) was stored before the run stopped. */
+  closingStored = false;
 
   constructor(readonly issue: SyncIssue) {
     super(issue.message);

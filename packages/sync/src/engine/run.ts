@@ -246,7 +246,7 @@ async function syncAccount(
     // reported, with the reason it stopped.
     if (error instanceof StopRun) {
       report.issues.push(error.issue);
-      unstoredClosing(report);
+      if (!error.closingStored) unstoredClosing(report);
       error.account = report;
     }
     throw error;
@@ -392,8 +392,24 @@ async function syncAccountPhases(
         holdingsCheckedAt: ctx.clock.now().toISOString(),
       };
     } catch (error) {
-      stopIfConnectionWide('holdings', account.id, error, ctx.signal);
       report.holdings = 'failed';
+      // Stopped here, the run has the balance and its verdict in hand: they are stored before it
+      // stops (else the verdict is withdrawn), not left behind about the rows before this run's.
+      let closingStored = false;
+      if (stopsTheRunWithWritesAllowed(error, ctx.signal)) {
+        try {
+          await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
+          closingStored = true;
+        } catch {
+          await withdrawVerdictBeforeStop(error);
+        }
+      }
+      try {
+        stopIfConnectionWide('holdings', account.id, error, ctx.signal);
+      } catch (stop) {
+        if (stop instanceof StopRun) stop.closingStored = closingStored;
+        throw stop;
+      }
       report.issues.push(issue('holdings', account.id, error));
     }
   }
