@@ -20,26 +20,42 @@ export type { LockableField } from './store/types.js';
 
 const INVESTMENT_PROVIDERS = new Set(['snaptrade', 'mx', 'finicity', 'pluggy', 'quiltt']);
 
-/**
- * Words that name an account of cash, also where a card's or an investment's word is beside them: a
- * debit or prepaid card, a credit union's checking account, a cash ISA.
- */
-const CASH_NAME = /\b(?:debit|prepaid|checking|chequing|current|savings?|credit union|cash isa)\b/;
+/** Money lent: a liability whatever else the name says ("Savings Secured Loan", "ANZ Homeloan"). */
+const LOAN_NAME = /loan|mortgage|heloc|line of credit/;
+/** A card that spends the holder's own money. */
+const CASH_CARD_NAME = /\b(?:debit|prepaid)\b/;
+/** A card or credit line, in the words banks name them ("Credit Card", "Travel Card", "Amex Platinum"). */
+const CREDIT_NAME = /credit|card|\bvisa\b|mastercard|\bamex\b|american express|kredit|crédit/;
 
 /**
- * The provider has no account type, so one is inferred: brokerage aggregators → investment, names of
- * cash accounts → depository, names that say loan/card → loan/credit_card, investment words →
- * investment, else depository. The type decides the balance's sign in the API (a liability is shown
- * as what is owed), so a name is read as a liability only when nothing in it says cash.
+ * The provider has no account type, so one is inferred: brokerage aggregators → investment; loan
+ * words → loan; a debit or prepaid card → depository; card and credit words → credit_card (a credit
+ * union's name is no credit word: "Alliant Credit Union Checking" is cash, "Navy Federal Credit Union
+ * Visa" a card); investment words → investment (a cash ISA excepted); else depository. The type
+ * decides the balance's sign in the API (a liability is shown as what is owed).
  */
 export function inferAccountType(account: MirrorAccount): string {
   if (account.provider && INVESTMENT_PROVIDERS.has(account.provider)) return 'investment';
-  const name = account.name.toLowerCase();
-  if (CASH_NAME.test(name)) return 'depository';
-  if (/\b(?:loan|mortgage)/.test(name)) return 'loan';
-  if (/credit|card/.test(name)) return 'credit_card';
+  const name = account.name.toLowerCase().replaceAll('credit union', ' ');
+  if (LOAN_NAME.test(name)) return 'loan';
+  if (CASH_CARD_NAME.test(name)) return 'depository';
+  if (CREDIT_NAME.test(name)) return 'credit_card';
+  if (/\bcash isa\b/.test(name)) return 'depository';
   if (/\bisa\b|invest|brokerage|pension|401k|\bstocks?\b/.test(name)) return 'investment';
   return 'depository';
+}
+
+/** What the app keeps of a mirrored account, beside its ids. */
+function accountFields(account: MirrorAccount) {
+  return {
+    name: account.name,
+    currency: account.currency,
+    balance: account.balance?.amount ?? null,
+    state: account.state,
+    institution_name: account.institutionName,
+    // Inferred again at every change, so a better guess of a later release reaches old accounts.
+    account_type: inferAccountType(account),
+  };
 }
 
 function externalId(record: MirrorTransaction): string {
@@ -118,18 +134,31 @@ export class FeedApplier {
   }
 
   /**
-   * Writes each of the user's accounts as the mirror holds it now, where the app has a row for it: a
-   * row made by an older release gets what it did not keep (the bank's name, migration 8) without
-   * waiting for the account to change. A user has few accounts, and a row already the same is not
-   * written (its `updated_at` stays).
+   * Writes each of the user's accounts as the mirror holds it now, where the app has a row for it and
+   * it differs: a row made by an older release gets what it did not keep (the bank's name, migration
+   * 8) and a better guess of its type, without waiting for the account to change. One read of each
+   * side, and no write at all when they agree (every start after the first). As a feed batch, it
+   * writes only if the user's feed cursor is where it was before the mirror was read: another server
+   * that applied this user's feed meanwhile (one PostgreSQL database) wrote rows as new or newer.
    */
   async refreshAccounts(userId: string): Promise<void> {
-    const mirrored = await this.#engine.storage.listAccounts(userId);
-    if (mirrored.length === 0) return;
+    const cursor = await this.#store.feedCursor(userId);
+    const [mirrored, kept] = await Promise.all([
+      this.#engine.storage.listAccounts(userId),
+      this.#store.listAccounts(userId),
+    ]);
+    const byProviderId = new Map(kept.map((row) => [row.provider_account_id, row]));
+    const differing = mirrored.filter((account) => {
+      const row = byProviderId.get(account.id);
+      if (!row) return false; // the feed adds it, in its order
+      const fields = accountFields(account);
+      return (Object.keys(fields) as Array<keyof typeof fields>).some((name) => fields[name] !== row[name]);
+    });
+    if (differing.length === 0) return;
     await this.#store.atomically(async (unit) => {
+      if ((await unit.lockFeedCursor(userId)) !== cursor) return;
       const batch: Batch = { unit, userId, accounts: new Map(), merchants: new Map() };
-      for (const account of mirrored)
-        if (await this.#account(batch, account.id)) await this.#upsertAccount(batch, account);
+      for (const account of differing) await this.#upsertAccount(batch, account);
     });
   }
 
@@ -270,15 +299,7 @@ export class FeedApplier {
 
   async #upsertAccount(batch: Batch, account: MirrorAccount): Promise<void> {
     const { unit, userId } = batch;
-    const fields = {
-      name: account.name,
-      currency: account.currency,
-      balance: account.balance?.amount ?? null,
-      state: account.state,
-      institution_name: account.institutionName,
-      // Inferred again at every change, so a better guess of a later release reaches old accounts.
-      account_type: inferAccountType(account),
-    };
+    const fields = accountFields(account);
     const existing = await this.#account(batch, account.id);
     const id = existing?.id ?? randomUUID();
     batch.accounts.set(account.id, { id, currency: account.currency });

@@ -41,15 +41,30 @@ describe('an account read as a liability', () => {
   const typeOf = (name: string, provider: string | null = 'gocardless') =>
     inferAccountType({ name, provider } as Parameters<typeof inferAccountType>[0]);
 
-  it('is one whose name says card, credit or loan, and nothing in it says cash', () => {
-    expect(typeOf('Credit Card')).toBe('credit_card');
-    expect(typeOf('Travel Card')).toBe('credit_card');
-    expect(typeOf('Home Mortgage')).toBe('loan');
-    expect(typeOf('Student Loan')).toBe('loan');
+  it('is one whose name says loan, or card or credit but not debit or prepaid (a credit union is no credit)', () => {
+    for (const card of [
+      'Credit Card',
+      'Travel Card',
+      'Navy Federal Credit Union Visa Signature',
+      'Savings Plus Credit Card',
+      'Amex Platinum',
+      'Tarjeta de crédito',
+    ])
+      expect(typeOf(card), card).toBe('credit_card');
+    for (const loan of [
+      'Home Mortgage',
+      'Student Loan',
+      'ANZ Homeloan',
+      'Savings Secured Loan',
+      'Credit Union Auto Loan',
+      'Checking Line of Credit',
+    ])
+      expect(typeOf(loan), loan).toBe('loan');
     for (const cash of [
       'Alliant Credit Union Checking',
       'Monzo Debit Card',
       'Revolut Prepaid Card',
+      'Visa Debit',
       'Current Account',
       'Cash ISA',
       "Lisa's account",
@@ -126,6 +141,10 @@ for (const backend of BACKENDS) {
         expect(after.map((a) => a.name)).toEqual(before.map((a) => a.name));
         for (const account of after)
           expect(account.institution_name, account.name).toBe(banks.get(account.name));
+        // Every start after that finds nothing to write: the rows keep their times.
+        await server.close();
+        server = await open();
+        expect(await server.runtime.store.listAccounts(user.id)).toEqual(after);
       } finally {
         await server?.close().catch(() => undefined);
         await db.cleanup();
@@ -208,8 +227,11 @@ for (const backend of BACKENDS) {
       const past = (await get('/api/v1/accounts?per_page=3&page=99')).body;
       expect(past.pagination.page).toBe(Math.ceil(shown.accounts.length / 3));
       expect(past.accounts).toEqual(shown.accounts.slice((past.pagination.page - 1) * 3));
-      // A page size the service does not take is its default, as there; a page that is no number is a 400.
-      expect((await get('/api/v1/accounts?per_page=500')).body.pagination.per_page).toBe(25);
+      // A page size above the service's 100 is 100 (its base controller), one below 1 its default 25;
+      // a page that is no number is a 400.
+      expect((await get('/api/v1/accounts?per_page=500')).body.pagination.per_page).toBe(100);
+      expect((await get('/api/v1/accounts?per_page=0')).body.pagination.per_page).toBe(25);
+      expect((await get('/api/v1/categories?per_page=500')).body.pagination.per_page).toBe(25);
       expect((await get('/api/v1/accounts?page=x')).status).toBe(400);
     });
 

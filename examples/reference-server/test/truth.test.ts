@@ -191,10 +191,17 @@ for (const backend of BACKENDS) {
     });
 
     type Listed = Awaited<ReturnType<typeof all>>[number];
-    /** A posted synced row, deleted. */
+    /**
+     * A posted synced row, deleted: of an account whose bank keeps its ids (the sandbox's Konto
+     * Osobiste re-issues every posted id each day, so after a day's sync the row, restored, rightly
+     * holds its new id; which account's row is newest depends on the day the test runs).
+     */
     const deleteASyncedRow = async () => {
       const synced = (await all()).find(
-        (r) => r.source === 'lunchflow' && !r.external_id?.includes('pending'),
+        (r) =>
+          r.source === 'lunchflow' &&
+          !r.external_id?.includes('pending') &&
+          r.account.name !== 'Konto Osobiste',
       )!;
       await client.transactions.delete(synced.id);
       return synced;

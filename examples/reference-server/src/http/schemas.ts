@@ -209,20 +209,30 @@ const pageNumber = z
   .regex(WHOLE_NUMBER, 'page must be a whole number')
   .transform((text) => Math.max(1, Number(text)))
   .refine((n) => n <= LIMITS.page, `page must be an integer from 1 to ${LIMITS.page}`);
-const perPageNumber = z
-  .string()
-  .regex(WHOLE_NUMBER, 'per_page must be a whole number')
-  .transform((text) => {
-    const n = Number(text);
-    return n >= 1 && n <= 100 ? n : 25;
-  });
+/** `above100`: what a larger `per_page` becomes (25 in the transactions and categories controllers, 100 in the base controller the accounts use). */
+const perPageNumber = (above100: 25 | 100 = 25) =>
+  z
+    .string()
+    .regex(WHOLE_NUMBER, 'per_page must be a whole number')
+    .transform((text) => {
+      const n = Number(text);
+      return n >= 1 && n <= 100 ? n : n > 100 ? above100 : 25;
+    });
 
 export const PageQuery = z.object({
   page: pageNumber
     .optional()
     .openapi({ description: `From 1 (0 is 1, as the service); at most ${LIMITS.page}`, example: '1' }),
-  per_page: perPageNumber.optional().openapi({
+  per_page: perPageNumber().optional().openapi({
     description: '1–100, default 25; any other number is 25, as the service',
+    example: '25',
+  }),
+});
+
+/** The accounts index pages by the service's base controller: a `per_page` above 100 is 100. */
+export const AccountPageQuery = PageQuery.extend({
+  per_page: perPageNumber(100).optional().openapi({
+    description: '1–100, default 25; above 100 is 100, anything else 25, as the service',
     example: '25',
   }),
 });

@@ -21,7 +21,7 @@ import {
   err,
   ok,
 } from '../responses.js';
-import { PageQuery, TagCreateBody } from '../schemas.js';
+import { AccountPageQuery, PageQuery, TagCreateBody } from '../schemas.js';
 import { pageAsTheService, servicePage } from '../../pages.js';
 import {
   isVisibleAccount,
@@ -52,7 +52,7 @@ const CategoryListQuery = PageQuery.extend({
   }),
 });
 
-const AccountListQuery = PageQuery.extend({
+const AccountListQuery = AccountPageQuery.extend({
   include_disabled: railsBoolean.optional().openapi({
     description: 'Also list the accounts this server no longer syncs (`status` `disabled`)',
     example: 'true',
