@@ -20,29 +20,44 @@ export type { LockableField } from './store/types.js';
 
 const INVESTMENT_PROVIDERS = new Set(['snaptrade', 'mx', 'finicity', 'pluggy', 'quiltt']);
 
-/** Money lent: a liability whatever else the name says ("Savings Secured Loan", "ANZ Homeloan"). */
-const LOAN_NAME = /loan|mortgage|heloc|line of credit/;
-/** A card that spends the holder's own money. */
-const CASH_CARD_NAME = /\b(?:debit|prepaid)\b/;
-/** A card or credit line, in the words banks name them ("Credit Card", "Travel Card", "Amex Platinum"). */
-const CREDIT_NAME = /credit|card|\bvisa\b|mastercard|\bamex\b|american express|kredit|crédit/;
+/**
+ * The words that name a kind of account, phrases before the words in them (a debit card is cash, a
+ * credit union no credit). A name says its kind last: the bank comes first ("Crédit Agricole Compte
+ * Courant", "American Express High Yield Savings", "Navy Federal Credit Union Visa"), so the last of
+ * these words decides.
+ */
+const KIND_WORDS: Array<[pattern: string, type: string | null]> = [
+  [String.raw`credit union`, null],
+  [String.raw`(?:debit|prepaid) cards?\b`, 'depository'],
+  [String.raw`line of credit|\bheloc\b|mortgage|loans?\b|kredit(?:vertrag)?\b|\bpr[eê]t\b`, 'loan'],
+  [String.raw`\bcash isa\b`, 'depository'],
+  [
+    String.raw`\b(?:checking|chequing|current|savings?|deposit|debit|prepaid|giro\w*|girokonto|tagesgeld\w*|livret|courant|compte|cuenta|conto)\b`,
+    'depository',
+  ],
+  [
+    String.raw`cards?\b|karte\b|tarjeta|carte de cr[ée]dit|\bcr[ée]dit[oa]?\b|\bvisa\b|mastercard|\bamex\b|american express`,
+    'credit_card',
+  ],
+  [String.raw`\bisa\b|invest\w*|brokerage|pension|\b401k\b|\bstocks?\b|\bira\b`, 'investment'],
+];
+const KIND = new RegExp(KIND_WORDS.map(([pattern]) => `(${pattern})`).join('|'), 'g');
 
 /**
- * The provider has no account type, so one is inferred: brokerage aggregators → investment; loan
- * words → loan; a debit or prepaid card → depository; card and credit words → credit_card (a credit
- * union's name is no credit word: "Alliant Credit Union Checking" is cash, "Navy Federal Credit Union
- * Visa" a card); investment words → investment (a cash ISA excepted); else depository. The type
- * decides the balance's sign in the API (a liability is shown as what is owed).
+ * The provider has no account type, so one is inferred: brokerage aggregators → investment; else the
+ * last kind word of the name (see KIND_WORDS); else depository. The type decides the balance's sign
+ * in the API (a liability is shown as what is owed), so a bank's own name ("Cardinal Bank", "Crédit
+ * Mutuel") must not make its savings account a debt.
  */
 export function inferAccountType(account: MirrorAccount): string {
   if (account.provider && INVESTMENT_PROVIDERS.has(account.provider)) return 'investment';
-  const name = account.name.toLowerCase().replaceAll('credit union', ' ');
-  if (LOAN_NAME.test(name)) return 'loan';
-  if (CASH_CARD_NAME.test(name)) return 'depository';
-  if (CREDIT_NAME.test(name)) return 'credit_card';
-  if (/\bcash isa\b/.test(name)) return 'depository';
-  if (/\bisa\b|invest|brokerage|pension|401k|\bstocks?\b/.test(name)) return 'investment';
-  return 'depository';
+  let type = 'depository';
+  for (const match of account.name.toLowerCase().matchAll(KIND)) {
+    const group = match.slice(1).findIndex((text) => text !== undefined);
+    const kind = KIND_WORDS[group]?.[1];
+    if (kind) type = kind;
+  }
+  return type;
 }
 
 /** What the app keeps of a mirrored account, beside its ids. */

@@ -41,7 +41,7 @@ describe('an account read as a liability', () => {
   const typeOf = (name: string, provider: string | null = 'gocardless') =>
     inferAccountType({ name, provider } as Parameters<typeof inferAccountType>[0]);
 
-  it('is one whose name says loan, or card or credit but not debit or prepaid (a credit union is no credit)', () => {
+  it('is one whose name says a loan or a card last, after the bank (a debit card is cash, a credit union no credit)', () => {
     for (const card of [
       'Credit Card',
       'Travel Card',
@@ -49,6 +49,8 @@ describe('an account read as a liability', () => {
       'Savings Plus Credit Card',
       'Amex Platinum',
       'Tarjeta de crédito',
+      'Kreditkarte',
+      'Clubcard Credit Card',
     ])
       expect(typeOf(card), card).toBe('credit_card');
     for (const loan of [
@@ -58,8 +60,10 @@ describe('an account read as a liability', () => {
       'Savings Secured Loan',
       'Credit Union Auto Loan',
       'Checking Line of Credit',
+      'Prêt immobilier',
     ])
       expect(typeOf(loan), loan).toBe('loan');
+    // The bank's name comes first and may hold a card's, credit's or loan's word: the kind is said last.
     for (const cash of [
       'Alliant Credit Union Checking',
       'Monzo Debit Card',
@@ -68,6 +72,17 @@ describe('an account read as a liability', () => {
       'Current Account',
       'Cash ISA',
       "Lisa's account",
+      'American Express High Yield Savings',
+      'Crédit Agricole Compte Courant',
+      'Crédit Mutuel Livret A',
+      'Deutsche Kreditbank Girokonto',
+      'Clubcard Plus Current Account',
+      'Cardinal Bank Checking',
+      'Apple Card Savings',
+      'Visa Signature Rewards Checking',
+      'Sloane Square Current Account',
+      'Schwab Bank Investor Checking',
+      'Chase Sapphire',
     ])
       expect(typeOf(cash), cash).toBe('depository');
     expect(typeOf('Stocks ISA')).toBe('investment');

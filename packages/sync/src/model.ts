@@ -267,6 +267,11 @@ export interface AccountLedger {
    * rate limit, a refused key, a failed write) leaves it for the next run to see.
    */
   movedSinceCheck?: boolean;
+  /**
+   * The currency the last balance that named one named (absent in ledgers stored by earlier versions,
+   * and until a check sees one): a balance listed without a currency is in it.
+   */
+  namedCurrency?: string;
 }
 
 /** The last balance check that added up, as {@link AccountLedger} keeps it: what later checks compare with. */

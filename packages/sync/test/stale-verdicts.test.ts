@@ -195,6 +195,33 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
     expect(statuses).toEqual(['unchecked', 'unchecked', 'balanced', 'balanced', 'balanced']);
   });
 
+  it('a balance without a currency is in the one the balances name, not the account list’s', async () => {
+    // The list says pounds; every balance that names a currency says euros.
+    const rows: WireRow[] = [
+      { id: 'a', amount: -10, date: '2026-03-01', merchant: 'Shop', isPending: false },
+    ];
+    let balance: unknown = { balance: { amount: 90, currency: 'EUR' } };
+    const t = await engineOverCraftedProvider(listedBetweenAskedDates(rows), {
+      today: '2026-03-02',
+      accountCurrency: 'GBP',
+      balance: () => balance,
+    });
+    await t.engine.sync('c1');
+    t.today.date = '2026-03-03';
+    rows.push({ id: 'b', amount: -5, date: '2026-03-03', merchant: 'Shop', isPending: false });
+    balance = { balance: { amount: 85, currency: 'EUR' } };
+    expect((await t.engine.sync('c1')).accounts[0]!.reconciliation?.status).toBe('balanced');
+    // A debit of 1.00 never listed, and balances without a currency: still measured in euros.
+    for (const day of ['04', '05', '06']) {
+      t.today.date = `2026-03-${day}`;
+      balance = { balance: { amount: 84 } };
+      expect((await t.engine.sync('c1')).accounts[0]!.reconciliation, day).toMatchObject({
+        status: 'mismatch',
+        difference: '-1',
+      });
+    }
+  });
+
   it('a balance listed once without a currency is not taken for a change of currency', async () => {
     const t = await setUp();
     t.today.date = '2026-03-04';

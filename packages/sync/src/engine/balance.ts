@@ -60,9 +60,7 @@ export async function syncBalance(
         count: () => ctx.storage.countTransactions(ctx.connectionId, account.id),
         rows: () => ctx.storage.scanTransactions(ctx.connectionId, account.id),
       },
-      // A balance listed without a currency is in the last one known (a provider that sends it on
-      // some answers only): the account's, which every balance that names one sets.
-      { reading: balance.currency ?? account.currency ?? null, previous: account.currency ?? null },
+      balance.currency ?? null,
     );
     if (outcome.recounted)
       ctx.logger?.warn?.('balance ledger recounted from the stored rows', {

@@ -146,7 +146,7 @@ export async function checkBalanceRecounting(
   pendingTotal: string,
   today: string,
   stored: StoredRows,
-  currency?: BalanceCurrency,
+  currency?: string | null,
 ): Promise<BalanceCheck & { recounted: boolean }> {
   // The first anchor is taken on the sums as they are, and every later check measures from it: sums
   // that are off then would add up for good (the opening balance off by what was lost). Their row
@@ -193,38 +193,37 @@ export interface BalanceCheck {
   reconciliation: BalanceReconciliation;
 }
 
-/** The currency of the balance being checked, and of the balance stored before it. */
-export interface BalanceCurrency {
-  /** `null`: the provider did not say (taken to be the anchor's). */
-  reading: string | null;
-  previous: string | null;
-}
-
 /**
  * Compares the provider's `balance` (fetched `today`) with the ledger. The opening balance implied
  * now (balance minus rows) must equal the one implied at the last check that added up, less any
  * history synced further back since; a bank whose balance also counts pending rows is recognised
- * when only that reading adds up. `currency` is the balance's: an anchor taken in another one
- * measures nothing. One such balance is `unchecked` and leaves the anchor (a provider that mislabels
- * one answer must not wipe out a mismatch the anchor still shows); a second in a row in the same new
- * currency (a provider that corrected the account's currency) starts the check again from it. A
- * balance or an anchor without a currency is taken to be in the same.
+ * when only that reading adds up. `currency` is the one the balance names (`null`: none, it is in the
+ * one a balance last named, which the ledger keeps): an anchor taken in another currency measures
+ * nothing. One such balance is `unchecked` and leaves the anchor (a provider that mislabels one answer
+ * must not wipe out a mismatch the anchor still shows); a second in a row in the same new currency (a
+ * provider that corrected the account's currency) starts the check again from it. An anchor without a
+ * currency is taken to be in any.
  */
 export function checkBalance(
   ledger: AccountLedger,
   balance: string,
   pendingTotal: string,
   today: string,
-  currency?: BalanceCurrency,
+  currency?: string | null,
 ): BalanceCheck {
   const opening = {
     posted: subtractDecimals(balance, ledger.postedTotal),
     'posted-and-pending': subtractDecimals(subtractDecimals(balance, ledger.postedTotal), pendingTotal),
   };
+  // The currency a balance last named: one listed without a currency is in it. Not the account list's,
+  // which may still name the old one.
+  const lastNamed = ledger.namedCurrency ?? ledger.anchor?.currency ?? null;
+  const reading = currency ?? lastNamed;
+  const named: AccountLedger = currency ? { ...ledger, namedCurrency: currency } : ledger;
   // A check that adds up starts afresh: what a recount found under the old anchor no longer holds.
   // Any verdict now is about the rows as they are.
-  const { recountedTotal: _recounted, movedSinceCheck: _moved, ...sums } = ledger;
-  const { movedSinceCheck: _movedToo, ...compared } = ledger;
+  const { recountedTotal: _recounted, movedSinceCheck: _moved, ...sums } = named;
+  const { movedSinceCheck: _movedToo, ...compared } = named;
   const anchorAt = (basis: BalanceReconciliation['basis'], checked: boolean): AccountLedger => ({
     ...sums,
     anchor: {
@@ -237,8 +236,7 @@ export function checkBalance(
       postedTotal: ledger.postedTotal,
       pendingTotal,
       checked,
-      // A balance listed without a currency leaves the one known.
-      ...(currency === undefined ? {} : { currency: currency.reading ?? ledger.anchor?.currency ?? null }),
+      ...(currency === undefined ? {} : { currency: reading }),
     },
     olderHistoryDelta: '0',
     changedFrom: null,
@@ -256,14 +254,13 @@ export function checkBalance(
     difference: mismatch?.difference ?? null,
   });
 
-  const reading = currency?.reading ?? null;
   const otherCurrency =
     ledger.anchor !== null &&
     reading !== null &&
     ledger.anchor.currency !== undefined &&
     ledger.anchor.currency !== null &&
     ledger.anchor.currency !== reading;
-  if (otherCurrency && currency?.previous !== reading)
+  if (otherCurrency && lastNamed !== reading)
     return { ledger: compared, reconciliation: outcome('unchecked', ledger.anchor!.basis) };
   const anchor = otherCurrency ? null : ledger.anchor;
   if (!anchor) return { ledger: anchorAt('posted', false), reconciliation: outcome('unchecked', 'posted') };
