@@ -4,6 +4,18 @@
  */
 import { z } from '@hono/zod-openapi';
 
+const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const PaginationSchema = z
+  .object({
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total_count: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .strict();
+
 const AccountRef = z.object({ id: z.string(), name: z.string(), account_type: z.string() }).strict();
 
 export const RenderedTransactionSchema = z
@@ -29,35 +41,13 @@ export const RenderedTransactionSchema = z
     merchant: z.object({ id: z.string(), name: z.string() }).strict().nullable(),
     tags: z.array(z.object({ id: z.string(), name: z.string(), color: z.string() }).strict()),
     transfer: z.null(),
-    created_at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
-    updated_at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+    created_at: z.string().regex(SECONDS),
+    updated_at: z.string().regex(SECONDS),
   })
   .strict();
 
 export const TransactionCollectionSchema = z
-  .object({
-    transactions: z.array(RenderedTransactionSchema),
-    pagination: z
-      .object({
-        page: z.number().int(),
-        per_page: z.number().int(),
-        total_count: z.number().int(),
-        total_pages: z.number().int(),
-      })
-      .strict(),
-  })
-  .strict();
-
-const SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const PaginationSchema = z
-  .object({
-    page: z.number().int(),
-    per_page: z.number().int(),
-    total_count: z.number().int(),
-    total_pages: z.number().int(),
-  })
+  .object({ transactions: z.array(RenderedTransactionSchema), pagination: PaginationSchema })
   .strict();
 
 /** `GET /api/v1/accounts`' account: the service's keys in its order, then this server's `state`. */

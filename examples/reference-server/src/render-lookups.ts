@@ -7,15 +7,12 @@
  */
 import { negateDecimal, toAmountCents } from '@finsync/provider';
 import { formatMoney } from './money-format.js';
+import { isoSeconds } from './render.js';
 import type { AccountRecord, Category, Dated, Merchant, Tag } from './store/types.js';
 
 const ASSET_TYPES = new Set(['depository', 'investment', 'crypto', 'property', 'vehicle', 'other_asset']);
 /** Accounts whose balance holds more than cash: the cash part is not something this server knows. */
 const HOLDING_TYPES = new Set(['investment', 'crypto']);
-
-function isoSeconds(iso: string): string {
-  return `${iso.slice(0, 19)}Z`;
-}
 
 /**
  * The balance as the service states it: an asset's as the bank gives it, a liability's as what is

@@ -7,7 +7,8 @@ import type { RelatedReads, RelatedRows, TransactionRow } from './store/types.js
 
 export type { RelatedRows, TransactionRow } from './store/types.js';
 
-function isoSeconds(iso: string): string {
+/** A stored timestamp as the service's jbuilder views write it: whole seconds, UTC. */
+export function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;
 }
 

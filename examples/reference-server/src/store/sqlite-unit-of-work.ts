@@ -172,23 +172,11 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
       // Every sync writes each account; only one that moved is dated again.
       run(
         `UPDATE app_accounts
-         SET name = ?, account_type = ?, currency = ?, balance = ?, state = ?, institution_name = ?, updated_at = ?
-         WHERE id = ? AND (name IS NOT ? OR account_type IS NOT ? OR currency IS NOT ? OR balance IS NOT ?
-           OR state IS NOT ? OR institution_name IS NOT ?)`,
-        f.name,
-        f.account_type,
-        f.currency,
-        f.balance,
-        f.state,
-        f.institution_name,
-        new Date().toISOString(),
-        id,
-        f.name,
-        f.account_type,
-        f.currency,
-        f.balance,
-        f.state,
-        f.institution_name,
+         SET name = @name, account_type = @account_type, currency = @currency, balance = @balance,
+           state = @state, institution_name = @institution_name, updated_at = @now
+         WHERE id = @id AND (name, account_type, currency, balance, state, institution_name)
+           IS NOT (@name, @account_type, @currency, @balance, @state, @institution_name)`,
+        { ...f, id, now: new Date().toISOString() },
       );
     },
     findFeedTransaction: async (accountId, key): Promise<FeedTransaction | undefined> => {
