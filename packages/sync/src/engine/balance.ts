@@ -1,6 +1,12 @@
 /** The balance phase of a run: the provider's balance, and whether the mirrored rows add up to it. */
 import type { Balance } from '@finsync/provider';
-import type { AccountChange, AccountSyncState, BalanceReconciliation, MirrorAccount } from '../model.js';
+import type {
+  AccountChange,
+  AccountSyncState,
+  BalanceReconciliation,
+  MirrorAccount,
+  MirrorTransaction,
+} from '../model.js';
 import { makeChange } from './changes.js';
 import type { RunContext } from './context.js';
 import { addDecimals, subtractDecimals } from './decimal.js';
@@ -38,6 +44,8 @@ export async function syncBalance(
     check: boolean;
     /** This run committed changes to the account's rows. */
     changed: boolean;
+    /** The account's stored holds as they are now (the turn's reads: stored-holds.ts). */
+    holds: () => Promise<readonly MirrorTransaction[]>;
   },
   answer: Promise<Balance>,
 ): Promise<BalanceOutcome> {
@@ -46,7 +54,7 @@ export async function syncBalance(
   let reconciliation: BalanceReconciliation | null = account.reconciliation ?? null;
   let ledger = state.ledger;
   if (check) {
-    const pending = await ctx.storage.findTransactions(ctx.connectionId, account.id, { pending: true });
+    const pending = await rows.holds();
     const pendingTotal = addDecimals('0', ...pending.map((row) => row.amount));
     const outcome = await checkBalanceRecounting(
       ledger ?? emptyLedger(),

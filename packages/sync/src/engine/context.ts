@@ -12,6 +12,11 @@ export interface RunContext {
   connectionId: string;
   client: ProviderClient;
   storage: Storage;
+  /**
+   * Every write of the run is fenced by a worker's lease, so no other run commits to the connection
+   * while it runs. Without one, two processes may run it at once (two servers without leases).
+   */
+  leased: boolean;
   tuning: SyncTuning;
   clock: EngineClock;
   signal: AbortSignal;

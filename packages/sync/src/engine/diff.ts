@@ -39,7 +39,7 @@ export interface WindowDiffInput {
    */
   storedElsewhere?: MirrorTransaction[] | undefined;
   /** Every stored pending row of the account (the twin of a posted row may sit outside the window). */
-  storedPending: MirrorTransaction[];
+  storedPending: readonly MirrorTransaction[];
   /** Every superseded row of the account. */
   superseded: SupersededTransaction[];
   /** The window's dates, inclusive; an open end is unbounded. */

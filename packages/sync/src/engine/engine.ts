@@ -400,6 +400,7 @@ export class SyncEngine {
           workerId === undefined
             ? this.storage
             : fencedStorage(this.storage, connectionId, workerId, this.#clock.now),
+        leased: workerId !== undefined,
         tuning: this.#tuning,
         clock: this.#clock,
         signal,

@@ -353,7 +353,14 @@ async function syncAccountPhases(
       report.window !== null && report.window.from !== null && report.window.from > report.window.to;
     const check = report.issues.length === 0 && report.shortfall === 0 && !notBegun;
     const changed = report.added + report.modified + report.removed > 0;
-    const outcome = await syncBalance(ctx, current, syncState, { check, changed }, answers().balance());
+    const holds = () => reads.storedHolds.get();
+    const outcome = await syncBalance(
+      ctx,
+      current,
+      syncState,
+      { check, changed, holds },
+      answers().balance(),
+    );
     // The rows were keyed without the account's currency, which this balance gives: the rows listed
     // without one take it. Should that fail, the balance is not kept either, so the next run does it.
     if (account.currency === null && outcome.account.currency !== null)

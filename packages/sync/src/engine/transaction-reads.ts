@@ -14,6 +14,7 @@ import { addDays, daysBetween } from '@finsync/internals/calendar';
 import type { TransactionPage } from '@finsync/provider';
 import type { AccountSyncState } from '../model.js';
 import type { RunContext } from './context.js';
+import { StoredHolds } from './stored-holds.js';
 
 /**
  * Days a routine re-read asks for before the first day it judges. A bank may re-date a posted row a
@@ -62,6 +63,11 @@ export interface TransactionReads {
   readonly pages: AsyncIterable<TransactionPage>;
   /** Aborts the reads in flight (requests, retries and pauses): nobody will use their pages. */
   readonly abandon: AbortController;
+  /**
+   * The account's stored holds, read once while the turn changes none of its rows: how far back to
+   * read, the window's diff and the balance check all ask for them (stored-holds.ts).
+   */
+  readonly storedHolds: StoredHolds;
   /** Asks for the first page now, if it has not been asked for. */
   begin(): void;
   /**
@@ -82,6 +88,10 @@ export function openTransactionReads(
   syncState: AccountSyncState,
 ): TransactionReads {
   const { tuning } = ctx;
+  const storedHolds = new StoredHolds(
+    () => ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
+    { keep: ctx.leased },
+  );
   /** The reads' days and days per request as of now; `days` is null for the whole history. */
   const planOf = (): ReadPlan => {
     const to = ctx.clock.today();
@@ -115,7 +125,7 @@ export function openTransactionReads(
   const reachBackToHolds = async (plan: ReadPlan): Promise<ReadPlan> => {
     const judged = plan.judgedFrom;
     if (syncState.watermark === null || judged === undefined || !tuning.includePending) return plan;
-    const holds = await ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
+    const holds = await storedHolds.get();
     let oldest: string | undefined;
     for (const hold of holds) if (oldest === undefined || hold.date < oldest) oldest = hold.date;
     if (oldest === undefined || oldest >= judged) return plan;
@@ -189,6 +199,7 @@ export function openTransactionReads(
       }
     },
     abandon,
+    storedHolds,
     begin,
     pages: {
       [Symbol.asyncIterator]: () => {

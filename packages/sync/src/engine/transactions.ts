@@ -81,6 +81,7 @@ async function syncPages(
   // sync would otherwise look up every key it reads (a fifth of a 1M-row first sync into PostgreSQL).
   const committedKeys = counted?.rowsRead === 0 ? new KeyFilter() : undefined;
   const commit = (batch: WriteBatch): Promise<void> => {
+    if (batch.changes.length > 0) reads.storedHolds.changing();
     if (committedKeys) for (const change of batch.changes) committedKeys.add(change.key);
     return ctx.storage.apply(batch);
   };
@@ -159,7 +160,7 @@ async function syncPages(
       // window's diff sees it among the stored holds dated before its start.
       const [storedInWindow, storedPending, superseded] = await Promise.all([
         ctx.storage.findTransactions(ctx.connectionId, accountId, window),
-        ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
+        reads.storedHolds.get(),
         ctx.storage.listSuperseded(ctx.connectionId, accountId),
       ]);
       // An empty answer taken for a passing failure removes nothing, and holds the watermark where it
