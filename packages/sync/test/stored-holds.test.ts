@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage, type ConnectionReport, type Storage, type TransactionQuery } from '../src/index.js';
+import {
+  MemoryStorage,
+  type ConnectionReport,
+  type Storage,
+  type TransactionQuery,
+  type WriteBatch,
+} from '../src/index.js';
 import { createHarness, expectMirrorMatchesProvider, useMsw, type Harness } from './harness.js';
 
 useMsw();
@@ -43,24 +49,36 @@ async function everything(storage: Storage) {
   };
 }
 
-describe("an account's stored holds, read once a turn under a lease", () => {
-  it('a leased re-sync that changes nothing reads each account’s holds once; a run without a lease at each use', async () => {
+describe("an account's stored holds, kept from the diff for the balance check under a lease", () => {
+  it('a leased re-sync that changes nothing reads each account’s holds twice, not three times; without a lease, or on a store that ignores leases, three times', async () => {
     const leased = await createHarness({ sandbox: SANDBOX, storage: new CountedHoldReads() });
     const unleased = await createHarness({ sandbox: SANDBOX, storage: new CountedHoldReads() });
+    // A store without leases ignores the fence: a `workerId` does not make its run the only writer.
+    const noLeases = new Proxy(new CountedHoldReads(), {
+      get(target, property) {
+        if (property === 'claimDue') return undefined;
+        if (property === 'apply') return (batch: WriteBatch) => target.apply({ ...batch, fence: undefined });
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ignored = await createHarness({ sandbox: SANDBOX, storage: noLeases });
     expect((await leasedSync(leased)).ok).toBe(true);
     expect((await unleased.engine.sync('c1')).ok).toBe(true);
+    expect((await ignored.engine.sync('c1', { workerId: 'w1' })).ok).toBe(true);
+    const stores = [leased.storage, unleased.storage, noLeases] as CountedHoldReads[];
+    for (const store of stores) store.holdReads = 0;
     // The same day again: nothing new, every account read, its balance checked.
-    const [leasedStore, unleasedStore] = [leased.storage, unleased.storage] as CountedHoldReads[];
-    leasedStore!.holdReads = 0;
-    unleasedStore!.holdReads = 0;
     const report = await leasedSync(leased);
     const synced = report.accounts.filter((a) => a.reconciliation !== null).length;
     expect(synced).toBeGreaterThan(1);
     expect(report.accounts.every((a) => a.added + a.modified + a.removed === 0)).toBe(true);
-    expect(leasedStore!.holdReads).toBe(synced);
+    // How far back to read and the diff read the store; the balance check takes the diff's read.
+    expect(stores[0]!.holdReads).toBe(2 * synced);
     await unleased.engine.sync('c1');
-    // How far back to read, the window's diff and the balance check: each reads the store.
-    expect(unleasedStore!.holdReads).toBe(3 * synced);
+    await ignored.engine.sync('c1', { workerId: 'w1' });
+    expect(stores[1]!.holdReads).toBe(3 * synced);
+    expect(stores[2]!.holdReads).toBe(3 * synced);
   });
 
   it('day after day of holds that post, linger, settle at another amount and come back, leased runs store exactly what runs without a lease store', async () => {

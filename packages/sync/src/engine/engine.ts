@@ -400,7 +400,8 @@ export class SyncEngine {
           workerId === undefined
             ? this.storage
             : fencedStorage(this.storage, connectionId, workerId, this.#clock.now),
-        leased: workerId !== undefined,
+        // A store without leases ignores the fence: its runs are not alone.
+        leased: workerId !== undefined && isWorkQueue(this.storage),
         tuning: this.#tuning,
         clock: this.#clock,
         signal,

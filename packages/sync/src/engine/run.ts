@@ -353,7 +353,7 @@ async function syncAccountPhases(
       report.window !== null && report.window.from !== null && report.window.from > report.window.to;
     const check = report.issues.length === 0 && report.shortfall === 0 && !notBegun;
     const changed = report.added + report.modified + report.removed > 0;
-    const holds = () => reads.storedHolds.get();
+    const holds = () => reads.storedHolds.current();
     const outcome = await syncBalance(
       ctx,
       current,

@@ -63,10 +63,7 @@ export interface TransactionReads {
   readonly pages: AsyncIterable<TransactionPage>;
   /** Aborts the reads in flight (requests, retries and pauses): nobody will use their pages. */
   readonly abandon: AbortController;
-  /**
-   * The account's stored holds, read once while the turn changes none of its rows: how far back to
-   * read, the window's diff and the balance check all ask for them (stored-holds.ts).
-   */
+  /** The account's stored holds as the diff read them, for the balance check (stored-holds.ts). */
   readonly storedHolds: StoredHolds;
   /** Asks for the first page now, if it has not been asked for. */
   begin(): void;
@@ -125,7 +122,8 @@ export function openTransactionReads(
   const reachBackToHolds = async (plan: ReadPlan): Promise<ReadPlan> => {
     const judged = plan.judgedFrom;
     if (syncState.watermark === null || judged === undefined || !tuning.includePending) return plan;
-    const holds = await storedHolds.get();
+    // Read here, not kept: see stored-holds.ts.
+    const holds = await ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
     let oldest: string | undefined;
     for (const hold of holds) if (oldest === undefined || hold.date < oldest) oldest = hold.date;
     if (oldest === undefined || oldest >= judged) return plan;

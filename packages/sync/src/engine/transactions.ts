@@ -160,7 +160,7 @@ async function syncPages(
       // window's diff sees it among the stored holds dated before its start.
       const [storedInWindow, storedPending, superseded] = await Promise.all([
         ctx.storage.findTransactions(ctx.connectionId, accountId, window),
-        reads.storedHolds.get(),
+        reads.storedHolds.read(),
         ctx.storage.listSuperseded(ctx.connectionId, accountId),
       ]);
       // An empty answer taken for a passing failure removes nothing, and holds the watermark where it
