@@ -53,11 +53,28 @@ function mirrorStatements(schema: string, spec: (typeof mirror)[Change['entity']
 }
 
 /** Upsert that writes only `columns`: other columns of an existing row (leases!) stay as they are. */
-function upsert(table: string, columns: readonly Column[], keys: readonly string[]): string {
+function upsert(table: string, columns: readonly Column[], keys: readonly string[], where = ''): string {
   const updates = columns.filter((c) => !keys.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`);
   return (
-    `INSERT INTO ${table} (${names(columns)}) SELECT * FROM ${unnest(columns)} ` +
+    `INSERT INTO ${table} (${names(columns)}) SELECT * FROM ${unnest(columns)} ${where}` +
     `ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
+}
+
+/**
+ * `upsert`, written only while the worker's lease holds, in one statement: the fence locks the
+ * connection row (as `fence` does in a batch's transaction) and the rows go in only when it holds.
+ * Answers one row, `held` (null for a connection that is not stored). The fence's parameters follow
+ * the columns': the connection id, the worker id, the time the lease is judged at.
+ */
+function fencedUpsert(s: string, table: string, columns: readonly Column[], keys: readonly string[]): string {
+  const n = columns.length;
+  return (
+    `WITH fence AS MATERIALIZED (SELECT lease_owner = $${n + 2} AND lease_expires_at > $${n + 3}::timestamptz AS held ` +
+    `FROM ${s}.connections WHERE id = $${n + 1} FOR UPDATE), ` +
+    `written AS (${upsert(table, columns, keys, 'WHERE (SELECT held FROM fence) ')}) ` +
+    // `written` runs to its end whether or not this reads it (as every data-modifying WITH does).
+    'SELECT (SELECT held FROM fence) AS held'
   );
 }
 
@@ -82,6 +99,11 @@ export function buildStatements(schemaName: string) {
     },
     upsertConnections: upsert(`${s}.connections`, connection.columns, ['id']),
     upsertAccountStates: upsert(`${s}.account_states`, accountState.columns, ['connection_id', 'account_id']),
+    fencedUpsertConnections: fencedUpsert(s, `${s}.connections`, connection.columns, ['id']),
+    fencedUpsertAccountStates: fencedUpsert(s, `${s}.account_states`, accountState.columns, [
+      'connection_id',
+      'account_id',
+    ]),
     upsertSuperseded: upsert(`${s}.superseded_transactions`, superseded.columns, [
       'connection_id',
       'account_id',

@@ -32,6 +32,7 @@ import { codec, type Row } from './rows.js';
 import { DEFAULT_SCHEMA, quoteSchema, schemaLockKey } from './schema.js';
 import { buildStatements, type Statements } from './sql.js';
 import { CountFellShort, groupChanges, hasWork, writeBatch } from './write.js';
+import { oneStatement, writeOne } from './write-one.js';
 
 /**
  * What `new PostgresStorage(...)` takes: a pool (yours, or one it makes from a connection string or
@@ -176,16 +177,19 @@ export class PostgresStorage implements Storage, WorkQueue {
     if (!hasWork(batch)) return;
     // Checked before any round trip: a malformed batch costs nothing and writes nothing.
     const groups = groupChanges(batch.changes);
+    const one = oneStatement(this.#sql, batch);
     // Written by row counts first; a batch whose count falls short left no trace and is written
     // again with RETURNING, which names the change that collided (or succeeds, if it no longer does).
     let counted = true;
     for (let attempt = 1; ;) {
       try {
-        await inTransaction(
-          this.#pool,
-          (client) => writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
-          { idleTimeoutMs: this.#idleTimeoutMs },
-        );
+        if (one) await writeOne(this.#pool, one);
+        else
+          await inTransaction(
+            this.#pool,
+            (client) => writeBatch(client, this.#sql, this.#schemaKey, batch, groups, counted),
+            { idleTimeoutMs: this.#idleTimeoutMs },
+          );
         return;
       } catch (error) {
         if (error instanceof CountFellShort && counted) {

@@ -149,7 +149,7 @@ async function runInOrder(steps: ReadonlyArray<() => Prepared | undefined>): Pro
 }
 
 /** The last state per id: one upsert statement cannot touch the same row twice, and the last wins. */
-function lastById<T>(items: readonly T[], id: (item: T) => string): T[] {
+export function lastById<T>(items: readonly T[], id: (item: T) => string): T[] {
   const byId = new Map<string, T>();
   for (const item of items) {
     const key = id(item);

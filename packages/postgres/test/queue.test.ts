@@ -1,11 +1,12 @@
 import { LeaseLostError, isWorkQueue, type ConnectionState, type WriteBatch } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
 import { adminPool, dropSchema, gatedCommitPool, someoneWaitsOnALock, url } from './helpers.js';
 
-const { added, connectionState, transaction } = fixtures;
+const { accountState, added, connectionState, transaction } = fixtures;
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -324,6 +325,100 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
         storage.apply({ changes: [], fence: { connectionId: 'nope', workerId: 'w1' } }),
       ).rejects.toBeInstanceOf(LeaseLostError);
       await unchanged(0);
+    });
+
+    describe('a batch of one table (the account states, or the connection), in one statement', () => {
+      const kinds = {
+        'account states': (fence?: WriteBatch['fence']): WriteBatch => ({
+          changes: [],
+          accountStates: [accountState('c1', 'a1', { lastSyncedAt: '2030-01-01T00:00:00.000Z' })],
+          ...(fence ? { fence } : {}),
+        }),
+        connection: (fence?: WriteBatch['fence']): WriteBatch => ({
+          changes: [],
+          connections: [connectionState('c1', { lastRunAt: '2030-01-01T00:00:00.000Z' })],
+          ...(fence ? { fence } : {}),
+        }),
+      };
+      /** What either kind writes, as read back; null where it wrote nothing. */
+      const written = async (kind: keyof typeof kinds) =>
+        kind === 'connection'
+          ? ((await storage.getConnection('c1'))?.lastRunAt ?? null)
+          : ((await storage.listAccountStates('c1'))[0]?.lastSyncedAt ?? null);
+
+      /** A storage on a pool that counts the statements its clients send. */
+      function countedStorage() {
+        const pool = new pg.Pool({ connectionString: url, max: 2 });
+        const counter = { statements: 0 };
+        pool.on('connect', (client) => {
+          const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+          (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+            counter.statements += 1;
+            return original(...args);
+          };
+        });
+        const counted = new PostgresStorage({ pool, schema });
+        return { counted, counter, close: () => counted.close().then(() => pool.end()) };
+      }
+
+      for (const kind of Object.keys(kinds) as Array<keyof typeof kinds>) {
+        const batchOf = (workerId: string) => kinds[kind]({ connectionId: 'c1', workerId });
+
+        it(`${kind}: the lease holder commits it in one statement, and so does a batch without a fence`, async () => {
+          const { counted, counter, close } = countedStorage();
+          try {
+            await counted.init();
+            await counted.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+            counter.statements = 0;
+            await counted.apply(batchOf('w1'));
+            expect(counter.statements).toBe(1);
+            expect(await written(kind)).toBe('2030-01-01T00:00:00.000Z');
+            await counted.apply(kinds[kind]());
+            expect(counter.statements).toBe(2);
+          } finally {
+            await close();
+          }
+        });
+
+        it(`${kind}: an expired, released, taken-over or unknown lease writes nothing; the new holder commits`, async () => {
+          await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: new Date(Date.now() - 5_000) });
+          const lost = await storage.apply(batchOf('w1')).catch((e: unknown) => e);
+          expect(lost).toBeInstanceOf(LeaseLostError);
+          expect(lost).toMatchObject({ connectionId: 'c1', workerId: 'w1' });
+          const other = await worker();
+          expect(await other.claimDue('w2', { limit: 1, leaseMs: LEASE, now: new Date() })).toEqual(['c1']);
+          await expect(storage.apply(batchOf('w1'))).rejects.toBeInstanceOf(LeaseLostError);
+          await other.releaseLease('c1', 'w2', new Date());
+          await expect(other.apply(batchOf('w2'))).rejects.toBeInstanceOf(LeaseLostError);
+          await expect(
+            storage.apply(kinds[kind]({ connectionId: 'nope', workerId: 'w1' })),
+          ).rejects.toBeInstanceOf(LeaseLostError);
+          await expect(
+            storage.apply(kinds[kind]({ connectionId: 'c1\u0000', workerId: 'w1' })),
+          ).rejects.toBeInstanceOf(LeaseLostError);
+          expect(await written(kind)).toBeNull();
+          expect(await other.claimDue('w2', { limit: 1, leaseMs: LEASE, now: new Date() })).toEqual(['c1']);
+          await other.apply(batchOf('w2'));
+          expect(await written(kind)).toBe('2030-01-01T00:00:00.000Z');
+        });
+
+        it(`${kind}: judged at the batch's time, and never brings back a connection removed meanwhile`, async () => {
+          const T = new Date(Date.now() + 365 * 86_400_000);
+          await storage.claimDue('w1', { limit: 1, leaseMs: 1_000, now: T });
+          const late = {
+            connectionId: 'c1',
+            workerId: 'w1',
+            at: new Date(T.getTime() + 1_500).toISOString(),
+          };
+          await expect(storage.apply(kinds[kind](late))).rejects.toBeInstanceOf(LeaseLostError);
+          expect(await written(kind)).toBeNull();
+          await storage.removeConnection('c1');
+          const early = { ...late, at: new Date(T.getTime() + 500).toISOString() };
+          await expect(storage.apply(kinds[kind](early))).rejects.toBeInstanceOf(LeaseLostError);
+          expect(await storage.getConnection('c1')).toBeUndefined();
+          expect(await storage.listAccountStates('c1')).toEqual([]);
+        });
+      }
     });
 
     it('never commits under a lease taken over while the batch was in flight', async () => {

@@ -1,0 +1,64 @@
+/**
+ * A batch that writes one table and nothing else — the account states (an account's closing write in a
+ * routine re-sync that found nothing new) or the connection's state (a run's start and end) — in one
+ * statement, its fence in it. Through `writeBatch` it took four round trips (`BEGIN`, the fence, the
+ * upsert, `COMMIT`); these are most of what a fleet's routine re-syncs write (docs/benchmarks.md,
+ * "Fleet"). One statement commits on its own, whole or not at all, so nothing is lost by leaving out
+ * the transaction.
+ */
+import { LeaseLostError, type WriteBatch } from '@finsync/sync';
+import { fenceTime } from '@finsync/sync/sql';
+import type { Pool } from 'pg';
+import { codec, toColumns, type SqlValue } from './rows.js';
+import type { Statements } from './sql.js';
+import { lastById } from './write.js';
+
+interface OneStatement {
+  text: string;
+  values: unknown[];
+  fence: WriteBatch['fence'];
+}
+
+/** The batch as one statement, when it writes only the account states or only connections; else undefined. */
+export function oneStatement(sql: Statements, batch: WriteBatch): OneStatement | undefined {
+  if (batch.changes.length > 0 || (batch.superseded?.length ?? 0) > 0) return undefined;
+  if ((batch.releasedSuperseded?.length ?? 0) > 0) return undefined;
+  const connections = batch.connections ?? [];
+  const states = batch.accountStates ?? [];
+  if (connections.length > 0 === states.length > 0) return undefined;
+  const [plain, fenced, columns] =
+    connections.length > 0
+      ? [
+          sql.upsertConnections,
+          sql.fencedUpsertConnections,
+          toColumns(
+            lastById(connections, (c) => c.id).map(codec.connection.values),
+            codec.connection.columns.length,
+          ),
+        ]
+      : [
+          sql.upsertAccountStates,
+          sql.fencedUpsertAccountStates,
+          toColumns(
+            lastById(states, (s) => `${s.connectionId}\u0000${s.accountId}`).map(codec.accountState.values),
+            codec.accountState.columns.length,
+          ),
+        ];
+  const { fence } = batch;
+  if (!fence) return { text: plain, values: columns, fence };
+  return {
+    text: fenced,
+    values: [...columns, fence.connectionId, fence.workerId, new Date(fenceTime(fence.at)).toISOString()],
+    fence,
+  };
+}
+
+/** Runs it; a fence that does not hold (a lost lease, a removed connection) wrote nothing. */
+export async function writeOne(pool: Pool, one: OneStatement): Promise<void> {
+  const { fence } = one;
+  // An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other id that holds none.
+  if (fence && `${fence.connectionId}${fence.workerId}`.includes('\u0000'))
+    throw new LeaseLostError(fence.connectionId, fence.workerId);
+  const { rows } = await pool.query<{ held: boolean | null }>(one.text, one.values as SqlValue[][]);
+  if (fence && rows[0]?.held !== true) throw new LeaseLostError(fence.connectionId, fence.workerId);
+}
