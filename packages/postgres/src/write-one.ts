@@ -9,13 +9,14 @@
 import { LeaseLostError, type WriteBatch } from '@finsync/sync';
 import { fenceTime } from '@finsync/sync/sql';
 import type { Pool } from 'pg';
-import { codec, toColumns, type SqlValue } from './rows.js';
+import { codec, toColumns } from './rows.js';
 import type { Statements } from './sql.js';
 import { lastById } from './write.js';
 
 interface OneStatement {
   text: string;
-  values: unknown[];
+  /** The rows, a column an array. */
+  columns: string[];
   fence: WriteBatch['fence'];
 }
 
@@ -45,20 +46,29 @@ export function oneStatement(sql: Statements, batch: WriteBatch): OneStatement |
           ),
         ];
   const { fence } = batch;
-  if (!fence) return { text: plain, values: columns, fence };
-  return {
-    text: fenced,
-    values: [...columns, fence.connectionId, fence.workerId, new Date(fenceTime(fence.at)).toISOString()],
-    fence,
-  };
+  return { text: fence ? fenced : plain, columns, fence };
 }
 
-/** Runs it; a fence that does not hold (a lost lease, a removed connection) wrote nothing. */
+/**
+ * Runs it; a fence that does not hold (a lost lease, a removed connection) wrote nothing. Checks the
+ * fence as `writeBatch` does, in the same order, each attempt: an id with U+0000 holds no lease, and
+ * a fence without `at` is judged at the attempt's time.
+ */
 export async function writeOne(pool: Pool, one: OneStatement): Promise<void> {
   const { fence } = one;
+  if (!fence) {
+    await pool.query(one.text, one.columns);
+    return;
+  }
   // An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other id that holds none.
-  if (fence && `${fence.connectionId}${fence.workerId}`.includes('\u0000'))
+  if (`${fence.connectionId}${fence.workerId}`.includes('\u0000'))
     throw new LeaseLostError(fence.connectionId, fence.workerId);
-  const { rows } = await pool.query<{ held: boolean | null }>(one.text, one.values as SqlValue[][]);
-  if (fence && rows[0]?.held !== true) throw new LeaseLostError(fence.connectionId, fence.workerId);
+  const at = new Date(fenceTime(fence.at)).toISOString();
+  const { rows } = await pool.query<{ held: boolean | null }>(one.text, [
+    ...one.columns,
+    fence.connectionId,
+    fence.workerId,
+    at,
+  ]);
+  if (rows[0]?.held !== true) throw new LeaseLostError(fence.connectionId, fence.workerId);
 }

@@ -76,10 +76,17 @@ export function gatedCommitPool(): { pool: pg.Pool; reached: Promise<void>; open
 
 /**
  * Resolves once a statement on `schema` waits on a lock (polled). The storage names its tables with
- * the schema, so a wait of another test file, on a schema of its own, does not count.
+ * the schema, so a wait of another test file, on a schema of its own, does not count. With `unless`,
+ * it also resolves (and stops polling) once that settles: a statement that never waits.
  */
-export async function someoneWaitsOnALock(schema: string): Promise<void> {
+export async function someoneWaitsOnALock(schema: string, unless?: Promise<unknown>): Promise<void> {
+  let settled = false;
+  const done = () => {
+    settled = true;
+  };
+  void unless?.then(done, done);
   for (;;) {
+    if (settled) return;
     const { rows } = await adminPool().query<{ n: string }>(
       `SELECT count(*) AS n FROM pg_stat_activity
         WHERE datname = current_database() AND wait_event_type = 'Lock' AND strpos(query, $1) > 0`,

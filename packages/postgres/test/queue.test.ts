@@ -1,10 +1,9 @@
 import { LeaseLostError, isWorkQueue, type ConnectionState, type WriteBatch } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
 import { freshSchemaName, postgresSuiteName } from '@finsync/test-utils';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStorage } from '../src/index.js';
-import { adminPool, dropSchema, gatedCommitPool, someoneWaitsOnALock, url } from './helpers.js';
+import { adminPool, countingPool, dropSchema, gatedCommitPool, someoneWaitsOnALock, url } from './helpers.js';
 
 const { accountState, added, connectionState, transaction } = fixtures;
 
@@ -346,37 +345,45 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage as a WorkQueue'), () =>
           ? ((await storage.getConnection('c1'))?.lastRunAt ?? null)
           : ((await storage.listAccountStates('c1'))[0]?.lastSyncedAt ?? null);
 
-      /** A storage on a pool that counts the statements its clients send. */
-      function countedStorage() {
-        const pool = new pg.Pool({ connectionString: url, max: 2 });
-        const counter = { statements: 0 };
-        pool.on('connect', (client) => {
-          const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-          (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-            counter.statements += 1;
-            return original(...args);
-          };
-        });
-        const counted = new PostgresStorage({ pool, schema });
-        return { counted, counter, close: () => counted.close().then(() => pool.end()) };
-      }
-
       for (const kind of Object.keys(kinds) as Array<keyof typeof kinds>) {
         const batchOf = (workerId: string) => kinds[kind]({ connectionId: 'c1', workerId });
 
         it(`${kind}: the lease holder commits it in one statement, and so does a batch without a fence`, async () => {
-          const { counted, counter, close } = countedStorage();
+          const counting = countingPool();
+          const counted = new PostgresStorage({ pool: counting.pool, schema });
           try {
             await counted.init();
             await counted.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
-            counter.statements = 0;
+            counting.reset();
             await counted.apply(batchOf('w1'));
-            expect(counter.statements).toBe(1);
+            expect(counting.count()).toBe(1);
             expect(await written(kind)).toBe('2030-01-01T00:00:00.000Z');
             await counted.apply(kinds[kind]());
-            expect(counter.statements).toBe(2);
+            expect(counting.count()).toBe(2);
           } finally {
-            await close();
+            await counted.close();
+            await counting.pool.end();
+          }
+        });
+
+        it(`${kind}: waits for a takeover in flight on the connection row, then writes nothing`, async () => {
+          await storage.claimDue('w1', { limit: 1, leaseMs: LEASE, now: new Date() });
+          const other = await adminPool().connect();
+          try {
+            // Another claimer has the row and has taken the lease over, not yet committed.
+            await other.query('BEGIN');
+            await other.query(`UPDATE "${schema}".connections SET lease_owner = 'w2' WHERE id = 'c1'`);
+            const applying = storage.apply(batchOf('w1')).then(
+              () => 'committed',
+              (error: unknown) => error,
+            );
+            await someoneWaitsOnALock(schema, applying);
+            await other.query('COMMIT');
+            expect(await applying).toBeInstanceOf(LeaseLostError);
+            expect(await written(kind)).toBeNull();
+          } finally {
+            await other.query('ROLLBACK').catch(() => undefined);
+            other.release();
           }
         });
 
