@@ -13,8 +13,9 @@ export interface RunContext {
   client: ProviderClient;
   storage: Storage;
   /**
-   * Every write of the run is fenced by a worker's lease, so no other run commits to the connection
-   * while it runs. Without one, two processes may run it at once (two servers without leases).
+   * Every write of the run is fenced by a worker's lease, on a store that enforces leases: no other
+   * worker's run commits to the connection while this one holds it. A run without a lease (a "sync
+   * now", a second server without leases) still may, so this narrows what may change, not rules it out.
    */
   leased: boolean;
   tuning: SyncTuning;
