@@ -61,6 +61,14 @@ function upsert(table: string, columns: readonly Column[], keys: readonly string
   );
 }
 
+/** Whether `$first + 1` holds the lease of connection `$first` at `$first + 2`, the row locked until commit. */
+function fenceSelect(s: string, first: number): string {
+  return (
+    `SELECT lease_owner = $${first + 1} AND lease_expires_at > $${first + 2}::timestamptz AS held ` +
+    `FROM ${s}.connections WHERE id = $${first} FOR UPDATE`
+  );
+}
+
 /**
  * `upsert`, written only while the worker's lease holds, in one statement: the fence locks the
  * connection row (as `fence` does in a batch's transaction) and the rows go in only when it holds.
@@ -68,10 +76,8 @@ function upsert(table: string, columns: readonly Column[], keys: readonly string
  * the columns': the connection id, the worker id, the time the lease is judged at.
  */
 function fencedUpsert(s: string, table: string, columns: readonly Column[], keys: readonly string[]): string {
-  const n = columns.length;
   return (
-    `WITH fence AS MATERIALIZED (SELECT lease_owner = $${n + 2} AND lease_expires_at > $${n + 3}::timestamptz AS held ` +
-    `FROM ${s}.connections WHERE id = $${n + 1} FOR UPDATE), ` +
+    `WITH fence AS MATERIALIZED (${fenceSelect(s, columns.length + 1)}), ` +
     `written AS (${upsert(table, columns, keys, 'WHERE (SELECT held FROM fence) ')}) ` +
     // `written` runs to its end whether or not this reads it (as every data-modifying WITH does).
     'SELECT (SELECT held FROM fence) AS held'
@@ -120,9 +126,7 @@ export function buildStatements(schemaName: string) {
     // over (claimDue skips locked rows) and no release or renewal can slip in between.
     // The lease's end is judged by the worker's clock, as claimDue and renewLease set it: by the
     // database's, a worker whose clock runs behind could renew its lease but never commit under it.
-    fence:
-      `SELECT lease_owner = $2 AND lease_expires_at > $3::timestamptz AS held ` +
-      `FROM ${s}.connections WHERE id = $1 FOR UPDATE`,
+    fence: fenceSelect(s, 1),
 
     // Feed seqs must become visible in seq order (why: see writeBatch in write.ts), so appending holds a
     // transaction-scoped advisory lock from before the first seq is drawn until commit. Taking it in

@@ -6,12 +6,11 @@
  * "Fleet"). One statement commits on its own, whole or not at all, so nothing is lost by leaving out
  * the transaction.
  */
-import { LeaseLostError, type WriteBatch } from '@finsync/sync';
-import { fenceTime } from '@finsync/sync/sql';
+import type { WriteBatch } from '@finsync/sync';
 import type { Pool } from 'pg';
 import { codec, toColumns } from './rows.js';
 import type { Statements } from './sql.js';
-import { lastById } from './write.js';
+import { ensureHeld, fenceParams, lastById, stateKey, type FenceAnswer } from './write.js';
 
 interface OneStatement {
   text: string;
@@ -41,7 +40,7 @@ export function oneStatement(sql: Statements, batch: WriteBatch): OneStatement |
           sql.upsertAccountStates,
           sql.fencedUpsertAccountStates,
           toColumns(
-            lastById(states, (s) => `${s.connectionId}\u0000${s.accountId}`).map(codec.accountState.values),
+            lastById(states, stateKey).map(codec.accountState.values),
             codec.accountState.columns.length,
           ),
         ];
@@ -49,26 +48,14 @@ export function oneStatement(sql: Statements, batch: WriteBatch): OneStatement |
   return { text: fence ? fenced : plain, columns, fence };
 }
 
-/**
- * Runs it; a fence that does not hold (a lost lease, a removed connection) wrote nothing. Checks the
- * fence as `writeBatch` does, in the same order, each attempt: an id with U+0000 holds no lease, and
- * a fence without `at` is judged at the attempt's time.
- */
+/** Runs it; a fence that does not hold (a lost lease, a removed connection) wrote nothing. */
 export async function writeOne(pool: Pool, one: OneStatement): Promise<void> {
   const { fence } = one;
   if (!fence) {
     await pool.query(one.text, one.columns);
     return;
   }
-  // An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other id that holds none.
-  if (`${fence.connectionId}${fence.workerId}`.includes('\u0000'))
-    throw new LeaseLostError(fence.connectionId, fence.workerId);
-  const at = new Date(fenceTime(fence.at)).toISOString();
-  const { rows } = await pool.query<{ held: boolean | null }>(one.text, [
-    ...one.columns,
-    fence.connectionId,
-    fence.workerId,
-    at,
-  ]);
-  if (rows[0]?.held !== true) throw new LeaseLostError(fence.connectionId, fence.workerId);
+  // Worked out at each attempt, as `writeBatch` does: a fence without `at` is judged at its time.
+  const { rows } = await pool.query<FenceAnswer>(one.text, [...one.columns, ...fenceParams(fence)]);
+  ensureHeld(fence, rows);
 }

@@ -148,6 +148,27 @@ async function runInOrder(steps: ReadonlyArray<() => Prepared | undefined>): Pro
   await running;
 }
 
+type Fence = NonNullable<WriteBatch['fence']>;
+export type FenceAnswer = { held: boolean | null };
+
+/**
+ * The fence's parameters: the connection id, the worker id and the time its lease is judged at (the
+ * batch's, else now). An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other
+ * id that holds none, without a round trip.
+ */
+export function fenceParams({ connectionId, workerId, at }: Fence): [string, string, string] {
+  if (`${connectionId}${workerId}`.includes('\u0000')) throw new LeaseLostError(connectionId, workerId);
+  return [connectionId, workerId, new Date(fenceTime(at)).toISOString()];
+}
+
+/** Throws `LeaseLostError` unless the fence's answer says the lease holds (null: no such connection). */
+export function ensureHeld({ connectionId, workerId }: Fence, rows: readonly FenceAnswer[]): void {
+  if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
+}
+
+/** An account state's row key, for `lastById`. */
+export const stateKey = (s: AccountSyncState): string => `${s.connectionId}\u0000${s.accountId}`;
+
 /** The last state per id: one upsert statement cannot touch the same row twice, and the last wins. */
 export function lastById<T>(items: readonly T[], id: (item: T) => string): T[] {
   const byId = new Map<string, T>();
@@ -179,22 +200,12 @@ export async function writeBatch(
   counted: boolean,
 ): Promise<void> {
   if (batch.fence) {
-    const { connectionId, workerId, at } = batch.fence;
-    // An id PostgreSQL cannot store (U+0000) holds no lease: lost, as for any other id that holds none.
-    if (`${connectionId}${workerId}`.includes('\u0000')) throw new LeaseLostError(connectionId, workerId);
-    const { rows } = await client.query<{ held: boolean | null }>(sql.fence, [
-      connectionId,
-      workerId,
-      new Date(fenceTime(at)).toISOString(),
-    ]);
-    if (rows[0]?.held !== true) throw new LeaseLostError(connectionId, workerId);
+    const { rows } = await client.query<FenceAnswer>(sql.fence, fenceParams(batch.fence));
+    ensureHeld(batch.fence, rows);
   }
 
   const connections = lastById<ConnectionState>(batch.connections ?? [], (c) => c.id);
-  const states = lastById<AccountSyncState>(
-    batch.accountStates ?? [],
-    (s) => `${s.connectionId}\u0000${s.accountId}`,
-  );
+  const states = lastById<AccountSyncState>(batch.accountStates ?? [], stateKey);
   const released = batch.releasedSuperseded ?? [];
   const superseded = lastById(
     batch.superseded ?? [],

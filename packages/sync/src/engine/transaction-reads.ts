@@ -85,10 +85,8 @@ export function openTransactionReads(
   syncState: AccountSyncState,
 ): TransactionReads {
   const { tuning } = ctx;
-  const storedHolds = new StoredHolds(
-    () => ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true }),
-    { keep: ctx.leased },
-  );
+  const readHolds = () => ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
+  const storedHolds = new StoredHolds(readHolds, { keep: ctx.leased });
   /** The reads' days and days per request as of now; `days` is null for the whole history. */
   const planOf = (): ReadPlan => {
     const to = ctx.clock.today();
@@ -123,7 +121,7 @@ export function openTransactionReads(
     const judged = plan.judgedFrom;
     if (syncState.watermark === null || judged === undefined || !tuning.includePending) return plan;
     // Read here, not kept: see stored-holds.ts.
-    const holds = await ctx.storage.findTransactions(ctx.connectionId, accountId, { pending: true });
+    const holds = await readHolds();
     let oldest: string | undefined;
     for (const hold of holds) if (oldest === undefined || hold.date < oldest) oldest = hold.date;
     if (oldest === undefined || oldest >= judged) return plan;
