@@ -100,6 +100,23 @@ describe('a verdict kept beside rows or a balance it did not compare', () => {
     expect((await t.stored()).reconciliation).toMatchObject({ status: 'mismatch', difference: '20' });
   });
 
+  it('a run that a rate limit stops at the holdings says when and why the account last synced', async () => {
+    const t = await setUp();
+    t.today.date = '2026-03-04';
+    t.setBalance(gbp(70));
+    t.setHoldings(() => new Response('slow down', { status: 429, headers: { 'retry-after': '60' } }));
+    const report = await t.engine.sync('c1');
+    expect(report.ok).toBe(false);
+    // The balance this run read is stored, so the account's last sync is this run's, with its stop.
+    expect((await t.stored()).balance?.amount).toBe('70');
+    const [state] = await t.storage.listAccountStates('c1');
+    expect(state).toMatchObject({
+      lastSyncedAt: '2026-03-04T12:00:00.000Z',
+      lastError: report.accounts[0]!.issues[0]!.message,
+    });
+    expect(state!.lastError).toMatch(/429|rate/i);
+  });
+
   it('a verdict left behind by a run that stopped without writing it is withdrawn by the next run', async () => {
     const t = await setUp();
     t.today.date = '2026-03-04';

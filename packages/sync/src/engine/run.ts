@@ -402,10 +402,17 @@ async function syncAccountPhases(
       report.holdings = 'failed';
       // Stopped here, the run has the balance and its verdict in hand: they are stored before it
       // stops (else the verdict is withdrawn), not left behind about the rows before this run's.
+      // The account's sync ends here too, so its state says when and why, as the closing write
+      // below would: the balance stored was read by this run, whose time is `lastSyncedAt`.
       let closingStored = false;
       if (stopsTheRunWithWritesAllowed(error, ctx.signal)) {
+        const stopped: AccountSyncState = {
+          ...syncState,
+          lastSyncedAt: ctx.clock.now().toISOString(),
+          lastError: (report.issues[0] ?? issue('holdings', account.id, error)).message,
+        };
         try {
-          await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
+          await ctx.storage.apply({ changes: closing, accountStates: [stopped] });
           closingStored = true;
         } catch {
           await withdrawVerdictBeforeStop(error);
