@@ -1,9 +1,15 @@
 /**
- * Where a whole-history answer too long to hold waits while it is read. The provider sends an
- * account's whole history as one response, in no promised order; holding it all would make memory
- * follow the history's length. Rows are instead written, already validated and as the text they
- * came in, to a temporary file, grouped by week of date, and read back a few weeks at a time as the
- * pages week-pages.ts describes.
+ * Where a whole-history answer waits while it is read. The provider sends an account's whole history
+ * as one response, in no promised order; holding it all would make memory follow the history's
+ * length. Rows are kept, already validated and as the text they came in, grouped by week of date:
+ * in memory up to `memoryRows` rows, then in a temporary file. They are parsed when read back, a few
+ * weeks at a time, as the pages week-pages.ts describes.
+ *
+ * Text rather than parsed rows is what waits in memory: an answer waits until its last row has come,
+ * so what waits outlives the young generation's collections and is collected late, with the old
+ * generation. Parsed rows took about three times the text's memory there (a 1M-row first sync
+ * promoted 67 MiB into the old generation with 12,000 parsed rows held per answer, 28 MiB with
+ * 2,000), and the old generation's peak follows what is promoted.
  */
 import { mkdtemp, open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +35,8 @@ const CLOSE_BRACKET = 0x5d;
 export interface SpillOptions {
   /** Parent of the temporary directory. Default: the OS temp directory. */
   directory?: string | undefined;
+  /** Rows kept in memory; past this many, the text goes to a temporary file. Default 0. */
+  memoryRows?: number | undefined;
   /** Rows per page read back, at most (whole weeks: a week holding more is a page of its own). */
   pageRows: number;
   /** Turns the rows' text, parsed, back into rows (it was validated before it was added). */
@@ -41,8 +49,12 @@ export interface SpillOptions {
 type Range = [offset: number, length: number, documented: boolean];
 
 export class TransactionSpill implements PagedHistory {
-  readonly #directory: string;
-  readonly #file: FileHandle;
+  readonly #parent: string | undefined;
+  readonly #memoryRows: number;
+  /** The temporary directory and its file, once the rows outgrow `memoryRows`. */
+  #directory: string | undefined;
+  #file: FileHandle | undefined;
+  #disposed = false;
   #fileSize = 0;
   /** Where each week's text lies in the file: a range per write. */
   readonly #ranges = new Map<number, Range[]>();
@@ -61,16 +73,17 @@ export class TransactionSpill implements PagedHistory {
   #rows = 0;
   #earliest: CalendarDate | undefined;
 
-  private constructor(directory: string, file: FileHandle, options: SpillOptions) {
-    this.#directory = directory;
-    this.#file = file;
+  constructor(options: SpillOptions) {
+    this.#parent = options.directory;
+    this.#memoryRows = options.memoryRows ?? 0;
     this.#pageRows = options.pageRows;
     this.#decode = options.decode;
     this.#decodeDocumented = options.decodeDocumented;
   }
 
-  static async create(options: SpillOptions): Promise<TransactionSpill> {
-    const directory = await mkdtemp(join(options.directory ?? tmpdir(), 'finsync-spill-'));
+  async #openFile(): Promise<FileHandle> {
+    if (this.#file) return this.#file;
+    const directory = await mkdtemp(join(this.#parent ?? tmpdir(), 'finsync-spill-'));
     try {
       const path = join(directory, 'rows.json');
       const file = await open(path, 'w+');
@@ -79,7 +92,14 @@ export class TransactionSpill implements PagedHistory {
       // directory, which close() removes). Where it does not (Windows keeps an open file), close()
       // removes the file with its directory, as before.
       await unlink(path).catch(() => undefined);
-      return new TransactionSpill(directory, file, options);
+      if (this.#disposed) {
+        // Disposed while the file was being made (the caller stopped): nothing may stay behind.
+        await file.close().catch(() => undefined);
+        throw new Error('the spill was disposed');
+      }
+      this.#directory = directory;
+      this.#file = file;
+      return file;
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;
@@ -117,29 +137,61 @@ export class TransactionSpill implements PagedHistory {
       this.#waitingChars += line.length;
       this.#rows += 1;
       if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
-      // Inside the loop: the first add hands over every row held so far, and flushing as it goes
-      // keeps the joined text and the write buffer at FLUSH_CHARS, not at the size of all of them.
-      if (this.#waitingChars >= FLUSH_CHARS) await this.#flush();
+      // Past `memoryRows`, the text goes to the file as it comes, FLUSH_CHARS at a time.
+      if (this.#waitingChars >= FLUSH_CHARS && this.#rows > this.#memoryRows) await this.#flush();
     }
   }
 
   async *pages(window: HistoryWindow): AsyncGenerator<HistoryPage> {
+    if (!this.#file && this.#rows <= this.#memoryRows) {
+      for (const run of weekRuns(this.#counts, this.#pageRows, window))
+        yield { from: run.from, to: run.to, rows: this.#readWaiting(run.weeks) };
+      return;
+    }
     await this.#flush();
     for (const run of weekRuns(this.#counts, this.#pageRows, window))
       yield { from: run.from, to: run.to, rows: await this.#read(run.weeks) };
   }
 
-  /** Removes the file. Safe to call more than once. */
+  /** Lets go of the rows and removes the file, if any. Safe to call more than once. */
   async dispose(): Promise<void> {
+    this.#disposed = true;
     this.#waiting.clear();
     this.#waitingToCheck.clear();
-    await this.#file.close().catch(() => undefined);
-    await rm(this.#directory, { recursive: true, force: true });
+    await this.#file?.close().catch(() => undefined);
+    if (this.#directory !== undefined) await rm(this.#directory, { recursive: true, force: true });
+  }
+
+  /** The rows of `weeks` still in memory, let go as they are handed out. */
+  #readWaiting(weeks: readonly number[]): Transaction[] {
+    const rows: Transaction[] = [];
+    for (const week of weeks) {
+      const lines = this.#waiting.get(week);
+      if (!lines) continue;
+      const decode = this.#waitingToCheck.has(week) ? this.#decode : this.#decodeDocumented;
+      // Parsed a range at a time, each a small string, as the file's ranges are (RANGE_CHARS).
+      forEachRange(lines, (from, to) => {
+        const raw = JSON.parse(`[${lines.slice(from, to).join(',')}]`) as unknown[];
+        for (const row of decode(raw)) rows.push(row);
+      });
+      this.#waiting.delete(week);
+    }
+    return rows;
   }
 
   async #flush(): Promise<void> {
     if (this.#waiting.size === 0) return;
+    const file = await this.#openFile();
     let length = 0;
+    // Written FLUSH_CHARS at a time: what waited in memory (up to `memoryRows` rows) goes out in
+    // several writes, and the write buffer stays at the size of one.
+    const write = async () => {
+      const { bytesWritten } = await file.write(this.#writeBuffer, 0, length, this.#fileSize);
+      if (bytesWritten !== length)
+        throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
+      this.#fileSize += length;
+      length = 0;
+    };
     const writeRange = (week: number, lines: readonly string[], from: number, to: number) => {
       const documented = !this.#waitingToCheck.has(week);
       // A range is written as a whole JSON array, so it is read back with one `JSON.parse` of the
@@ -157,23 +209,17 @@ export class TransactionSpill implements PagedHistory {
       length += size;
     };
     for (const [week, lines] of this.#waiting) {
-      let from = 0;
-      let chars = 0;
-      for (let index = 0; index < lines.length; index++) {
-        chars += lines[index]!.length + 1;
-        if (chars < RANGE_CHARS && index < lines.length - 1) continue;
-        writeRange(week, lines, from, index + 1);
-        from = index + 1;
-        chars = 0;
+      const ranges: Array<[number, number]> = [];
+      forEachRange(lines, (from, to) => ranges.push([from, to]));
+      for (const [from, to] of ranges) {
+        writeRange(week, lines, from, to);
+        if (length >= FLUSH_CHARS) await write();
       }
     }
     this.#waiting.clear();
     this.#waitingToCheck.clear();
     this.#waitingChars = 0;
-    const { bytesWritten } = await this.#file.write(this.#writeBuffer, 0, length, this.#fileSize);
-    if (bytesWritten !== length)
-      throw new Error(`short write to the spill file (${bytesWritten} of ${length})`);
-    this.#fileSize += length;
+    if (length > 0) await write();
   }
 
   async #read(weeks: readonly number[]): Promise<Transaction[]> {
@@ -183,13 +229,14 @@ export class TransactionSpill implements PagedHistory {
     // Ranges that lie one after another in the file are read as one (a page's weeks mostly come from
     // the same few flushes, in order): a 1M-row pull made 2,610 reads instead of 5,562. One read at a
     // time, and none ahead of the page asked for: either grew a 1M-row sync's peak RSS by 10-25 MiB.
+    const file = this.#file!;
     let at = 0;
     for (let first = 0; first < ranges.length;) {
       const offset = ranges[first]![0];
       let size = ranges[first]![1];
       let next = first + 1;
       while (next < ranges.length && ranges[next]![0] === offset + size) size += ranges[next++]![1];
-      const { bytesRead } = await this.#file.read(this.#readBuffer, at, size, offset);
+      const { bytesRead } = await file.read(this.#readBuffer, at, size, offset);
       if (bytesRead !== size) throw new Error(`short read from the spill file (${bytesRead} of ${size})`);
       at += size;
       first = next;
@@ -204,6 +251,19 @@ export class TransactionSpill implements PagedHistory {
       at += size;
     }
     return rows;
+  }
+}
+
+/** Cuts one week's lines into runs of about RANGE_CHARS characters: `[from, to)` each. */
+function forEachRange(lines: readonly string[], each: (from: number, to: number) => void): void {
+  let from = 0;
+  let chars = 0;
+  for (let index = 0; index < lines.length; index++) {
+    chars += lines[index]!.length + 1;
+    if (chars < RANGE_CHARS && index < lines.length - 1) continue;
+    each(from, index + 1);
+    from = index + 1;
+    chars = 0;
   }
 }
 

@@ -1,19 +1,17 @@
 /**
- * Reading a whole-history answer as it arrives. Rows are parsed and validated a batch at a time, as
- * the body comes in. A small answer keeps the parsed rows, and their text beside them: once the
- * answer passes `afterRows` the text goes to a `TransactionSpill` and the parsed rows are dropped,
- * so memory stays the same whatever the history's length. Rows that arrive after that are only
- * checked and dated (documented ones on their text, documented-text.ts) and parsed when read back.
- * Either way every row is checked before any is handed out, and the answer is handed out in the
- * same pages of whole weeks (week-pages.ts).
+ * Reading a whole-history answer as it arrives. Rows are checked and dated a batch at a time, as the
+ * body comes in (documented ones on their text, documented-text.ts; others parsed), and wait as their
+ * text in a `TransactionSpill`: in memory up to `afterRows` rows, on disk past that, so memory stays
+ * the same whatever the history's length. They are parsed when their page is handed out. Every row
+ * is checked before any is handed out, and the answer is handed out in pages of whole weeks
+ * (week-pages.ts).
  */
-import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
-import { HeldHistory } from './week-pages.js';
 import type { RawWindowResult } from './transactions.js';
 import { documentedDatesOfText } from './wire/documented-text.js';
 import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
+import type { CalendarDate } from '@finsync/internals/calendar';
 
 /**
  * The `spill` option of `ProviderClientOptions`: when a large transactions answer goes to temporary
@@ -22,9 +20,9 @@ import type { Transaction } from './wire/schemas.js';
  */
 export interface SpillSettings {
   /**
-   * Rows held in memory, parsed and as their text, before the answer goes to disk. Default
-   * 12 000: about 6 MiB (some 360 bytes a parsed row and 190 of text), so five years of a busy
-   * current account (some 10 000 rows) stay in memory and are parsed once.
+   * Rows held in memory, as their text, before the answer goes to disk. Default 12 000: about
+   * 2.5 MiB (some 190 bytes a row), so five years of a busy current account (some 10 000 rows) stay
+   * in memory. Held or on disk, each row is parsed once, when its page is handed out.
    */
   afterRows?: number | undefined;
   /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
@@ -73,49 +71,32 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
   const { afterRows, pageRows } = list.spill;
   const scanner = new JsonListScanner({ listKey: 'transactions' });
   const decoder = new TextDecoder();
-  /**
-   * Every row so far, until the answer passes `afterRows`: parsed, as the answer's rows if it ends
-   * there, and their text as the runs they came in, for the spill if it does not. The text takes
-   * about half the parsed rows' memory (190 against 360 bytes a row); keeping both spares every
-   * small answer a second parse of its text. With each run, whether all its rows were of the
-   * documented shape: the spill builds such rows without their checks when it reads them back.
-   */
-  let held: Array<{ run: ListRun; rows: Transaction[]; documented: boolean }> = [];
-  let heldRows = 0;
-  let spill: TransactionSpill | undefined;
-
-  /** The run's elements, parsed (not validated). */
-  const parse = (run: ListRun): unknown[] => {
-    try {
-      return JSON.parse(`[${run.text}]`) as unknown[];
-    } catch (error) {
-      throw list.notJson((error as Error).message);
-    }
-  };
+  // Every row waits as the text it came in (in memory up to `afterRows` rows, then on disk) and is
+  // parsed when its page is handed out: parsed rows held until the answer's end took three times the
+  // memory, and lived long enough to be collected only with the old generation (spill.ts).
+  const spill = new TransactionSpill({
+    directory: list.spill.directory,
+    memoryRows: afterRows,
+    pageRows,
+    decode: (raw) => list.parseRows(raw, 0).rows,
+    decodeDocumented: (raw) => list.decodeDocumented(raw),
+  });
 
   const take = async (run: ListRun) => {
     if (run.count === 0) return;
     // Where the run's first row is in the list, for the errors of a bad row.
     const offset = scanner.elementCount - run.count;
-    if (spill) {
-      // Rows going to disk are parsed when read back: documented ones are checked on their text.
-      const checked = documentedDatesOfText(run);
-      if (checked) return spill.add(checked, elementsOf(run), true);
-      const { dates, documented } = list.datesOfRows(parse(run), offset);
-      return spill.add(dates, elementsOf(run), documented);
+    // Documented rows are checked on their text; any other run is parsed to check it and date it.
+    const checked = documentedDatesOfText(run);
+    if (checked) return spill.add(checked, elementsOf(run), true);
+    let raw: unknown[];
+    try {
+      raw = JSON.parse(`[${run.text}]`) as unknown[];
+    } catch (error) {
+      throw list.notJson((error as Error).message);
     }
-    held.push({ run, ...list.parseRows(parse(run), offset) });
-    heldRows += run.count;
-    if (heldRows <= afterRows) return;
-    spill = await TransactionSpill.create({
-      directory: list.spill.directory,
-      pageRows,
-      decode: (raw) => list.parseRows(raw, 0).rows,
-      decodeDocumented: (raw) => list.decodeDocumented(raw),
-    });
-    const runs = held;
-    held = [];
-    for (const { run, rows, documented } of runs) await spill.add(datesOf(rows), elementsOf(run), documented);
+    const { dates, documented } = list.datesOfRows(raw, offset);
+    return spill.add(dates, elementsOf(run), documented);
   };
 
   try {
@@ -129,19 +110,14 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       throw list.notJson((error as Error).message);
     }
     const total = list.parseEnvelope(envelope);
-    if (spill) return { rows: [], total, paged: spill };
     // An empty answer stays one page: a page, even empty, is what carries a shortfall.
-    if (heldRows === 0) return { rows: [], total };
-    return {
-      rows: [],
-      total,
-      paged: new HeldHistory(
-        held.map((batch) => batch.rows),
-        pageRows,
-      ),
-    };
+    if (spill.rowCount === 0) {
+      await spill.dispose();
+      return { rows: [], total };
+    }
+    return { rows: [], total, paged: spill };
   } catch (error) {
-    await spill?.dispose();
+    await spill.dispose();
     throw error;
   }
 
@@ -153,10 +129,4 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       throw error;
     }
   }
-}
-
-function datesOf(rows: readonly Transaction[]): CalendarDate[] {
-  const dates: CalendarDate[] = new Array(rows.length);
-  for (let index = 0; index < rows.length; index++) dates[index] = rows[index]!.date;
-  return dates;
 }

@@ -323,6 +323,20 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     expect(spilled).toEqual(held);
   });
 
+  it('an answer held in memory goes to the file in several writes once it passes `afterRows`, row for row', async () => {
+    // ~2,800 rows, ~370 KiB of text: 2,000 rows wait in memory, more than one write's worth, and
+    // go to the file together when the 2,001st comes.
+    const rows = history('2026-06-01', '2026-06-14', 200);
+    serve({ transactions: rows, total: rows.length });
+    const directory = tempDir();
+    const held = await pagesOf({ spill: { afterRows: rows.length, pageRows: 5_000, directory } });
+    expect(readdirSync(directory)).toEqual([]);
+    const spilled = await pagesOf({ spill: { afterRows: 2_000, pageRows: 5_000, directory: tempDir() } });
+    expect(held).toHaveLength(1);
+    expect(spilled).toEqual(held);
+    expect(sortedIds(spilled)).toHaveLength(rows.length);
+  });
+
   it('a bad row fails a held answer too, naming the row', async () => {
     const rows: unknown[] = history('2026-06-01', '2026-06-20');
     rows[17] = { ...(rows[17] as WireRow), date: 'soon' };
