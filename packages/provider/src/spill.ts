@@ -19,8 +19,9 @@ import { weekOf, weekRuns, type HistoryPage, type HistoryWindow, type PagedHisto
 import type { Transaction } from './wire/schemas.js';
 
 /**
- * Text held in memory across all weeks before it is written. Small: text held longer survives
- * young-generation collections and piles up in the old generation, where it is collected late.
+ * Text held in memory across all weeks before it is written, once the rows are past `memoryRows`.
+ * Small: text held longer survives young-generation collections and piles up in the old
+ * generation, where it is collected late.
  */
 const FLUSH_CHARS = 256 << 10;
 /**
@@ -54,6 +55,9 @@ export class TransactionSpill implements PagedHistory {
   /** The temporary directory and its file, once the rows outgrow `memoryRows`. */
   #directory: string | undefined;
   #file: FileHandle | undefined;
+  /** The file being made: `dispose()` waits for it, so nothing is left behind. */
+  #opening: Promise<FileHandle> | undefined;
+  #paged = false;
   #disposed = false;
   #fileSize = 0;
   /** Where each week's text lies in the file: a range per write. */
@@ -81,8 +85,12 @@ export class TransactionSpill implements PagedHistory {
     this.#decodeDocumented = options.decodeDocumented;
   }
 
-  async #openFile(): Promise<FileHandle> {
-    if (this.#file) return this.#file;
+  #openFile(): Promise<FileHandle> {
+    this.#opening ??= this.#makeFile();
+    return this.#opening;
+  }
+
+  async #makeFile(): Promise<FileHandle> {
     const directory = await mkdtemp(join(this.#parent ?? tmpdir(), 'finsync-spill-'));
     try {
       const path = join(directory, 'rows.json');
@@ -143,6 +151,9 @@ export class TransactionSpill implements PagedHistory {
   }
 
   async *pages(window: HistoryWindow): AsyncGenerator<HistoryPage> {
+    // Rows in memory are let go as they are handed out: a second pass would find weeks without rows.
+    if (this.#paged || this.#disposed) throw new Error('a history is paged once, and not after dispose()');
+    this.#paged = true;
     if (!this.#file && this.#rows <= this.#memoryRows) {
       for (const run of weekRuns(this.#counts, this.#pageRows, window))
         yield { from: run.from, to: run.to, rows: this.#readWaiting(run.weeks) };
@@ -158,6 +169,8 @@ export class TransactionSpill implements PagedHistory {
     this.#disposed = true;
     this.#waiting.clear();
     this.#waitingToCheck.clear();
+    // A file still being made removes itself once it sees the spill disposed.
+    await this.#opening?.catch(() => undefined);
     await this.#file?.close().catch(() => undefined);
     if (this.#directory !== undefined) await rm(this.#directory, { recursive: true, force: true });
   }

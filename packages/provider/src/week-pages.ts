@@ -108,8 +108,8 @@ export function* weekRuns(
 }
 
 /**
- * An answer held in memory (a whole history of up to `spill.afterRows` rows, or a dense window's),
- * paged as a spilled one is: the same pages, row for row. Handed out as one page, it was diffed
+ * A dense window's answer held in memory as parsed rows, paged as a whole history is (spill.ts): the
+ * same pages, row for row. Handed out as one page, it was diffed
  * whole before its first commit, and the store sat idle meanwhile (about 100 ms for 10,000 rows,
  * before every account of a 100k-row first sync into PostgreSQL); as pages, the engine diffs the
  * next while the one before commits.

@@ -22,7 +22,8 @@ export interface SpillSettings {
   /**
    * Rows held in memory, as their text, before the answer goes to disk. Default 12 000: about
    * 2.5 MiB (some 190 bytes a row), so five years of a busy current account (some 10 000 rows) stay
-   * in memory. Held or on disk, each row is parsed once, when its page is handed out.
+   * in memory. Held or on disk, each row is parsed when its page is handed out (a row of the
+   * documented shape only then; any other is parsed once more as it arrives, to be checked).
    */
   afterRows?: number | undefined;
   /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
@@ -53,7 +54,7 @@ export interface StreamedList {
    */
   parseRows(raw: unknown[], offset: number): { rows: Transaction[]; documented: boolean };
   /**
-   * Validates rows `offset`.. as `parseRows` does and returns only their dates: rows going to disk
+   * Validates rows `offset`.. as `parseRows` does and returns only their dates: rows waiting
    * are read again from their text, so building them now would be wasted. `documented` when every
    * one was of the documented shape: read back, they are built by `decodeDocumented`.
    */

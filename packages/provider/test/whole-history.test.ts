@@ -271,13 +271,14 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
   });
 
   it('rows of other shapes that arrive after the answer went to disk come back as a body read whole gives them', async () => {
-    const rows = history('2026-01-01', '2026-06-30').map((row): Record<string, unknown> => ({ ...row }));
-    // Held until the answer passes `afterRows`, then handed to the file with the rows held before it.
+    // 1,629 rows, ~280k characters: the file is opened once a write's worth of text (256k) waits.
+    const rows = history('2026-01-01', '2026-06-30', 9).map((row): Record<string, unknown> => ({ ...row }));
+    // Held until the answer passes a write's worth, then handed to the file with the rows before it.
     rows[3] = { ...rows[3], date: `${rows[3]!.date as string}T08:15:00Z` };
-    // Well past `afterRows`: these go to disk as they arrive, beside documented rows of the same weeks.
-    rows[300] = { ...rows[300], date: `${rows[300]!.date as string}T23:30:00Z` };
-    rows[310] = { ...rows[310], pending: true, isPending: undefined };
-    rows[320] = { ...rows[320], amount: '-7.10', merchant_name: 'Older name' };
+    // Past that: these go to disk as they arrive, beside documented rows of the same weeks.
+    rows[1550] = { ...rows[1550], date: `${rows[1550]!.date as string}T23:30:00Z` };
+    rows[1560] = { ...rows[1560], pending: true, isPending: undefined };
+    rows[1570] = { ...rows[1570], amount: '-7.10', merchant_name: 'Older name' };
     const text = JSON.stringify({ transactions: rows, total: rows.length });
     // A chunk at a time, each in a later turn, so the client reads the answer in many runs.
     serve(() => {
@@ -387,8 +388,9 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
   ])(
     'a bad row anywhere fails the answer before any page is handed out, naming the row (%s)',
     async (field, value) => {
-      const rows: unknown[] = history('2026-01-01', '2026-06-30');
-      rows[300] = { ...(rows[300] as WireRow), [field]: value };
+      // 1,629 rows, ~280k characters: the file is opened once a write's worth of text (256k) waits.
+      const rows: unknown[] = history('2026-01-01', '2026-06-30', 9);
+      rows[1600] = { ...(rows[1600] as WireRow), [field]: value };
       // In chunks, so the bad row arrives after the answer has started going to disk.
       serve(inChunks({ transactions: rows, total: rows.length }, 2_048));
       const directory = tempDir();
@@ -403,16 +405,19 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
           seen.push(page);
       })().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidResponseError);
-      expect((error as InvalidResponseError).issues[0]!.path).toBe(`transactions[300].${field}`);
+      expect((error as InvalidResponseError).issues[0]!.path).toBe(`transactions[1600].${field}`);
       expect(seen).toEqual([]);
       expect(readdirSync(directory)).toEqual([]);
     },
   );
 
   it('a body cut off or not JSON is an InvalidResponseError, and the files go', async () => {
-    const rows = history('2026-01-01', '2026-06-30');
+    // ~620k characters: cut in half, the answer has gone to disk before its end is found missing.
+    const rows = history('2026-01-01', '2026-06-30', 20);
     const text = JSON.stringify({ transactions: rows, total: rows.length });
-    for (const body of [text.slice(0, text.length / 2), `${text.slice(0, 5000)},,${text.slice(5000)}`]) {
+    // A comma too many between two rows (not inside a string, where it would be text).
+    const between = text.indexOf('},{', 5_000) + 1;
+    for (const body of [text.slice(0, text.length / 2), `${text.slice(0, between)},${text.slice(between)}`]) {
       serve(() => new HttpResponse(body, { headers: { 'content-type': 'application/json' } }));
       const directory = tempDir();
       await expect(pagesOf({ spill: { afterRows: 50, directory } })).rejects.toBeInstanceOf(
@@ -423,14 +428,15 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
   });
 
   it('a connection lost mid-body is a ConnectionError, and the files go', async () => {
-    const rows = history('2026-01-01', '2026-06-30');
+    const rows = history('2026-01-01', '2026-06-30', 20);
     const text = new TextEncoder().encode(JSON.stringify({ transactions: rows, total: rows.length }));
     serve(
       () =>
         new HttpResponse(
           new ReadableStream({
             start(controller) {
-              controller.enqueue(text.subarray(0, 20_000));
+              // Past a write's worth of text (256k characters): the answer has gone to disk.
+              controller.enqueue(text.subarray(0, 400_000));
               controller.error(new TypeError('terminated'));
             },
           }),
