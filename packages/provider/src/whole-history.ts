@@ -6,12 +6,12 @@
  * is checked before any is handed out, and the answer is handed out in pages of whole weeks
  * (week-pages.ts).
  */
+import type { CalendarDate } from '@finsync/internals/calendar';
 import { TransactionSpill } from './spill.js';
 import type { RawWindowResult } from './transactions.js';
 import { documentedDatesOfText } from './wire/documented-text.js';
 import { JsonListScanner, ListScanError, elementsOf, type ListRun } from './wire/list-scanner.js';
 import type { Transaction } from './wire/schemas.js';
-import type { CalendarDate } from '@finsync/internals/calendar';
 
 /**
  * The `spill` option of `ProviderClientOptions`: when a large transactions answer goes to temporary
