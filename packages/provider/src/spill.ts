@@ -70,6 +70,11 @@ export class TransactionSpill implements PagedHistory {
   /** Rows per week written or waiting, by week number. */
   readonly #counts = new Map<number, number>();
   readonly #waiting = new Map<number, string[]>();
+  /**
+   * Rows added parsed (`addParsed`) while the spill is in memory, by week, each at its line's index
+   * in `#waiting` (a hole where a line was added as text): handed out as they are, not parsed again.
+   */
+  readonly #waitingParsed = new Map<number, Array<Transaction | undefined>>();
   /** Weeks whose waiting text holds a row not added as `documented`: checked when read back. */
   readonly #waitingToCheck = new Set<number>();
   readonly #weekOfDate = new Map<CalendarDate, number>();
@@ -130,24 +135,62 @@ export class TransactionSpill implements PagedHistory {
    */
   async add(dates: readonly CalendarDate[], texts: readonly string[], documented: boolean): Promise<void> {
     for (let index = 0; index < dates.length; index++) {
-      const date = dates[index]!;
-      let week = this.#weekOfDate.get(date);
-      if (week === undefined) {
-        week = weekOf(date);
-        this.#weekOfDate.set(date, week);
-      }
-      const line = texts[index]!;
-      const waiting = this.#waiting.get(week);
-      if (waiting) waiting.push(line);
-      else this.#waiting.set(week, [line]);
-      if (!documented) this.#waitingToCheck.add(week);
-      this.#counts.set(week, (this.#counts.get(week) ?? 0) + 1);
-      this.#waitingChars += line.length;
-      this.#rows += 1;
-      if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
-      // Past `memoryRows`, the text goes to the file as it comes, FLUSH_CHARS at a time.
-      if (this.#waitingChars >= FLUSH_CHARS && this.#rows > this.#memoryRows) await this.#flush();
+      const week = this.#push(dates[index]!, texts[index]!, documented);
+      this.#waitingParsed.get(week)?.push(undefined);
+      if (this.#mustFlush()) await this.#flush();
     }
+  }
+
+  /** Whether `count` more rows would still be held in memory: `addParsed` may take them. */
+  holds(count: number): boolean {
+    return this.#file === undefined && this.#rows + count <= this.#memoryRows;
+  }
+
+  /**
+   * Rows parsed and validated as they arrived, with their text: while held (see `holds`), handed out
+   * as they are rather than parsed again; the text is what goes to the file should the answer
+   * outgrow `memoryRows`. For rows not of the documented shape as written, which `add` would take
+   * parsed once to be checked and once more to be handed out.
+   */
+  async addParsed(
+    rows: readonly Transaction[],
+    texts: readonly string[],
+    documented: boolean,
+  ): Promise<void> {
+    for (let index = 0; index < rows.length; index++) {
+      const row = rows[index]!;
+      const week = this.#push(row.date, texts[index]!, documented);
+      let parsed = this.#waitingParsed.get(week);
+      if (!parsed) {
+        parsed = new Array<Transaction | undefined>(this.#waiting.get(week)!.length - 1).fill(undefined);
+        this.#waitingParsed.set(week, parsed);
+      }
+      parsed.push(row);
+      if (this.#mustFlush()) await this.#flush();
+    }
+  }
+
+  /** Adds one row's text; returns its week. */
+  #push(date: CalendarDate, line: string, documented: boolean): number {
+    let week = this.#weekOfDate.get(date);
+    if (week === undefined) {
+      week = weekOf(date);
+      this.#weekOfDate.set(date, week);
+    }
+    const waiting = this.#waiting.get(week);
+    if (waiting) waiting.push(line);
+    else this.#waiting.set(week, [line]);
+    if (!documented) this.#waitingToCheck.add(week);
+    this.#counts.set(week, (this.#counts.get(week) ?? 0) + 1);
+    this.#waitingChars += line.length;
+    this.#rows += 1;
+    if (this.#earliest === undefined || date < this.#earliest) this.#earliest = date;
+    return week;
+  }
+
+  /** Past `memoryRows`, the text goes to the file as it comes, FLUSH_CHARS at a time. */
+  #mustFlush(): boolean {
+    return this.#waitingChars >= FLUSH_CHARS && this.#rows > this.#memoryRows;
   }
 
   async *pages(window: HistoryWindow): AsyncGenerator<HistoryPage> {
@@ -168,6 +211,7 @@ export class TransactionSpill implements PagedHistory {
   async dispose(): Promise<void> {
     this.#disposed = true;
     this.#waiting.clear();
+    this.#waitingParsed.clear();
     this.#waitingToCheck.clear();
     // A file still being made removes itself once it sees the spill disposed.
     await this.#opening?.catch(() => undefined);
@@ -182,12 +226,31 @@ export class TransactionSpill implements PagedHistory {
       const lines = this.#waiting.get(week);
       if (!lines) continue;
       const decode = this.#waitingToCheck.has(week) ? this.#decode : this.#decodeDocumented;
-      // Parsed a range at a time, each a small string, as the file's ranges are (RANGE_CHARS).
-      forEachRange(lines, (from, to) => {
-        const raw = JSON.parse(`[${lines.slice(from, to).join(',')}]`) as unknown[];
-        for (const row of decode(raw)) rows.push(row);
-      });
+      // Lines `from`..`to` parsed a range at a time, each a small string, as the file's ranges are
+      // (RANGE_CHARS).
+      const parse = (from: number, to: number) => {
+        if (to <= from) return;
+        const part = from === 0 && to === lines.length ? lines : lines.slice(from, to);
+        forEachRange(part, (start, end) => {
+          const raw = JSON.parse(`[${part.slice(start, end).join(',')}]`) as unknown[];
+          for (const row of decode(raw)) rows.push(row);
+        });
+      };
+      // In the order they came: text parsed now, rows added parsed as they are.
+      const parsed = this.#waitingParsed.get(week);
+      let from = 0;
+      if (parsed) {
+        for (let index = 0; index < lines.length; index++) {
+          const row = parsed[index];
+          if (row === undefined) continue;
+          parse(from, index);
+          rows.push(row);
+          from = index + 1;
+        }
+      }
+      parse(from, lines.length);
       this.#waiting.delete(week);
+      this.#waitingParsed.delete(week);
     }
     return rows;
   }
@@ -230,6 +293,7 @@ export class TransactionSpill implements PagedHistory {
       }
     }
     this.#waiting.clear();
+    this.#waitingParsed.clear();
     this.#waitingToCheck.clear();
     this.#waitingChars = 0;
     if (length > 0) await write();

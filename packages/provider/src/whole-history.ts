@@ -2,7 +2,8 @@
  * Reading a whole-history answer as it arrives. Rows are checked and dated a batch at a time, as the
  * body comes in (documented ones on their text, documented-text.ts; others parsed), and wait as their
  * text in a `TransactionSpill`: in memory up to `afterRows` rows, on disk past that, so memory stays
- * the same whatever the history's length. They are parsed when their page is handed out. Every row
+ * the same whatever the history's length. They are parsed when their page is handed out (rows
+ * parsed as they arrived are kept parsed while the answer is held). Every row
  * is checked before any is handed out, and the answer is handed out in pages of whole weeks
  * (week-pages.ts).
  */
@@ -22,8 +23,8 @@ export interface SpillSettings {
   /**
    * Rows held in memory, as their text, before the answer goes to disk. Default 12 000: about
    * 2.5 MiB (some 190 bytes a row), so five years of a busy current account (some 10 000 rows) stay
-   * in memory. Held or on disk, each row is parsed when its page is handed out (a row of the
-   * documented shape only then; any other is parsed once more as it arrives, to be checked).
+   * in memory. A row of the documented shape is parsed when its page is handed out; any other is
+   * parsed as it arrives, to be checked, and kept parsed while the answer is held.
    */
   afterRows?: number | undefined;
   /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
@@ -87,7 +88,8 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (run.count === 0) return;
     // Where the run's first row is in the list, for the errors of a bad row.
     const offset = scanner.elementCount - run.count;
-    // Documented rows are checked on their text; any other run is parsed to check it and date it.
+    // Documented rows are checked on their text; any other run is parsed to check it and date it,
+    // and while the answer is held, kept parsed (it would be parsed twice otherwise).
     const checked = documentedDatesOfText(run);
     if (checked) return spill.add(checked, elementsOf(run), true);
     let raw: unknown[];
@@ -95,6 +97,10 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
       raw = JSON.parse(`[${run.text}]`) as unknown[];
     } catch (error) {
       throw list.notJson((error as Error).message);
+    }
+    if (spill.holds(run.count)) {
+      const { rows, documented } = list.parseRows(raw, offset);
+      return spill.addParsed(rows, elementsOf(run), documented);
     }
     const { dates, documented } = list.datesOfRows(raw, offset);
     return spill.add(dates, elementsOf(run), documented);
