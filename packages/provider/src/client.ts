@@ -410,7 +410,8 @@ export class ProviderClient {
       datesOfRows: (raw, offset) => {
         const dates = readDocumentedDates(raw);
         if (dates) return { dates, documented: true };
-        return { dates: parseRows(raw, offset).rows.map((row) => row.date), documented: false };
+        const { rows } = parseRows(raw, offset);
+        return { dates: rows.map((row) => row.date), documented: false, rows };
       },
       decodeDocumented: (raw) => buildCheckedRows(raw, accountId),
     });

@@ -3,7 +3,7 @@
  * body comes in (documented ones on their text, documented-text.ts; others parsed), and wait as their
  * text in a `TransactionSpill`: in memory up to `afterRows` rows, on disk past that, so memory stays
  * the same whatever the history's length. They are parsed when their page is handed out (rows
- * parsed as they arrived are kept parsed while the answer is held). Every row
+ * built in full as they arrived, to be checked, are kept so while the answer is held). Every row
  * is checked before any is handed out, and the answer is handed out in pages of whole weeks
  * (week-pages.ts).
  */
@@ -23,8 +23,8 @@ export interface SpillSettings {
   /**
    * Rows held in memory, as their text, before the answer goes to disk. Default 12 000: about
    * 2.5 MiB (some 190 bytes a row), so five years of a busy current account (some 10 000 rows) stay
-   * in memory. A row of the documented shape is parsed when its page is handed out; any other is
-   * parsed as it arrives, to be checked, and kept parsed while the answer is held.
+   * in memory. A row is parsed when its page is handed out; a row the fast path's checks cannot take
+   * is also built in full as it arrives, to be checked, and kept so while the answer is held.
    */
   afterRows?: number | undefined;
   /** Rows per page handed out, held or read back from disk (whole weeks). Default 2 000. */
@@ -55,11 +55,15 @@ export interface StreamedList {
    */
   parseRows(raw: unknown[], offset: number): { rows: Transaction[]; documented: boolean };
   /**
-   * Validates rows `offset`.. as `parseRows` does and returns only their dates: rows waiting
-   * are read again from their text, so building them now would be wasted. `documented` when every
-   * one was of the documented shape: read back, they are built by `decodeDocumented`.
+   * Validates rows `offset`.. as `parseRows` does and returns their dates: rows waiting are read
+   * again from their text, so building rows of the documented shape now would be wasted. `documented`
+   * when every one was of that shape: read back, they are built by `decodeDocumented`. Otherwise the
+   * rows had to be built to be checked, and come back as `rows`.
    */
-  datesOfRows(raw: unknown[], offset: number): { dates: CalendarDate[]; documented: boolean };
+  datesOfRows(
+    raw: unknown[],
+    offset: number,
+  ): { dates: CalendarDate[]; documented: boolean; rows?: Transaction[] | undefined };
   /** Rows `datesOfRows` found of the documented shape, read back: built without their checks. */
   decodeDocumented(raw: unknown[]): Transaction[];
   /** Validates the object around the list and returns its count. */
@@ -88,8 +92,9 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     if (run.count === 0) return;
     // Where the run's first row is in the list, for the errors of a bad row.
     const offset = scanner.elementCount - run.count;
-    // Documented rows are checked on their text; any other run is parsed to check it and date it,
-    // and while the answer is held, kept parsed (it would be parsed twice otherwise).
+    // Documented rows are checked on their text; any other run is parsed to check it and date it.
+    // A run the fast path's checks cannot take is built in full for that: while the answer is held,
+    // its rows are kept as built, not built a second time when handed out.
     const checked = documentedDatesOfText(run);
     if (checked) return spill.add(checked, elementsOf(run), true);
     let raw: unknown[];
@@ -98,11 +103,8 @@ export async function readStreamedList(list: StreamedList): Promise<RawWindowRes
     } catch (error) {
       throw list.notJson((error as Error).message);
     }
-    if (spill.holds(run.count)) {
-      const { rows, documented } = list.parseRows(raw, offset);
-      return spill.addParsed(rows, elementsOf(run), documented);
-    }
-    const { dates, documented } = list.datesOfRows(raw, offset);
+    const { dates, documented, rows } = list.datesOfRows(raw, offset);
+    if (rows && spill.holds(run.count)) return spill.addParsed(rows, elementsOf(run), documented);
     return spill.add(dates, elementsOf(run), documented);
   };
 
