@@ -149,8 +149,8 @@ export class TransactionSpill implements PagedHistory {
   /**
    * Rows parsed and validated as they arrived, with their text: while held (see `holds`), handed out
    * as they are rather than parsed again; the text is what goes to the file should the answer
-   * outgrow `memoryRows`. For rows not of the documented shape as written, which `add` would take
-   * parsed once to be checked and once more to be handed out.
+   * outgrow `memoryRows`. For rows the fast path's checks cannot take, which had to be built in
+   * full to be checked: through `add` they would be built a second time when handed out.
    */
   async addParsed(
     rows: readonly Transaction[],
