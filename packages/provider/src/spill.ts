@@ -136,7 +136,8 @@ export class TransactionSpill implements PagedHistory {
   async add(dates: readonly CalendarDate[], texts: readonly string[], documented: boolean): Promise<void> {
     for (let index = 0; index < dates.length; index++) {
       const week = this.#push(dates[index]!, texts[index]!, documented);
-      this.#waitingParsed.get(week)?.push(undefined);
+      // Kept aligned with the week's lines where rows were added parsed (rarely: see addParsed).
+      if (this.#waitingParsed.size > 0) this.#waitingParsed.get(week)?.push(undefined);
       if (this.#mustFlush()) await this.#flush();
     }
   }
@@ -229,12 +230,10 @@ export class TransactionSpill implements PagedHistory {
       // Lines `from`..`to` parsed a range at a time, each a small string, as the file's ranges are
       // (RANGE_CHARS).
       const parse = (from: number, to: number) => {
-        if (to <= from) return;
-        const part = from === 0 && to === lines.length ? lines : lines.slice(from, to);
-        forEachRange(part, (start, end) => {
-          const raw = JSON.parse(`[${part.slice(start, end).join(',')}]`) as unknown[];
+        for (const [start, end] of rangesOf(lines, from, to)) {
+          const raw = JSON.parse(`[${lines.slice(start, end).join(',')}]`) as unknown[];
           for (const row of decode(raw)) rows.push(row);
-        });
+        }
       };
       // In the order they came: text parsed now, rows added parsed as they are.
       const parsed = this.#waitingParsed.get(week);
@@ -285,9 +284,7 @@ export class TransactionSpill implements PagedHistory {
       length += size;
     };
     for (const [week, lines] of this.#waiting) {
-      const ranges: Array<[number, number]> = [];
-      forEachRange(lines, (from, to) => ranges.push([from, to]));
-      for (const [from, to] of ranges) {
+      for (const [from, to] of rangesOf(lines, 0, lines.length)) {
         writeRange(week, lines, from, to);
         if (length >= FLUSH_CHARS) await write();
       }
@@ -331,15 +328,15 @@ export class TransactionSpill implements PagedHistory {
   }
 }
 
-/** Cuts one week's lines into runs of about RANGE_CHARS characters: `[from, to)` each. */
-function forEachRange(lines: readonly string[], each: (from: number, to: number) => void): void {
-  let from = 0;
+/** Cuts lines `from`..`to` of one week into runs of about RANGE_CHARS characters: `[start, end)`. */
+function* rangesOf(lines: readonly string[], from: number, to: number): Generator<[number, number]> {
+  let start = from;
   let chars = 0;
-  for (let index = 0; index < lines.length; index++) {
+  for (let index = from; index < to; index++) {
     chars += lines[index]!.length + 1;
-    if (chars < RANGE_CHARS && index < lines.length - 1) continue;
-    each(from, index + 1);
-    from = index + 1;
+    if (chars < RANGE_CHARS && index < to - 1) continue;
+    yield [start, index + 1];
+    start = index + 1;
     chars = 0;
   }
 }

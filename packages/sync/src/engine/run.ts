@@ -406,11 +406,7 @@ async function syncAccountPhases(
       // below would: the balance stored was read by this run, whose time is `lastSyncedAt`.
       let closingStored = false;
       if (stopsTheRunWithWritesAllowed(error, ctx.signal)) {
-        const stopped: AccountSyncState = {
-          ...syncState,
-          lastSyncedAt: ctx.clock.now().toISOString(),
-          lastError: (report.issues[0] ?? issue('holdings', account.id, error)).message,
-        };
+        const stopped = endedState(ctx, syncState, report, issue('holdings', account.id, error));
         try {
           await ctx.storage.apply({ changes: closing, accountStates: [stopped] });
           closingStored = true;
@@ -428,11 +424,7 @@ async function syncAccountPhases(
     }
   }
 
-  syncState = {
-    ...syncState,
-    lastSyncedAt: ctx.clock.now().toISOString(),
-    lastError: report.issues[0]?.message ?? null,
-  };
+  syncState = endedState(ctx, syncState, report);
   try {
     await ctx.storage.apply({ changes: closing, accountStates: [syncState] });
   } catch (error) {
@@ -443,6 +435,23 @@ async function syncAccountPhases(
     unstoredClosing(report);
   }
   return report;
+}
+
+/**
+ * The account's state as its sync ends now: when, and the message of its first issue (`stop`'s
+ * when the run stops on an issue not reported yet), or none.
+ */
+function endedState(
+  ctx: RunContext,
+  state: AccountSyncState,
+  report: AccountReport,
+  stop?: SyncIssue,
+): AccountSyncState {
+  return {
+    ...state,
+    lastSyncedAt: ctx.clock.now().toISOString(),
+    lastError: (report.issues[0] ?? stop)?.message ?? null,
+  };
 }
 
 /**
