@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:patch:instructions [-- --target reference|bare] [--warm 10000] [--requests 2000]`:
+ * the CPU instructions one PATCH costs each target, counted by valgrind's callgrind while one
+ * connection sends PATCHes one after the other. Not part of `npm run bench` (the issue's target is
+ * requests a second): it is for comparing two versions of the server's code on a host whose speed
+ * swings too much for timings to tell a few per cent apart. On the 2-core AMD host of the
+ * forty-fifth session two runs of one build agreed within 1 %, while its requests a second moved by
+ * half between one minute and the next (docs/benchmarks.md, "Reference-server PATCH").
+ *
+ * Counts user-space instructions of every thread of the server's process (the kernel's part, its
+ * system calls, is not counted). V8 keeps optimizing code on a background thread for thousands of
+ * requests under valgrind, so the count starts after `--warm` requests, and what that thread did
+ * while counting is printed apart ("background compiles") and left out of the figure to compare.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { bundleScript } from '../harness/child-bundle.js';
+import { flag, stringFlag } from '../harness/flags.js';
+
+type Target = 'reference' | 'bare';
+
+/** Functions whose inclusive count is printed per request, by a pattern of callgrind's names. */
+const PARTS: ReadonlyArray<[label: string, pattern: RegExp]> = [
+  ['HTTP parsing, with what runs when the headers are in', /^llhttp_execute /],
+  ['SQLite statements with rows (get)', /^Statement::JS_get\(/],
+  ['SQLite statements without rows (run)', /^Statement::JS_run\(/],
+  ['JSON.stringify', /^Builtins_JsonStringify /],
+  ['JSON.parse', /^v8::internal::Builtin_JsonParse\(/],
+  ['garbage collection, on the main thread', /^v8::internal::Heap::CollectGarbage\(/],
+];
+const COMPILES = /^v8::internal::OptimizingCompileDispatcher::CompileTask::RunInternal\(/;
+
+function callgrindControl(pid: number, ...args: string[]): Promise<unknown> {
+  // Asynchronously: valgrind takes the command only while the process runs.
+  return once(spawn('callgrind_control', [...args, String(pid)], { stdio: 'ignore' }), 'exit');
+}
+
+function ensureTools(): void {
+  for (const tool of ['valgrind', 'callgrind_annotate', 'callgrind_control'])
+    if (spawnSync(tool, ['--help'], { stdio: 'ignore' }).error)
+      throw new Error(`${tool} is needed and was not found: apt-get install valgrind`);
+}
+
+async function count(target: Target, warm: number, requests: number) {
+  const script = await bundleScript(new URL('./server.ts', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-instructions-'));
+  try {
+    const out = join(dir, 'callgrind.out');
+    const proc = spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        `--callgrind-out-file=${out}`,
+        process.execPath,
+        script,
+        target,
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const first = await createInterface({ input: proc.stdout! })[Symbol.asyncIterator]().next();
+    if (first.done) throw new Error(`the ${target} target exited under valgrind before it served`);
+    const info = JSON.parse(first.value as string) as { url: string; key: string; id: string };
+    const url = new URL(info.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let sent = 0;
+    // Two notes in turn, so every PATCH writes (the reference server skips a write that changes nothing).
+    const patch = () =>
+      new Promise<void>((resolve, reject) => {
+        const body = JSON.stringify({ transaction: { notes: `note ${sent++ % 2}` } });
+        const req = httpRequest(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'PATCH',
+            path: `/api/v1/transactions/${info.id}`,
+            agent,
+            headers: {
+              'x-api-key': info.key,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            response.resume();
+            response.once('end', () =>
+              response.statusCode === 200
+                ? resolve()
+                : reject(new Error(`${target}: a PATCH was answered ${response.statusCode}`)),
+            );
+          },
+        );
+        req.once('error', reject);
+        req.end(body);
+      });
+    for (let i = 0; i < warm; i++) await patch();
+    await callgrindControl(proc.pid!, '-i', 'on');
+    for (let i = 0; i < requests; i++) await patch();
+    await callgrindControl(proc.pid!, '-i', 'off');
+    agent.destroy();
+    proc.kill('SIGTERM');
+    await once(proc, 'exit');
+    // Every function, however small its share: a part may fall under the default threshold.
+    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const lines = annotated.split('\n').map((line) => {
+      // `1,234 (5.6%)  file:function [object]`; the file has no `::`, C++ names do.
+      const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(?:[^\s:]+:(?!:))?(.*)$/.exec(line);
+      return match ? { count: Number(match[1]!.replaceAll(',', '')), name: match[2]! } : undefined;
+    });
+    const inclusive = (pattern: RegExp) => lines.find((line) => line && pattern.test(line.name))?.count ?? 0;
+    const total = inclusive(/^PROGRAM TOTALS/);
+    const compiles = inclusive(COMPILES);
+    const per = (n: number) => Math.round(n / requests);
+    return {
+      target,
+      perRequest: per(total - compiles),
+      backgroundCompiles: per(compiles),
+      parts: PARTS.map(([label, pattern]) => ({ label, perRequest: per(inclusive(pattern)) })),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const chosen = stringFlag('target');
+if (chosen !== undefined && chosen !== 'reference' && chosen !== 'bare')
+  throw new Error(`--target is reference or bare, got ${chosen}`);
+const targets: Target[] = chosen ? [chosen] : ['reference', 'bare'];
+ensureTools();
+const warm = flag('warm', 10_000);
+const requests = flag('requests', 2_000);
+for (const target of targets) {
+  const result = await count(target, warm, requests);
+  console.log(
+    `${target}: ${result.perRequest.toLocaleString('en')} instructions a PATCH ` +
+      `(after ${warm} to warm up, over ${requests}; background compiles ${result.backgroundCompiles.toLocaleString('en')} more)`,
+  );
+  for (const part of result.parts) console.log(`  ${part.label}: ${part.perRequest.toLocaleString('en')}`);
+}
