@@ -253,6 +253,8 @@ export function openDatabase(filename: string): Db {
 export type { Db };
 
 const caches = new WeakMap<Db, Map<string, Database.Statement>>();
+/** Statements whose rows come as arrays, apart from `caches`: the same SQL may be wanted both ways. */
+const rawCaches = new WeakMap<Db, Map<string, Database.Statement>>();
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
@@ -263,11 +265,38 @@ const STATEMENT_CACHE_SIZE = 256;
  * prepared again, once.
  */
 export function prepareCached(db: Db, sql: string): Database.Statement {
+  return cached(caches, db, sql, () => db.prepare(sql));
+}
+
+/**
+ * `prepareCached` for a read whose rows come as arrays (`raw`), to be named by an object literal
+ * (store/columns.ts): on Node 20 better-sqlite3 builds a row object through V8's API a column at a
+ * time, looking each name up in V8's string table, which costs more than many a query's SQL
+ * (docs/benchmarks.md, "Reference-server PATCH"). The statement is checked when it is prepared to
+ * select `columns` in that order, so a column added to the SQL fails at once instead of shifting
+ * every name after it.
+ */
+export function prepareCachedRaw(db: Db, sql: string, columns: readonly string[]): Database.Statement {
+  return cached(rawCaches, db, sql, () => {
+    const statement = db.prepare(sql).raw(true);
+    const selected = statement.columns().map((column) => column.name);
+    if (selected.join() !== columns.join())
+      throw new Error(`the statement selects ${selected.join(', ')}, not ${columns.join(', ')}`);
+    return statement;
+  });
+}
+
+function cached(
+  caches: WeakMap<Db, Map<string, Database.Statement>>,
+  db: Db,
+  sql: string,
+  prepare: () => Database.Statement,
+): Database.Statement {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
   let statement = cache.get(sql);
   if (statement) return statement;
-  statement = db.prepare(sql);
+  statement = prepare();
   if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(sql, statement);
   return statement;
