@@ -12,9 +12,9 @@
  * requests under valgrind, so the count starts after `--warm` requests, and what that thread did
  * while counting is printed apart ("background compiles") and left out of the figure to compare.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,9 +49,13 @@ function ensureTools(): void {
 async function count(target: Target, warm: number, requests: number) {
   const script = await bundleScript(new URL('./server.ts', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-instructions-'));
+  // valgrind's and the server's own messages, shown when the run fails.
+  const logPath = join(dir, 'stderr.log');
+  const log = openSync(logPath, 'a');
+  let proc: ChildProcess | undefined;
   try {
     const out = join(dir, 'callgrind.out');
-    const proc = spawn(
+    proc = spawn(
       'valgrind',
       [
         '--tool=callgrind',
@@ -62,7 +66,7 @@ async function count(target: Target, warm: number, requests: number) {
         target,
         dir,
       ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+      { stdio: ['ignore', 'pipe', log] },
     );
     const first = await createInterface({ input: proc.stdout! })[Symbol.asyncIterator]().next();
     if (first.done) throw new Error(`the ${target} target exited under valgrind before it served`);
@@ -104,31 +108,52 @@ async function count(target: Target, warm: number, requests: number) {
     for (let i = 0; i < requests; i++) await patch();
     await callgrindControl(proc.pid!, '-i', 'off');
     agent.destroy();
+    const exited = once(proc, 'exit');
     proc.kill('SIGTERM');
-    await once(proc, 'exit');
+    await exited;
     // Every function, however small its share: a part may fall under the default threshold.
-    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', out], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const annotated = execFileSync(
+      'callgrind_annotate',
+      ['--inclusive=yes', '--threshold=100', '--auto=no', out],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     const lines = annotated.split('\n').map((line) => {
       // `1,234 (5.6%)  file:function [object]`; the file has no `::`, C++ names do.
       const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(?:[^\s:]+:(?!:))?(.*)$/.exec(line);
       return match ? { count: Number(match[1]!.replaceAll(',', '')), name: match[2]! } : undefined;
     });
-    const inclusive = (pattern: RegExp) => lines.find((line) => line && pattern.test(line.name))?.count ?? 0;
-    const total = inclusive(/^PROGRAM TOTALS/);
-    const compiles = inclusive(COMPILES);
-    const per = (n: number) => Math.round(n / requests);
+    const inclusive = (pattern: RegExp) => lines.find((line) => line && pattern.test(line.name))?.count;
+    const total = inclusive(/^PROGRAM TOTALS/) ?? 0;
+    // callgrind_control says it found no run, or was refused, and still exits 0: nothing was counted.
+    if (total === 0) throw new Error(`callgrind counted nothing in the ${target} target`);
+    const compiles = inclusive(COMPILES) ?? 0;
+    const per = (n: number | undefined) => (n === undefined ? undefined : Math.round(n / requests));
     return {
       target,
-      perRequest: per(total - compiles),
-      backgroundCompiles: per(compiles),
+      perRequest: per(total - compiles)!,
+      backgroundCompiles: per(compiles)!,
       parts: PARTS.map(([label, pattern]) => ({ label, perRequest: per(inclusive(pattern)) })),
     };
+  } catch (error) {
+    const tail = readFileSync(logPath, 'utf8').split('\n').slice(-15).join('\n');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${tail}`, { cause: error });
   } finally {
+    // A run that failed midway leaves no server behind under valgrind.
+    if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    closeSync(log);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A whole number of at least 1, from `--name`. */
+function wholeFlag(name: string, fallback: number): number {
+  const value = flag(name, fallback);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} is a whole number of 1 or more, got ${value}`);
+  return value;
 }
 
 const chosen = stringFlag('target');
@@ -136,13 +161,16 @@ if (chosen !== undefined && chosen !== 'reference' && chosen !== 'bare')
   throw new Error(`--target is reference or bare, got ${chosen}`);
 const targets: Target[] = chosen ? [chosen] : ['reference', 'bare'];
 ensureTools();
-const warm = flag('warm', 10_000);
-const requests = flag('requests', 2_000);
+const warm = wholeFlag('warm', 10_000);
+const requests = wholeFlag('requests', 2_000);
 for (const target of targets) {
   const result = await count(target, warm, requests);
   console.log(
     `${target}: ${result.perRequest.toLocaleString('en')} instructions a PATCH ` +
       `(after ${warm} to warm up, over ${requests}; background compiles ${result.backgroundCompiles.toLocaleString('en')} more)`,
   );
-  for (const part of result.parts) console.log(`  ${part.label}: ${part.perRequest.toLocaleString('en')}`);
+  for (const part of result.parts)
+    console.log(
+      `  ${part.label}: ${part.perRequest === undefined ? 'not found in the profile' : part.perRequest.toLocaleString('en')}`,
+    );
 }

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStores, type OpenedStores } from '../src/store/open.js';
 import { AnsweredAsTimedOut, RequestDeadline } from '../src/http/deadline.js';
-import { prepareCached, prepareCachedRaw } from '../src/store/sqlite-schema.js';
+import { prepareCached } from '../src/store/sqlite-schema.js';
 import { SqliteAppStore } from '../src/store/sqlite.js';
 import { thenApply } from '../src/store/steps.js';
 import { createTransaction, deleteTransaction } from '../src/lifecycle.js';
@@ -650,22 +650,3 @@ for (const backend of BACKENDS) {
     });
   });
 }
-
-describe('statements whose rows come as arrays (prepareCachedRaw)', () => {
-  it('answers arrays, refuses a statement whose columns are not the ones named, and leaves prepareCached answering objects', () => {
-    const database = new Database(':memory:');
-    try {
-      const sql = 'SELECT 1 AS a, 2 AS b';
-      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
-      // The same SQL wanted as objects is a statement of its own.
-      expect(prepareCached(database, sql).get()).toEqual({ a: 1, b: 2 });
-      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
-      expect(() => prepareCachedRaw(database, 'SELECT 1 AS a, 2 AS c', ['a', 'b'])).toThrow(
-        'the statement selects a, c, not a, b',
-      );
-      expect(() => prepareCachedRaw(database, 'SELECT 2 AS b, 1 AS a', ['a', 'b'])).toThrow(/selects b, a/);
-    } finally {
-      database.close();
-    }
-  });
-});

@@ -6,14 +6,13 @@
  */
 import { TX_COLUMNS } from './columns.js';
 import { lockedFromColumns, type LockedColumns, type RelatedColumns } from './lock-for-update.js';
-import type Database from 'better-sqlite3';
-import type { Db } from './sqlite-schema.js';
+import { prepareCachedRaw, type Db } from './sqlite-schema.js';
 import type { LockedForUpdate } from './types.js';
 
 // One row always: a missing transaction still tells the key's scope. Parameters, in order: the key
 // id (or null), the transaction id, the user id. Tags in their assigned order
 // by the aggregate's own ORDER BY (SQLite 3.44+; better-sqlite3 bundles its SQLite).
-const LOCK_FOR_UPDATE = `SELECT x.*,
+export const LOCK_FOR_UPDATE = `SELECT x.*,
     (SELECT scope FROM app_api_keys WHERE id = ? AND revoked_at IS NULL) AS key_scope,
     a.name AS account_name, a.account_type AS account_type,
     c.name AS category_name, c.color AS category_color, c.icon AS category_icon,
@@ -38,10 +37,11 @@ type LockRow = LockedColumns & Omit<RelatedColumns, 'tags'> & { tags: string | n
  * The statement's columns in the order it selects them, named once more by `named` below: its row
  * comes as an array (`raw`). On Node 20 better-sqlite3 names a row's columns one by one through V8's
  * API, looking each name up in the string table and growing the object a property at a time; for
- * these 22 columns that was about a tenth of a lone connection's PATCH (358k → 320k instructions a
- * request under callgrind; docs/benchmarks.md, "Reference-server PATCH"). The statement is checked
- * against this list when it is prepared, so a column added to `TX_COLUMNS` fails the first PATCH
- * instead of shifting every name.
+ * these 22 columns that was about a tenth of a lone connection's PATCH (358k → 320–322k instructions
+ * a request under callgrind; docs/benchmarks.md, "Reference-server PATCH"). The statement is checked
+ * against this list, written out here rather than made from `TX_COLUMNS`, when it is prepared
+ * (`prepareCachedRaw`): a column added to `TX_COLUMNS` makes every PATCH fail instead of shifting
+ * every name after it.
  */
 const LOCK_COLUMNS = [
   'id',
@@ -96,26 +96,15 @@ function named(v: unknown[]): LockRow {
   } as LockRow;
 }
 
-const lockStatements = new WeakMap<Db, Database.Statement>();
-
-function lockStatement(db: Db): Database.Statement {
-  let statement = lockStatements.get(db);
-  if (statement) return statement;
-  statement = db.prepare(LOCK_FOR_UPDATE).raw(true);
-  const selected = statement.columns().map((column) => column.name);
-  if (selected.join() !== LOCK_COLUMNS.join())
-    throw new Error(`the lock's columns are not the ones named: ${selected.join(', ')}`);
-  lockStatements.set(db, statement);
-  return statement;
-}
-
 export function lockForUpdate(
   db: Db,
   userId: string,
   id: string,
   keyId: string | undefined,
 ): LockedForUpdate {
-  const found = named(lockStatement(db).get(keyId ?? null, id, userId) as unknown[]);
+  const found = named(
+    prepareCachedRaw(db, LOCK_FOR_UPDATE, LOCK_COLUMNS).get(keyId ?? null, id, userId) as unknown[],
+  );
   // The joined row holds what the row refers to too: read from it as it is, not copied.
   const related = found as unknown as RelatedColumns;
   related.tags = found.tags === null ? null : (JSON.parse(found.tags) as RelatedColumns['tags']);

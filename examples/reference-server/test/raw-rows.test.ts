@@ -1,0 +1,118 @@
+/**
+ * Reads whose rows come as arrays, named by an object literal (store/columns.ts,
+ * store/sqlite-lock-for-update.ts): each name must be the one better-sqlite3 would have given the
+ * same column, for every column, in every shape of row.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TX_COLUMN_LIST, TX_COLUMNS, transactionRowOf } from '../src/store/columns.js';
+import { lockedFromColumns, type LockedColumns, type RelatedColumns } from '../src/store/lock-for-update.js';
+import { LOCK_FOR_UPDATE, lockForUpdate } from '../src/store/sqlite-lock-for-update.js';
+import { openDatabase, prepareCached, prepareCachedRaw, type Db } from '../src/store/sqlite-schema.js';
+
+describe('prepareCachedRaw', () => {
+  it('answers arrays, refuses a statement whose columns are not the ones named, and leaves prepareCached answering objects', () => {
+    const database = new Database(':memory:');
+    try {
+      const sql = 'SELECT 1 AS a, 2 AS b';
+      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
+      // The same SQL wanted as objects is a statement of its own.
+      expect(prepareCached(database, sql).get()).toEqual({ a: 1, b: 2 });
+      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
+      expect(() => prepareCachedRaw(database, 'SELECT 1 AS a, 2 AS c', ['a', 'b'])).toThrow(
+        'the statement selects a, c, not a, b',
+      );
+      expect(() => prepareCachedRaw(database, 'SELECT 2 AS b, 1 AS a', ['a', 'b'])).toThrow(/selects b, a/);
+    } finally {
+      database.close();
+    }
+  });
+});
+
+describe('rows named from arrays, against the rows better-sqlite3 names', () => {
+  let db: Db;
+  const now = '2026-01-01T00:00:00.000Z';
+
+  /** A row with every column given: those named in `values`, else a value of its own (`column:table`). */
+  function insert(table: string, values: Record<string, unknown>) {
+    const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{
+      name: string;
+      type: string;
+      notnull: number;
+    }>;
+    const row = columns.map(({ name, type, notnull }) =>
+      name in values ? values[name] : type === 'INTEGER' ? 0 : notnull ? `${name}:${table}` : null,
+    );
+    db.prepare(
+      `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    ).run(...row);
+  }
+
+  beforeEach(() => {
+    db = openDatabase(':memory:');
+    insert('app_users', { id: 'u1', created_at: now });
+    insert('app_api_keys', { id: 'k1', user_id: 'u1', key_hash: Buffer.from('h'), scope: 'read_write' });
+    insert('app_accounts', { id: 'a1', user_id: 'u1' });
+    insert('app_categories', { id: 'c1', user_id: 'u1' });
+    insert('app_merchants', { id: 'm1', user_id: 'u1' });
+    insert('app_tags', { id: 'g1', user_id: 'u1', name: 'first tag' });
+    insert('app_tags', { id: 'g2', user_id: 'u1', name: 'second tag' });
+    // Every text column its own value (`notes:app_transactions`, `created_at:app_transactions`, …).
+    insert('app_transactions', {
+      id: 't1',
+      user_id: 'u1',
+      account_id: 'a1',
+      category_id: 'c1',
+      merchant_id: 'm1',
+      notes: 'the notes',
+      locked: '["name"]',
+      deleted_at: null,
+      gone_at: null,
+    });
+    insert('app_transactions', {
+      id: 't2',
+      user_id: 'u1',
+      account_id: 'a1',
+      feed_key: 'second',
+      external_id: 'second',
+      locked: '[]',
+      deleted_at: null,
+      gone_at: null,
+    });
+    insert('app_transaction_tags', { transaction_id: 't1', tag_id: 'g2', position: 0 });
+    insert('app_transaction_tags', { transaction_id: 't1', tag_id: 'g1', position: 1 });
+  });
+
+  afterEach(() => db.close());
+
+  it('a transaction row: every column under its own name', () => {
+    const sql = `SELECT ${TX_COLUMNS} FROM app_transactions ORDER BY id`;
+    const named = (prepareCachedRaw(db, sql, TX_COLUMN_LIST).all() as unknown[][]).map(transactionRowOf);
+    expect(named).toEqual(db.prepare(sql).all());
+    expect(new Set(Object.values(named[0]!)).size).toBe(TX_COLUMN_LIST.length);
+  });
+
+  it('the PATCH lock: the row, its key scope and what it refers to, for a full row, a bare one and none', () => {
+    const asObjects = (userId: string, id: string, keyId: string | undefined) => {
+      const row = db.prepare(LOCK_FOR_UPDATE).get(keyId ?? null, id, userId) as LockedColumns &
+        Omit<RelatedColumns, 'tags'> & { tags: string | null };
+      const related = { ...row, tags: row.tags === null ? null : JSON.parse(row.tags) } as RelatedColumns;
+      return lockedFromColumns(row, related);
+    };
+    for (const [userId, id, keyId] of [
+      ['u1', 't1', 'k1'],
+      ['u1', 't1', undefined],
+      ['u1', 't2', 'k1'],
+      ['u1', 'none', 'k1'],
+      ['u2', 't1', undefined],
+    ] as const) {
+      expect(lockForUpdate(db, userId, id, keyId)).toEqual(asObjects(userId, id, keyId));
+    }
+    const full = lockForUpdate(db, 'u1', 't1', 'k1');
+    expect(full.keyScope).toBe('read_write');
+    expect(full.row?.notes).toBe('the notes');
+    expect(full.related.tags.map((tag) => tag.name)).toEqual(['second tag', 'first tag']);
+    expect(full.related.categories).toHaveLength(1);
+    expect(full.related.merchants).toHaveLength(1);
+  });
+});
