@@ -1,35 +1,50 @@
 /**
- * Reads whose rows come as arrays, named by an object literal (store/columns.ts,
- * store/sqlite-lock-for-update.ts): each name must be the one better-sqlite3 would have given the
- * same column, for every column, in every shape of row.
+ * Reads whose rows are named by `prepareCachedRows` (the PATCH's lock, the transaction list pages):
+ * each row must be the object better-sqlite3 would have given, every column under its own name, in
+ * the same order, in every shape of row.
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TX_COLUMN_LIST, TX_COLUMNS, transactionRowOf } from '../src/store/columns.js';
+import { TX_COLUMNS } from '../src/store/columns.js';
 import { lockedFromColumns, type LockedColumns, type RelatedColumns } from '../src/store/lock-for-update.js';
 import { LOCK_FOR_UPDATE, lockForUpdate } from '../src/store/sqlite-lock-for-update.js';
-import { openDatabase, prepareCached, prepareCachedRaw, type Db } from '../src/store/sqlite-schema.js';
+import { openDatabase, prepareCached, prepareCachedRows, type Db } from '../src/store/sqlite-schema.js';
 
-describe('prepareCachedRaw', () => {
-  it('answers arrays, refuses a statement whose columns are not the ones named, and leaves prepareCached answering objects', () => {
+describe('prepareCachedRows', () => {
+  it('answers the rows better-sqlite3 answers, keys in the same order, and leaves prepareCached answering its own', () => {
     const database = new Database(':memory:');
     try {
-      const sql = 'SELECT 1 AS a, 2 AS b';
-      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
-      // The same SQL wanted as objects is a statement of its own.
-      expect(prepareCached(database, sql).get()).toEqual({ a: 1, b: 2 });
-      expect(prepareCachedRaw(database, sql, ['a', 'b']).get()).toEqual([1, 2]);
-      expect(() => prepareCachedRaw(database, 'SELECT 1 AS a, 2 AS c', ['a', 'b'])).toThrow(
-        'the statement selects a, c, not a, b',
+      database.exec(
+        "CREATE TABLE t (a TEXT, b INTEGER, c REAL, d BLOB); INSERT INTO t VALUES ('x', 1, 2.5, x'00'), (NULL, NULL, NULL, NULL)",
       );
-      expect(() => prepareCachedRaw(database, 'SELECT 2 AS b, 1 AS a', ['a', 'b'])).toThrow(/selects b, a/);
+      const sql = 'SELECT c, a, d, b, a AS again FROM t ORDER BY rowid';
+      const named = prepareCachedRows(database, sql);
+      const plain = prepareCached(database, sql);
+      expect(named.all()).toEqual(plain.all());
+      expect(named.all().map(Object.keys)).toEqual((plain.all() as object[]).map(Object.keys));
+      expect(named.get()).toEqual(plain.get());
+      expect(prepareCachedRows(database, 'SELECT a FROM t WHERE a = ?').get('none')).toBeUndefined();
+      // The same SQL wanted both ways is two statements: one in raw mode would answer arrays to the other.
+      expect(plain.get()).toEqual({ c: 2.5, a: 'x', d: Buffer.from([0]), b: 1, again: 'x' });
+      // A literal by position, its keys checked against the statement's columns when it is prepared.
+      const ab = (v: unknown[]) => ({ a: v[0], b: v[1] });
+      expect(prepareCachedRows(database, 'SELECT a, b FROM t ORDER BY rowid', ab).get()).toEqual({
+        a: 'x',
+        b: 1,
+      });
+      expect(() => prepareCachedRows(database, 'SELECT b, a FROM t', ab)).toThrow(
+        'the statement selects b, a, not a, b',
+      );
+      expect(() => prepareCachedRows(database, 'SELECT a, b, c FROM t', ab)).toThrow(
+        /selects a, b, c, not a, b$/,
+      );
     } finally {
       database.close();
     }
   });
 });
 
-describe('rows named from arrays, against the rows better-sqlite3 names', () => {
+describe('the lock and the list, against the rows better-sqlite3 names', () => {
   let db: Db;
   const now = '2026-01-01T00:00:00.000Z';
 
@@ -87,9 +102,9 @@ describe('rows named from arrays, against the rows better-sqlite3 names', () => 
 
   it('a transaction row: every column under its own name', () => {
     const sql = `SELECT ${TX_COLUMNS} FROM app_transactions ORDER BY id`;
-    const named = (prepareCachedRaw(db, sql, TX_COLUMN_LIST).all() as unknown[][]).map(transactionRowOf);
+    const named = prepareCachedRows(db, sql).all();
     expect(named).toEqual(db.prepare(sql).all());
-    expect(new Set(Object.values(named[0]!)).size).toBe(TX_COLUMN_LIST.length);
+    expect(new Set(Object.values(named[0]!)).size).toBe(TX_COLUMNS.split(', ').length);
   });
 
   it('the PATCH lock: the row, its key scope and what it refers to, for a full row, a bare one and none', () => {

@@ -6,7 +6,7 @@
  */
 import { TX_COLUMNS } from './columns.js';
 import { lockedFromColumns, type LockedColumns, type RelatedColumns } from './lock-for-update.js';
-import { prepareCachedRaw, type Db } from './sqlite-schema.js';
+import { prepareCachedRows, type Db } from './sqlite-schema.js';
 import type { LockedForUpdate } from './types.js';
 
 // One row always: a missing transaction still tells the key's scope. Parameters, in order: the key
@@ -33,42 +33,7 @@ export const LOCK_FOR_UPDATE = `SELECT x.*,
 
 type LockRow = LockedColumns & Omit<RelatedColumns, 'tags'> & { tags: string | null };
 
-/**
- * The statement's columns in the order it selects them, named once more by `named` below: its row
- * comes as an array (`raw`). On Node 20 better-sqlite3 names a row's columns one by one through V8's
- * API, looking each name up in the string table and growing the object a property at a time; for
- * these 22 columns that was about a tenth of a lone connection's PATCH (358k → 320–322k instructions
- * a request under callgrind; docs/benchmarks.md, "Reference-server PATCH"). The statement is checked
- * against this list, written out here rather than made from `TX_COLUMNS`, when it is prepared
- * (`prepareCachedRaw`): a column added to `TX_COLUMNS` makes every PATCH fail instead of shifting
- * every name after it.
- */
-const LOCK_COLUMNS = [
-  'id',
-  'account_id',
-  'external_id',
-  'source',
-  'date',
-  'amount',
-  'currency',
-  'name',
-  'notes',
-  'category_id',
-  'merchant_id',
-  'created_at',
-  'updated_at',
-  'locked',
-  'key_scope',
-  'account_name',
-  'account_type',
-  'category_name',
-  'category_color',
-  'category_icon',
-  'merchant_name',
-  'tags',
-] as const;
-
-/** A row of the statement, by LOCK_COLUMNS' positions. */
+/** The statement's row by position (see `prepareCachedRows`, which checks these names against it). */
 function named(v: unknown[]): LockRow {
   return {
     id: v[0],
@@ -102,9 +67,9 @@ export function lockForUpdate(
   id: string,
   keyId: string | undefined,
 ): LockedForUpdate {
-  const found = named(
-    prepareCachedRaw(db, LOCK_FOR_UPDATE, LOCK_COLUMNS).get(keyId ?? null, id, userId) as unknown[],
-  );
+  // Named by a literal: better-sqlite3's own naming of these 22 columns was a tenth of a lone
+  // connection's PATCH (prepareCachedRows).
+  const found = prepareCachedRows(db, LOCK_FOR_UPDATE, named).get(keyId ?? null, id, userId)!;
   // The joined row holds what the row refers to too: read from it as it is, not copied.
   const related = found as unknown as RelatedColumns;
   related.tags = found.tags === null ? null : (JSON.parse(found.tags) as RelatedColumns['tags']);

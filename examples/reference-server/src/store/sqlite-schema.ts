@@ -253,8 +253,8 @@ export function openDatabase(filename: string): Db {
 export type { Db };
 
 const caches = new WeakMap<Db, Map<string, Database.Statement>>();
-/** Statements whose rows come as arrays, apart from `caches`: the same SQL may be wanted both ways. */
-const rawCaches = new WeakMap<Db, Map<string, Database.Statement>>();
+/** Reads whose rows are named by `prepareCachedRows`, apart from `caches`: the same SQL may be wanted both ways. */
+const rowCaches = new WeakMap<Db, Map<string, RowsStatement<object>>>();
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
@@ -268,30 +268,51 @@ export function prepareCached(db: Db, sql: string): Database.Statement {
   return cached(caches, db, sql, () => db.prepare(sql));
 }
 
-/**
- * `prepareCached` for a read whose rows come as arrays (`raw`), to be named by an object literal
- * (store/columns.ts): on Node 20 better-sqlite3 builds a row object through V8's API a column at a
- * time, looking each name up in V8's string table, which costs more than many a query's SQL
- * (docs/benchmarks.md, "Reference-server PATCH"). The statement is checked when it is prepared to
- * select `columns` in that order, so a column added to the SQL fails at once instead of shifting
- * every name after it.
- */
-export function prepareCachedRaw(db: Db, sql: string, columns: readonly string[]): Database.Statement {
-  return cached(rawCaches, db, sql, () => {
-    const statement = db.prepare(sql).raw(true);
-    const selected = statement.columns().map((column) => column.name);
-    if (selected.join() !== columns.join())
-      throw new Error(`the statement selects ${selected.join(', ')}, not ${columns.join(', ')}`);
-    return statement;
-  });
+/** A read whose rows come as objects named by the statement's own columns (`prepareCachedRows`). */
+export interface RowsStatement<R = Record<string, unknown>> {
+  get(...params: unknown[]): R | undefined;
+  all(...params: unknown[]): R[];
 }
 
-function cached(
-  caches: WeakMap<Db, Map<string, Database.Statement>>,
+/**
+ * `prepareCached` for a read whose rows are named here: they come as arrays (`raw`) and are named
+ * from the statement's column names, taken once, by one loop, or by `named`, an object literal of the
+ * columns by position, where a read is hot enough for it. On Node 20 better-sqlite3 builds a row
+ * object through V8's API a column at a time, looking each name up in V8's string table: for the
+ * PATCH's locked read of 22 columns that cost more than its SQL, 358k instructions a PATCH against
+ * 341k with the loop and 322k with a literal (docs/benchmarks.md, "Reference-server PATCH"). A
+ * literal's keys are checked against the statement's columns when it is prepared, so a column added
+ * to the SQL fails at once instead of shifting every name after it. The rows are the objects
+ * better-sqlite3 would give, with the same keys in the same order.
+ */
+export function prepareCachedRows<R extends object = Record<string, unknown>>(
   db: Db,
   sql: string,
-  prepare: () => Database.Statement,
-): Database.Statement {
+  named?: (values: unknown[]) => R,
+): RowsStatement<R> {
+  return cached(rowCaches, db, sql, () => {
+    const statement = db.prepare(sql).raw(true);
+    const names = statement.columns().map((column) => column.name);
+    if (named && Object.keys(named([])).join() !== names.join())
+      throw new Error(`the statement selects ${names.join(', ')}, not ${Object.keys(named([])).join(', ')}`);
+    const name =
+      named ??
+      ((values: unknown[]) => {
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+        return row as R;
+      });
+    return {
+      get: (...params) => {
+        const values = statement.get(...params) as unknown[] | undefined;
+        return values === undefined ? undefined : name(values);
+      },
+      all: (...params) => (statement.all(...params) as unknown[][]).map(name),
+    };
+  }) as RowsStatement<R>;
+}
+
+function cached<S>(caches: WeakMap<Db, Map<string, S>>, db: Db, sql: string, prepare: () => S): S {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
   let statement = cache.get(sql);

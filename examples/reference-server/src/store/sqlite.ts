@@ -8,9 +8,9 @@
  */
 import type { Storage } from '@finsync/sync';
 import { atLeast, atMost } from './sqlite-decimal.js';
-import { openDatabase, prepareCached, prepareCachedRaw, type Db } from './sqlite-schema.js';
+import { openDatabase, prepareCached, prepareCachedRows, type Db } from './sqlite-schema.js';
 import { marks, sqliteRelatedReads } from './sqlite-reads.js';
-import { TX_COLUMN_LIST, TX_COLUMNS, transactionRowOf } from './columns.js';
+import { TX_COLUMNS } from './columns.js';
 import { CommitGroups } from './sqlite-group-commit.js';
 import { Gate } from './sqlite-gate.js';
 import { searchInSlices } from './sqlite-search.js';
@@ -318,13 +318,10 @@ export class SqliteAppStore implements AppStore {
     if (filter.search && this.#filename !== ':memory:' && this.#filename !== '')
       return searchInSlices(this.#filename, userId, sql, args, page, options?.deadline);
     return this.#gate.run(() => {
-      const rows = (
-        prepareCachedRaw(
-          this.database,
-          `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
-          TX_COLUMN_LIST,
-        ).all(...args, page.limit, page.offset) as unknown[][]
-      ).map(transactionRowOf);
+      const rows = prepareCachedRows(
+        this.database,
+        `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
+      ).all(...args, page.limit, page.offset) as unknown as TransactionRow[];
       const total =
         totalShownBy(rows.length, page) ??
         (
@@ -345,14 +342,11 @@ export class SqliteAppStore implements AppStore {
         this.database,
         'SELECT count(*) AS n FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL',
       ).get(userId) as { n: number };
-      const rows = (
-        prepareCachedRaw(
-          this.database,
-          `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL
+      const rows = prepareCachedRows(
+        this.database,
+        `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL
          ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?`,
-          TX_COLUMN_LIST,
-        ).all(userId, page.limit, page.offset) as unknown[][]
-      ).map(transactionRowOf);
+      ).all(userId, page.limit, page.offset) as unknown as TransactionRow[];
       return { total: n, rows };
     });
   }
