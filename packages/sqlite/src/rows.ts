@@ -20,5 +20,13 @@ export const transactionColumns = columnNames([
   ...codec.mirror.transaction.idColumns,
   ...codec.mirror.transaction.fieldColumns,
 ]);
+export const accountColumns = columnNames([
+  ...codec.mirror.account.idColumns,
+  ...codec.mirror.account.fieldColumns,
+]);
+export const holdingColumns = columnNames([
+  ...codec.mirror.holding.idColumns,
+  ...codec.mirror.holding.fieldColumns,
+]);
 /** What reads select from the feed: `seq`, the columns filled from the change, then `at`. */
 export const feedColumns = `seq, ${columnNames(codec.feed.columns)}, at`;

@@ -7,10 +7,12 @@ import type Database from 'better-sqlite3';
 import type { Change, TransactionQuery } from '@finsync/sync';
 import { columnNames } from '@finsync/sync/sql';
 import {
+  accountColumns,
   accountStateColumns,
   codec,
   connectionColumns,
   feedColumns,
+  holdingColumns,
   supersededColumns,
   transactionColumns,
   type Row,
@@ -55,7 +57,9 @@ export interface RowsStatement<R> {
  * over the statement's own column names, taken once. On Node 20 better-sqlite3 names a row's columns
  * through V8's API, looking each name up in V8's string table: reading 5,000 feed rows took 16.3 ms
  * that way against 9.7 ms this way (docs/benchmarks-history.md, forty-fifth session). The names are
- * the statement's own, so they cannot drift from its SQL.
+ * the statement's own, so every read here selects its columns by name (no `*`: a column dropped by
+ * another process would shift the names). Past about 19 columns an object built this way falls into
+ * V8's slow dictionary mode (so would better-sqlite3's): a wider read wants an object literal.
  */
 function prepareRows<R>(db: Database.Database, sql: string): RowsStatement<R> {
   const statement = prepare<Params, unknown[]>(db, sql).raw(true);
@@ -184,7 +188,7 @@ export class Statements {
     );
     this.listAccounts = prepareRows<Row['account']>(
       db,
-      'SELECT * FROM accounts WHERE connection_id = ? ORDER BY id',
+      `SELECT ${accountColumns} FROM accounts WHERE connection_id = ? ORDER BY id`,
     );
     this.listAccountStates = prepareRows<Row['accountState']>(
       db,
@@ -192,7 +196,7 @@ export class Statements {
     );
     this.listHoldings = prepareRows<Row['holding']>(
       db,
-      'SELECT * FROM holdings WHERE connection_id = ? AND account_id = ? ORDER BY key',
+      `SELECT ${holdingColumns} FROM holdings WHERE connection_id = ? AND account_id = ? ORDER BY key`,
     );
     this.countConnection = prepare<Params, number>(
       db,

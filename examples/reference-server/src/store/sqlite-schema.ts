@@ -283,7 +283,9 @@ export interface RowsStatement<R = Record<string, unknown>> {
  * 341k with the loop and 322k with a literal (docs/benchmarks.md, "Reference-server PATCH"). A
  * literal's keys are checked against the statement's columns when it is prepared, so a column added
  * to the SQL fails at once instead of shifting every name after it. The rows are the objects
- * better-sqlite3 would give, with the same keys in the same order.
+ * better-sqlite3 would give, with the same keys in the same order. Past about 19 columns an object
+ * the loop builds falls into V8's slow dictionary mode (as better-sqlite3's would): a wider read
+ * wants a literal.
  */
 export function prepareCachedRows<R extends object = Record<string, unknown>>(
   db: Db,
