@@ -318,10 +318,10 @@ export class SqliteAppStore implements AppStore {
     if (filter.search && this.#filename !== ':memory:' && this.#filename !== '')
       return searchInSlices(this.#filename, userId, sql, args, page, options?.deadline);
     return this.#gate.run(() => {
-      const rows = prepareCachedRows(
+      const rows = prepareCachedRows<TransactionRow>(
         this.database,
         `SELECT ${TX_COLUMNS} FROM app_transactions t WHERE ${sql} ORDER BY t.date DESC, t.created_at DESC, t.id LIMIT ? OFFSET ?`,
-      ).all(...args, page.limit, page.offset) as unknown as TransactionRow[];
+      ).all(...args, page.limit, page.offset);
       const total =
         totalShownBy(rows.length, page) ??
         (
@@ -342,11 +342,11 @@ export class SqliteAppStore implements AppStore {
         this.database,
         'SELECT count(*) AS n FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL',
       ).get(userId) as { n: number };
-      const rows = prepareCachedRows(
+      const rows = prepareCachedRows<TransactionRow>(
         this.database,
         `SELECT ${TX_COLUMNS} FROM app_transactions WHERE user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL
          ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?`,
-      ).all(userId, page.limit, page.offset) as unknown as TransactionRow[];
+      ).all(userId, page.limit, page.offset);
       return { total: n, rows };
     });
   }
