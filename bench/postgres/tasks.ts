@@ -130,9 +130,12 @@ async function timeLoop(pool: pg.Pool, batches: Batch[], withFeed: boolean): Pro
   const upsert =
     `INSERT INTO ${s}.transactions (${TRANSACTION_COLUMNS.join(', ')}) ` +
     `SELECT * FROM unnest(${TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) ${upsertTail()}`;
+  // The records as one JSON array, read back element by element, as the storage binds them
+  // (packages/postgres/src/rows.ts, feedParams).
   const appendFeed =
     `INSERT INTO ${s}.feed (connection_id, account_id, entity, op, key, record, link_flags, at) ` +
-    `SELECT c, a, 'transaction', 'added', k, r::json, 0, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(c, a, k, r)`;
+    `SELECT c, a, 'transaction', 'added', k, r, 0, now() ` +
+    `FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), json_array_elements($4::json)) AS u(c, a, k, r)`;
   const client = await pool.connect();
   try {
     const started = performance.now();
@@ -143,7 +146,13 @@ async function timeLoop(pool: pg.Pool, batches: Batch[], withFeed: boolean): Pro
         // The engine commits a batch's rows and feed entries together, so this does too.
         await client.query('BEGIN');
         await client.query(upsert, batch.columns.map(arrayLiteral));
-        await client.query(appendFeed, batch.feed.map(arrayLiteral));
+        const [connections, accounts, keys, records] = batch.feed;
+        await client.query(appendFeed, [
+          arrayLiteral(connections!),
+          arrayLiteral(accounts!),
+          arrayLiteral(keys!),
+          `[${records!.join(',')}]`,
+        ]);
         await client.query('COMMIT');
       } else {
         await client.query(upsert, batch.columns.map(arrayLiteral));

@@ -14,6 +14,16 @@ function unnest(columns: readonly Column[], first = 1): string {
   return `unnest(${columns.map((c, i) => `$${first + i}::${arrayElementType(c)}[]`).join(', ')})`;
 }
 
+/** The feed's columns as `feedParams` binds them: arrays, and the records as one JSON array. */
+function feedSource(first: number): string {
+  const sources = feed.columns.map((c, i) =>
+    c.name === 'record'
+      ? `json_array_elements($${first + i}::json)`
+      : `unnest($${first + i}::${arrayElementType(c)}[])`,
+  );
+  return `ROWS FROM (${sources.join(', ')})`;
+}
+
 /**
  * A timestamptz as the model's ISO form (`toISOString()`), formatted by the server: independent of
  * the session time zone and of any timestamp type parser installed on the client.
@@ -133,11 +143,13 @@ export function buildStatements(schemaName: string) {
     // the same statement as the insert saves a round trip inside that window: every inserted row
     // is joined with the lock row, so the lock is held before any seq is drawn. `at` is read after
     // the lock too, so it also increases with seq. Then the head row records the highest seq.
+    // The records come as one JSON array (rows.ts, `feedParams`): a JSON null there is a removal's
+    // SQL NULL.
     appendFeed:
       `WITH feed_lock AS MATERIALIZED (SELECT pg_advisory_xact_lock($1::int4, $2::int4), clock_timestamp() AS at), ` +
       `appended AS (INSERT INTO ${s}.feed (${names(feed.columns)}, at) ` +
-      `SELECT ${feed.columns.map((c) => (c.name === 'record' ? 'u.record::json' : `u.${c.name}`)).join(', ')}, ` +
-      `feed_lock.at FROM feed_lock, ${unnest(feed.columns, 3)} WITH ORDINALITY AS u(${names(feed.columns)}, ord) ` +
+      `SELECT ${feed.columns.map((c) => (c.name === 'record' ? `CASE WHEN json_typeof(u.record) = 'null' THEN NULL ELSE u.record END` : `u.${c.name}`)).join(', ')}, ` +
+      `feed_lock.at FROM feed_lock, ${feedSource(3)} WITH ORDINALITY AS u(${names(feed.columns)}, ord) ` +
       `ORDER BY u.ord RETURNING seq) ` +
       `UPDATE ${s}.feed_head SET last_seq = GREATEST(last_seq, (SELECT max(seq) FROM appended))`,
 

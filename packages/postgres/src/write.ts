@@ -12,7 +12,7 @@ import {
 } from '@finsync/sync';
 import { fenceTime } from '@finsync/sync/sql';
 import type { ClientBase } from 'pg';
-import { codec, toColumns, type SqlValue } from './rows.js';
+import { codec, feedParams, toColumns, type SqlValue } from './rows.js';
 import { FEED_LOCK } from './schema.js';
 import type { Statements } from './sql.js';
 
@@ -234,10 +234,6 @@ export async function writeBatch(
     () =>
       batch.changes.length === 0
         ? undefined
-        : prepareQuery(client, sql.appendFeed, [
-            FEED_LOCK,
-            schemaKey,
-            ...toColumns(batch.changes.map(codec.feed.values), codec.feed.columns.length),
-          ]),
+        : prepareQuery(client, sql.appendFeed, [FEED_LOCK, schemaKey, ...feedParams(batch.changes)]),
   ]);
 }

@@ -142,6 +142,27 @@ describe.skipIf(!url)(postgresSuiteName('PostgresStorage'), () => {
     expect(Object.keys(feed[2]!)).not.toContain('replaces');
   });
 
+  it("stores each feed record as its JSON's own text, and a removal's as SQL NULL", async () => {
+    const schema = freshSchemaName();
+    const storage = await open({ schema });
+    const texts = ['say "hi"', 'back\\slash \\"', 'two\nlines\ttab', 'null', '[1,2]', '💷 ünï', '\\u0041'];
+    const records = texts.map((text, i) =>
+      transaction('c1', 'a1', `id:${i}`, { merchant: text, description: `${text}${i}` }),
+    );
+    const changes: Change[] = [...records.map(added), removed(records[0]!), added(records[0]!)];
+    await storage.apply({ changes });
+    const { rows: stored } = await adminPool().query<{ record: string | null }>(
+      `SELECT record::text AS record FROM "${schema}".feed ORDER BY seq`,
+    );
+    expect(stored.map((row) => row.record)).toEqual([
+      ...records.map((record) => JSON.stringify(record)),
+      null,
+      JSON.stringify(records[0]),
+    ]);
+    const feed = await storage.readChanges({ limit: 100 });
+    expect(feed.map(({ seq: _seq, at: _at, ...change }) => change)).toEqual(changes);
+  });
+
   it('a failed batch leaves nothing: no mirror rows, feed entries, states or seq', async () => {
     const storage = await open();
     await storage.apply({ changes: [added(transaction('c1', 'a1', 'id:keep'))] });
