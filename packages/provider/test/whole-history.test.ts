@@ -431,6 +431,47 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
     },
   );
 
+  it('reads a body cut anywhere between bytes, with a BOM and a bad byte, as a body read whole reads it', async () => {
+    const rows = history('2026-01-01', '2026-02-28').map((row, n) => ({
+      ...row,
+      merchant: n % 5 === 0 ? `Caf\u00e9 \u{1F600} ${n} \u20ac` : row.merchant,
+    }));
+    const text = JSON.stringify({ transactions: rows, total: rows.length });
+    const encoded = new TextEncoder().encode(text);
+    // A byte that is no UTF-8 at all, inside the 12th row's merchant: read as U+FFFD.
+    const bad = new TextEncoder().encode(text.slice(0, text.indexOf('Caf\u00e9', 1_000))).length;
+    const bytes = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...encoded.subarray(0, bad),
+      0xff,
+      ...encoded.subarray(bad),
+    ]);
+    for (const size of [1, 7, 4_093]) {
+      // Chunks of `size` bytes: a character of two, three or four bytes is cut across two of them.
+      serve(
+        () =>
+          new Response(
+            new ReadableStream({
+              start(controller) {
+                for (let at = 0; at < bytes.length; at += size)
+                  controller.enqueue(bytes.slice(at, at + size));
+                controller.close();
+              },
+            }),
+            { headers: { 'content-type': 'application/json' } },
+          ),
+      );
+      const whole = rowsAsJson(await pagesOf({ spill: false }));
+      expect(whole).toHaveLength(rows.length);
+      expect(whole.filter((row) => row.includes('\uFFFDCaf\u00e9'))).toHaveLength(1);
+      expect(whole.filter((row) => row.includes('\u{1F600}'))).toHaveLength(Math.ceil(rows.length / 5));
+      for (const spill of [{ afterRows: rows.length }, { afterRows: 30, pageRows: 40 }])
+        expect(rowsAsJson(await pagesOf({ spill: { ...spill, directory: tempDir() } }))).toEqual(whole);
+    }
+  });
+
   it('a body cut off or not JSON is an InvalidResponseError, and the files go', async () => {
     // ~620k characters: cut in half, the answer has gone to disk before its end is found missing.
     const rows = history('2026-01-01', '2026-06-30', 20);
