@@ -470,6 +470,12 @@ describe('a whole-history answer larger than `spill.afterRows`', () => {
       for (const spill of [{ afterRows: rows.length }, { afterRows: 30, pageRows: 40 }])
         expect(rowsAsJson(await pagesOf({ spill: { ...spill, directory: tempDir() } }))).toEqual(whole);
     }
+    // A body that ends inside a character (the first two bytes of a euro sign after the object) is
+    // refused on every path: the character left unfinished reads as U+FFFD, which is not JSON.
+    const unfinished = new Uint8Array([...bytes, 0xe2, 0x82]);
+    serve(() => new Response(unfinished, { headers: { 'content-type': 'application/json' } }));
+    for (const spill of [false, { afterRows: rows.length, directory: tempDir() }] as const)
+      await expect(pagesOf({ spill })).rejects.toBeInstanceOf(InvalidResponseError);
   });
 
   it('a body cut off or not JSON is an InvalidResponseError, and the files go', async () => {
