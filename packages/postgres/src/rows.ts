@@ -40,7 +40,7 @@ export function toColumns(rows: readonly SqlValue[][], width: number): string[] 
 }
 
 /** Where the feed's `record` column is among its columns. */
-export const FEED_RECORD_INDEX = codec.feed.columns.findIndex((column) => column.name === 'record');
+const FEED_RECORD_INDEX = codec.feed.columns.findIndex((column) => column.name === 'record');
 
 /**
  * The feed's columns as parameters, as `toColumns` makes them but for `record`: the records' JSON
