@@ -289,6 +289,10 @@ export class ServerRuntime {
     const states = connection ? await this.engine.storage.listAccountStates(userId) : [];
     const mirrored = connection ? await this.engine.storage.listAccounts(userId) : [];
     const accounts = await this.store.listAccounts(userId);
+    // The run before the result: a run leaves `running` only once its result is stored, so one not
+    // running here has its result in what is read next. Read the other way round, a run that ended
+    // in between was in neither (the run before's result, with nothing running).
+    const running = this.#runs.running(userId) ?? null;
     const lastSync = await this.#runs.last(userId);
     const appIdOf = new Map(accounts.map((a) => [a.provider_account_id, a.id]));
     const successors = connection ? await this.#successors.of(userId, mirrored) : [];
@@ -304,7 +308,7 @@ export class ServerRuntime {
             syncing: this.engine.isSyncing(userId),
           }
         : null,
-      running: this.#runs.running(userId) ?? null,
+      running,
       last_sync: lastSync,
       accounts: accounts.map((a) => {
         const state = states.find((s) => s.accountId === a.provider_account_id);
