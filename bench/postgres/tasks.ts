@@ -9,7 +9,7 @@ import type { TransactionChange } from '@finsync/sync';
 import pg from 'pg';
 // Internal to the adapter, imported by path: the limit binds its arrays the way the adapter does.
 import { arrayLiteral } from '../../packages/postgres/src/array-literal.js';
-import type { SqlValue } from '../../packages/postgres/src/rows.js';
+import { jsonArrayOf, type SqlValue } from '../../packages/postgres/src/rows.js';
 import { sandboxOptions, type SyncMode } from '../data/data-set.js';
 import { startSandboxProcess } from '../data/sandbox-process.js';
 import {
@@ -151,7 +151,7 @@ async function timeLoop(pool: pg.Pool, batches: Batch[], withFeed: boolean): Pro
           arrayLiteral(connections!),
           arrayLiteral(accounts!),
           arrayLiteral(keys!),
-          `[${records!.join(',')}]`,
+          jsonArrayOf(records!),
         ]);
         await client.query('COMMIT');
       } else {

@@ -27,37 +27,41 @@ export function arrayElementType(column: Column): string {
 }
 
 /**
- * Turns rows into one array parameter per column, each as its array literal (see array-literal.ts):
- * the shape `unnest($1::text[], $2::text[], …)` reads, so a statement takes a fixed number of
- * parameters however many rows it writes.
+ * Turns rows into one array parameter per column, each as its array literal (see array-literal.ts)
+ * unless `encode` writes it otherwise: the shape `unnest($1::text[], $2::text[], …)` reads, so a
+ * statement takes a fixed number of parameters however many rows it writes.
  */
-export function toColumns(rows: readonly SqlValue[][], width: number): string[] {
+export function toColumns(
+  rows: readonly SqlValue[][],
+  width: number,
+  encode: (values: SqlValue[], column: number) => string = arrayLiteral,
+): string[] {
   const columns: SqlValue[][] = Array.from({ length: width }, () => new Array<SqlValue>(rows.length));
   rows.forEach((row, r) => {
     for (let c = 0; c < width; c += 1) columns[c]![r] = row[c] ?? null;
   });
-  return columns.map(arrayLiteral);
+  return columns.map((values, c) => encode(values, c));
+}
+
+/**
+ * JSON texts (null for none) as one JSON array, `[{…},null,{…}]`, which `json_array_elements` reads
+ * back element by element, each as the text it was.
+ */
+export function jsonArrayOf(texts: readonly SqlValue[]): string {
+  return `[${texts.map((text) => (typeof text === 'string' ? text : 'null')).join(',')}]`;
 }
 
 /** Where the feed's `record` column is among its columns. */
 const FEED_RECORD_INDEX = codec.feed.columns.findIndex((column) => column.name === 'record');
 
 /**
- * The feed's columns as parameters, as `toColumns` makes them but for `record`: the records' JSON
- * joined into one JSON array (`[{…},null,{…}]`), which `json_array_elements` reads back element by
- * element, each as the text it was (sql.ts, `appendFeed`). As an array literal every quote of the
- * JSON was escaped once more, by `JSON.stringify` here and by PostgreSQL's array parser there: the
- * feed's insert took 600–650 ms per 100k rows so, 415–470 ms this way, with half the CPU on this side.
+ * The feed's columns as parameters, as `toColumns` makes them but for `record`: the records' JSON as
+ * one JSON array (`jsonArrayOf`; sql.ts, `appendFeed`). As an array literal every quote of the JSON
+ * was escaped once more, by `JSON.stringify` here and by PostgreSQL's array parser there: the feed's
+ * insert took 600–650 ms per 100k rows so, 415–470 ms this way, with half the CPU on this side.
  */
 export function feedParams(changes: readonly Change[]): string[] {
-  const rows = changes.map(codec.feed.values);
-  const records = new Array<string>(rows.length);
-  for (let r = 0; r < rows.length; r += 1) {
-    const record = rows[r]![FEED_RECORD_INDEX];
-    records[r] = typeof record === 'string' ? record : 'null';
-    rows[r]![FEED_RECORD_INDEX] = null;
-  }
-  const columns = toColumns(rows, codec.feed.columns.length);
-  columns[FEED_RECORD_INDEX] = `[${records.join(',')}]`;
-  return columns;
+  return toColumns(changes.map(codec.feed.values), codec.feed.columns.length, (values, column) =>
+    column === FEED_RECORD_INDEX ? jsonArrayOf(values) : arrayLiteral(values),
+  );
 }
