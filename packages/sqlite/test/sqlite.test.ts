@@ -1,5 +1,6 @@
 import { StorageConflictError, SyncError } from '@finsync/sync';
 import { fixtures } from '@finsync/sync/testing';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DatabaseBusyError, SqliteStorage } from '../src/index.js';
 import { dump, rawDatabase, tempDatabase } from './helpers.js';
@@ -8,7 +9,7 @@ const { account, accountState, added, connectionState, holding, transaction } = 
 
 async function openStorage(
   filename: string,
-  options: { busyTimeoutMs?: number } = {},
+  options: { busyTimeoutMs?: number; walAutocheckpointPages?: number } = {},
 ): Promise<SqliteStorage> {
   const storage = new SqliteStorage({ filename, ...options });
   await storage.init();
@@ -23,7 +24,24 @@ describe('SqliteStorage: connection settings', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
     await storage.close();
+  });
+
+  it('takes the WAL checkpoint interval, 0 for none, and refuses one out of bounds before opening anything', async () => {
+    const every = await openStorage(tempDatabase(), { walAutocheckpointPages: 500 });
+    expect(every.database.pragma('wal_autocheckpoint', { simple: true })).toBe(500);
+    await every.close();
+    const never = await openStorage(tempDatabase(), { walAutocheckpointPages: 0 });
+    expect(never.database.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await never.close();
+    for (const bad of [-1, 1.5, 1_000_001, Number.NaN]) {
+      const filename = tempDatabase();
+      expect(() => new SqliteStorage({ filename, walAutocheckpointPages: bad })).toThrow(
+        /walAutocheckpointPages must be an integer from 0 to 1000000/,
+      );
+      expect(existsSync(filename)).toBe(false);
+    }
   });
 
   it('takes a custom busy timeout, and leaves :memory: in memory journal mode', async () => {
