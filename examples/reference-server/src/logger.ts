@@ -54,7 +54,7 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
     if (index < threshold) continue;
     const soon = level === 'debug' || level === 'info';
     logger[level] = (message, fields) => {
-      const line = `${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`;
+      const line = logLine(level, message, fields);
       pending.push(line);
       pendingChars += line.length;
       if (!soon || pendingChars >= FLUSH_AT_CHARS) return flush();
@@ -63,6 +63,60 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
     };
   }
   return logger;
+}
+
+/** The second the cached prefix is of, and its ISO text up to the milliseconds: `2026-12-03T10:28:07.`. */
+let prefixSecond = Number.NaN;
+let secondPrefix = '';
+
+/**
+ * `new Date().toISOString()`, from a prefix made once a second: the whole conversion was about 2 % of
+ * a lone connection's PATCH in instructions (docs/benchmarks.md, "Reference-server PATCH").
+ */
+function isoNow(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== prefixSecond) {
+    prefixSecond = second;
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const ms = now - second * 1000;
+  return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
+
+/** A field's name written as it is: letters, digits and `_`, not a digit first (so never an array index). */
+const PLAIN_NAME = /^[A-Za-z_]\w*$/;
+/** The head's own names, and `toJSON`, which would make the whole object's text something else. */
+const HEAD_AND_HOOKS = new Set(['time', 'level', 'msg', 'toJSON']);
+/** A string JSON writes as it is: no quote, backslash, control character or surrogate. */
+const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * `{"time","level","msg",…fields}` and a newline, the text `JSON.stringify` gives that object. Plain
+ * names with plain strings and finite numbers, which is what an access line holds, are written by
+ * hand: spreading the fields into a new object and serializing it took half again as long, and the
+ * line was about 9 % of a lone connection's PATCH in instructions (docs/benchmarks.md). Any other
+ * field takes `JSON.stringify`, and the whole line does when a name is to be escaped or is one of the
+ * head's own (the spread put its value in the head's place).
+ */
+function logLine(level: LogLevel, message: string, fields: Record<string, unknown> | undefined): string {
+  const time = isoNow();
+  let line = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(message)}`;
+  if (fields === undefined) return `${line}}\n`;
+  for (const name of Object.keys(fields)) {
+    if (!PLAIN_NAME.test(name) || HEAD_AND_HOOKS.has(name))
+      return `${JSON.stringify({ time, level, msg: message, ...fields })}\n`;
+    const value = fields[name];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && PLAIN_TEXT.test(value)) line += `,"${name}":"${value}"`;
+    else if (typeof value === 'number' && Number.isFinite(value)) line += `,"${name}":${value}`;
+    else {
+      // A function or a symbol has no JSON text (`undefined`): the field is left out, as by the spread.
+      const text = JSON.stringify(value) as string | undefined;
+      if (text !== undefined) line += `,"${name}":${text}`;
+    }
+  }
+  return `${line}}\n`;
 }
 
 export function isLogLevel(value: string | undefined): value is LogLevel {

@@ -2,10 +2,15 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { consoleLogger, flushLogs } from '../src/logger.js';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('consoleLogger', () => {
   it('writes the info lines of 10 ms in one write, in order, each a JSON object', async () => {
@@ -56,6 +61,67 @@ describe('consoleLogger', () => {
     logger.info?.('before');
     flushLogs();
     expect(writes.map((text) => JSON.parse(text).msg)).toEqual(['before']);
+  });
+
+  it('writes each line as JSON.stringify writes {time, level, msg, ...fields}, whatever the fields hold', () => {
+    const written = (fields: Record<string, unknown>) => {
+      const writes: string[] = [];
+      consoleLogger('info', (text) => writes.push(text)).warn?.('a "quoted" message', fields);
+      const text = writes.join('');
+      const time = (JSON.parse(text) as { time: string }).time;
+      return {
+        text,
+        expected: `${JSON.stringify({ time, level: 'warn', msg: 'a "quoted" message', ...fields })}\n`,
+      };
+    };
+    const awkward: Array<Record<string, unknown>> = [
+      { request_id: 'r-1', status: 200, duration_ms: 0.1, user_id: undefined },
+      {
+        path: 'a "quote", a \\ and a\nnewline',
+        tab: '\t',
+        nul: '\u0000',
+        lone: '\ud800',
+        pair: '😀',
+        sep: '\u2028',
+      },
+      { nan: Number.NaN, inf: -Infinity, negativeZero: -0, huge: 1e21, tiny: 5e-7, yes: true, none: null },
+      { nested: { a: [1, 'b', undefined] }, when: new Date(0), fn: () => 1, sym: Symbol('s') },
+      { '0': 'an index first', later: 1 },
+      { 'a"b': 'a name to escape' },
+      { msg: 'the head replaced', time: 'not a time' },
+      { toJSON: () => 'the whole line' },
+      {},
+    ];
+    for (const fields of awkward) {
+      const { text, expected } = written(fields);
+      expect(text).toBe(expected);
+    }
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.jsonValue())),
+        (fields) => {
+          const { text, expected } = written(fields);
+          expect(text).toBe(expected);
+        },
+      ),
+    );
+  });
+
+  it('writes the time as toISOString does, on either side of a second', () => {
+    vi.useFakeTimers();
+    for (const iso of [
+      '2026-12-03T10:00:00.000Z',
+      '2026-12-03T10:00:00.007Z',
+      '2026-12-03T10:00:00.042Z',
+      '2026-12-03T10:00:00.999Z',
+      '2026-12-03T10:00:01.000Z',
+      '1999-12-31T23:59:59.999Z',
+    ]) {
+      vi.setSystemTime(new Date(iso));
+      const writes: string[] = [];
+      consoleLogger('info', (text) => writes.push(text)).error?.('at', {});
+      expect(JSON.parse(writes[0]!).time).toBe(iso);
+    }
   });
 
   it('keeps waiting lines when the process exits before they are written', () => {
