@@ -78,7 +78,8 @@ function isoNow(): string {
   const second = Math.floor(now / 1000);
   if (second !== prefixSecond) {
     prefixSecond = second;
-    secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    // Up to its `.`: the text always ends `.000Z`, whatever the year's width.
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4);
   }
   const ms = now - second * 1000;
   return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
@@ -102,7 +103,8 @@ const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 function logLine(level: LogLevel, message: string, fields: Record<string, unknown> | undefined): string {
   const time = isoNow();
   let line = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(message)}`;
-  if (fields === undefined) return `${line}}\n`;
+  // `null` from a caller in plain JavaScript is no fields, as the spread took it.
+  if (fields === undefined || fields === null) return `${line}}\n`;
   for (const name of Object.keys(fields)) {
     if (!PLAIN_NAME.test(name) || HEAD_AND_HOOKS.has(name))
       return `${JSON.stringify({ time, level, msg: message, ...fields })}\n`;

@@ -91,6 +91,7 @@ describe('consoleLogger', () => {
       { msg: 'the head replaced', time: 'not a time' },
       { toJSON: () => 'the whole line' },
       {},
+      null as unknown as Record<string, unknown>,
     ];
     for (const fields of awkward) {
       const { text, expected } = written(fields);
@@ -115,6 +116,7 @@ describe('consoleLogger', () => {
       '2026-12-03T10:00:00.042Z',
       '2026-12-03T10:00:00.999Z',
       '2026-12-03T10:00:01.000Z',
+      '+012026-01-01T00:00:00.001Z',
       '1999-12-31T23:59:59.999Z',
     ]) {
       vi.setSystemTime(new Date(iso));
