@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { currencyScale, decimalToMinorUnits, minorUnitsToDecimal } from '@finsync/provider';
 import type { FeedEntry, MirrorAccount, MirrorTransaction, SyncEngine } from '@finsync/sync';
+import { isoNow } from './clock.js';
 import { storedFromProvider } from './sign-convention.js';
 import {
   API_KEY_PREFIX,
@@ -241,7 +242,7 @@ export class FeedApplier {
     const fields = await this.#providerFields(batch, account.currency, record);
     if (existing) await this.#updateTransaction(unit, existing, fields);
     else {
-      const now = new Date().toISOString();
+      const now = isoNow();
       await unit.insertTransaction({
         id: randomUUID(),
         user_id: userId,
@@ -362,7 +363,7 @@ export class FeedApplier {
       external_id: fields.external_id,
       currency: fields.currency,
       is_pending: fields.is_pending,
-      updated_at: new Date().toISOString(),
+      updated_at: isoNow(),
       // Listed again: shown again, as the user left it (or still deleted).
       ...(row.gone ? { gone_at: null } : {}),
     };

@@ -1,4 +1,5 @@
 import type { ProviderLogger } from '@finsync/provider';
+import { isoNow } from './clock.js';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number];
@@ -63,26 +64,6 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
     };
   }
   return logger;
-}
-
-/** The second the cached prefix is of, and its ISO text up to the milliseconds: `2026-12-03T10:28:07.`. */
-let prefixSecond = Number.NaN;
-let secondPrefix = '';
-
-/**
- * `new Date().toISOString()`, from a prefix made once a second: the whole conversion was about 2 % of
- * a lone connection's PATCH in instructions (docs/benchmarks.md, "Reference-server PATCH").
- */
-function isoNow(): string {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  if (second !== prefixSecond) {
-    prefixSecond = second;
-    // Up to its `.`: the text always ends `.000Z`, whatever the year's width.
-    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4);
-  }
-  const ms = now - second * 1000;
-  return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
 }
 
 /** A field's name written as it is: letters, digits and `_`, not a digit first (so never an array index). */

@@ -4,6 +4,7 @@
  * a clear message, and nothing changes.
  */
 import { toDecimalString } from '@finsync/provider';
+import { isoNow } from './clock.js';
 import { TransactionUpdateMembers } from './http/schemas.js';
 import {
   amountProblem,
@@ -234,7 +235,7 @@ function* updateSteps(
   if (tagIds !== undefined && tagIds.length > 0) locked.add('tag_ids');
   let updated: TransactionRow = row;
   if (Object.keys(write).length > 0 || retagged || locked.size > row.locked.length) {
-    const updatedAt = new Date().toISOString();
+    const updatedAt = isoNow();
     yield* step(unit.updateTransaction(id, { ...write, locked: [...locked].sort(), updated_at: updatedAt }));
     updated = { ...row, ...write, updated_at: updatedAt };
   }
