@@ -1,5 +1,6 @@
 /**
- * Reads whose rows are named by `prepareCachedRows` (the PATCH's lock, the transaction list pages):
+ * Reads whose rows are named by `prepareCachedRows` (the transaction list pages) or written by SQLite as
+ * JSON by `prepareCachedJsonRow` (the PATCH's lock):
  * each row must be the object better-sqlite3 would have given, every column under its own name, in
  * the same order, in every shape of row.
  */
@@ -8,7 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TX_COLUMNS } from '../src/store/columns.js';
 import { lockedFromColumns, type LockedColumns, type RelatedColumns } from '../src/store/lock-for-update.js';
 import { LOCK_FOR_UPDATE, lockForUpdate } from '../src/store/sqlite-lock-for-update.js';
-import { openDatabase, prepareCached, prepareCachedRows, type Db } from '../src/store/sqlite-schema.js';
+import {
+  openDatabase,
+  prepareCached,
+  prepareCachedJsonRow,
+  prepareCachedRows,
+  type Db,
+} from '../src/store/sqlite-schema.js';
 
 describe('prepareCachedRows', () => {
   it('answers the rows better-sqlite3 answers, keys in the same order, and leaves prepareCached answering its own', () => {
@@ -38,6 +45,65 @@ describe('prepareCachedRows', () => {
       expect(() => prepareCachedRows(database, 'SELECT a, b, c FROM t', ab)).toThrow(
         /selects a, b, c, not a, b$/,
       );
+    } finally {
+      database.close();
+    }
+  });
+});
+
+describe('prepareCachedJsonRow', () => {
+  // Text JSON must escape, text it may leave as it is, and what V8 writes for a lone surrogate.
+  const AWKWARD = [
+    'plain',
+    'a "quoted" \\ back\\slash',
+    'line\nbreak\ttab\r\u0000nul\u001f',
+    'emoji 💸 and 中文',
+    'separators \u2028\u2029 and \u007f\u0080\uffff',
+    'lone \ud800 surrogate',
+    '',
+    '[1, 2]',
+    'null',
+  ];
+
+  it('answers the row better-sqlite3 answers, for any text, integers and nulls, and parses JSON columns', () => {
+    const database = new Database(':memory:');
+    try {
+      database.exec(
+        'CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b INTEGER, j TEXT) STRICT; INSERT INTO t VALUES (1, NULL, NULL, NULL), (2, \'x\', 9007199254740991, \'["q", {"k": [1, null]}]\')',
+      );
+      const insert = database.prepare('INSERT INTO t (id, a, b, j) VALUES (?, ?, ?, ?)');
+      AWKWARD.forEach((text, i) => insert.run(10 + i, text, -i, JSON.stringify([text])));
+      const sql = 'SELECT a, b, j, (SELECT count(*) FROM t) AS n FROM t WHERE id = ?';
+      const named = (v: unknown[]) => ({ a: v[0], b: v[1], j: v[2], n: v[3] });
+      const json = prepareCachedJsonRow(database, sql, named, ['j']);
+      const plain = database.prepare(sql);
+      for (const id of [1, 2, ...AWKWARD.map((_, i) => 10 + i)]) {
+        const expected = plain.get(id) as { j: string | null };
+        const row = json.get(id);
+        expect(row).toEqual({ ...expected, j: expected.j === null ? null : JSON.parse(expected.j) });
+        expect(Object.keys(row!)).toEqual(Object.keys(expected));
+      }
+      // A JSON column's escapes (`\\ud800` as JSON.stringify writes a lone surrogate) come back as they went in.
+      AWKWARD.forEach((text, i) => expect(json.get(10 + i)?.j).toEqual([text]));
+      expect(json.get(999)).toBeUndefined();
+    } finally {
+      database.close();
+    }
+  });
+
+  it('refuses, when prepared, columns JSON would not carry exactly and names that are not the literal’s', () => {
+    const database = new Database(':memory:');
+    try {
+      database.exec('CREATE TABLE t (a TEXT, r REAL, d BLOB) STRICT');
+      const one = (v: unknown[]) => ({ a: v[0] });
+      expect(() => prepareCachedJsonRow(database, 'SELECT r AS a FROM t', one)).toThrow(
+        'column a is REAL, which JSON does not carry exactly',
+      );
+      expect(() => prepareCachedJsonRow(database, 'SELECT d AS a FROM t', one)).toThrow(/is BLOB/);
+      expect(() => prepareCachedJsonRow(database, 'SELECT a, r FROM t', one)).toThrow(
+        'the statement selects a, r, not a',
+      );
+      expect(prepareCachedJsonRow(database, 'SELECT a FROM t', one).get()).toBeUndefined();
     } finally {
       database.close();
     }
@@ -79,7 +145,7 @@ describe('the lock and the list, against the rows better-sqlite3 names', () => {
       account_id: 'a1',
       category_id: 'c1',
       merchant_id: 'm1',
-      notes: 'the notes',
+      notes: 'the "notes" \\ on\ntwo lines 💸 \u2028',
       locked: '["name"]',
       deleted_at: null,
       gone_at: null,
@@ -125,7 +191,7 @@ describe('the lock and the list, against the rows better-sqlite3 names', () => {
     }
     const full = lockForUpdate(db, 'u1', 't1', 'k1');
     expect(full.keyScope).toBe('read_write');
-    expect(full.row?.notes).toBe('the notes');
+    expect(full.row?.notes).toBe('the "notes" \\ on\ntwo lines 💸 \u2028');
     expect(full.related.tags.map((tag) => tag.name)).toEqual(['second tag', 'first tag']);
     expect(full.related.categories).toHaveLength(1);
     expect(full.related.merchants).toHaveLength(1);

@@ -6,7 +6,7 @@
  */
 import { TX_COLUMNS } from './columns.js';
 import { lockedFromColumns, type LockedColumns, type RelatedColumns } from './lock-for-update.js';
-import { prepareCachedRows, type Db } from './sqlite-schema.js';
+import { prepareCachedJsonRow, type Db } from './sqlite-schema.js';
 import type { LockedForUpdate } from './types.js';
 
 // One row always: a missing transaction still tells the key's scope. Parameters, in order: the key
@@ -31,9 +31,9 @@ export const LOCK_FOR_UPDATE = `SELECT x.*,
     LEFT JOIN app_categories c ON c.id = x.category_id
     LEFT JOIN app_merchants m ON m.id = x.merchant_id`;
 
-type LockRow = LockedColumns & Omit<RelatedColumns, 'tags'> & { tags: string | null };
+type LockRow = LockedColumns & RelatedColumns;
 
-/** The statement's row by position (see `prepareCachedRows`, which checks these names against it). */
+/** The statement's row by position (see `prepareCachedJsonRow`, which checks these names against it). */
 function named(v: unknown[]): LockRow {
   return {
     id: v[0],
@@ -67,11 +67,10 @@ export function lockForUpdate(
   id: string,
   keyId: string | undefined,
 ): LockedForUpdate {
-  // Named by a literal: better-sqlite3's own naming of these 22 columns was a tenth of a lone
-  // connection's PATCH (prepareCachedRows).
-  const found = prepareCachedRows(db, LOCK_FOR_UPDATE, named).get(keyId ?? null, id, userId)!;
+  // Written by SQLite as one JSON array and named by a literal: better-sqlite3's own naming of these
+  // 22 columns was a tenth of a lone connection's PATCH, and its raw row still more than the JSON
+  // (prepareCachedJsonRow). The tags come parsed.
+  const found = prepareCachedJsonRow(db, LOCK_FOR_UPDATE, named, ['tags']).get(keyId ?? null, id, userId)!;
   // The joined row holds what the row refers to too: read from it as it is, not copied.
-  const related = found as unknown as RelatedColumns;
-  related.tags = found.tags === null ? null : (JSON.parse(found.tags) as RelatedColumns['tags']);
-  return lockedFromColumns(found, related);
+  return lockedFromColumns(found, found as unknown as RelatedColumns);
 }

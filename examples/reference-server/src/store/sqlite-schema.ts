@@ -255,6 +255,8 @@ export type { Db };
 const caches = new WeakMap<Db, Map<string, Database.Statement>>();
 /** Reads whose rows are named by `prepareCachedRows`, apart from `caches`: the same SQL may be wanted both ways. */
 const rowCaches = new WeakMap<Db, Map<string, RowsStatement<object>>>();
+/** One-row reads that SQLite writes as JSON (`prepareCachedJsonRow`), by their SQL as given. */
+const jsonRowCaches = new WeakMap<Db, Map<string, JsonRowStatement<object>>>();
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
@@ -280,7 +282,8 @@ export interface RowsStatement<R = Record<string, unknown>> {
  * columns by position, where a read is hot enough for it. On Node 20 better-sqlite3 builds a row
  * object through V8's API a column at a time, looking each name up in V8's string table: for the
  * PATCH's locked read of 22 columns that cost more than its SQL, 358k instructions a PATCH against
- * 341k with the loop and 322k with a literal (docs/benchmarks.md, "Reference-server PATCH"). A
+ * 341k with the loop and 322k with a literal (docs/benchmarks.md, "Reference-server PATCH"; that read
+ * now takes `prepareCachedJsonRow`, cheaper still). A
  * literal's keys are checked against the statement's columns when it is prepared, so a column added
  * to the SQL fails at once instead of shifting every name after it. The rows are the objects
  * better-sqlite3 would give, with the same keys in the same order. Past about 19 columns an object
@@ -312,6 +315,52 @@ export function prepareCachedRows<R extends object = Record<string, unknown>>(
       all: (...params) => (statement.all(...params) as unknown[][]).map(name),
     };
   }) as RowsStatement<R>;
+}
+
+/** A one-row read whose row SQLite writes as JSON (`prepareCachedJsonRow`). */
+export interface JsonRowStatement<R> {
+  get(...params: unknown[]): R | undefined;
+}
+
+/** Declared column types whose values JSON carries exactly; an expression's column has none. */
+const EXACT_IN_JSON = /^(?:TEXT|INTEGER)$/i;
+
+/**
+ * A one-row read for the busiest path, named by `named` as `prepareCachedRows` names it, whose row
+ * SQLite writes as one JSON array (`json_array` over the statement as a subquery) and `JSON.parse`
+ * reads: better-sqlite3 builds even a raw row through V8's API a value at a time, which for the
+ * PATCH's lock of 22 columns cost more than its SQL, and the text and one parse cost half as much
+ * (296.7k → 284.5k instructions a PATCH; docs/benchmarks.md, "Reference-server PATCH"). Columns named
+ * in `jsonColumns` hold JSON text and come parsed. JSON carries text, integers and null exactly, not
+ * a REAL (written with 15 digits) or a BLOB (refused): a column declared otherwise is refused when
+ * the statement is prepared, as are names that are not `named`'s.
+ */
+export function prepareCachedJsonRow<R extends object>(
+  db: Db,
+  sql: string,
+  named: (values: unknown[]) => R,
+  jsonColumns: readonly string[] = [],
+): JsonRowStatement<R> {
+  return cached(jsonRowCaches, db, sql, () => {
+    const columns = db.prepare(sql).columns();
+    const names = columns.map((column) => column.name);
+    if (Object.keys(named([])).join() !== names.join())
+      throw new Error(`the statement selects ${names.join(', ')}, not ${Object.keys(named([])).join(', ')}`);
+    for (const column of columns)
+      if (column.type !== null && !EXACT_IN_JSON.test(column.type))
+        throw new Error(`column ${column.name} is ${column.type}, which JSON does not carry exactly`);
+    const values = names.map((name) => {
+      const quoted = `"${name.replaceAll('"', '""')}"`;
+      return jsonColumns.includes(name) ? `json(${quoted})` : quoted;
+    });
+    const statement = db.prepare(`SELECT json_array(${values.join(', ')}) FROM (${sql})`).pluck(true);
+    return {
+      get: (...params) => {
+        const text = statement.get(...params) as string | undefined;
+        return text === undefined ? undefined : named(JSON.parse(text) as unknown[]);
+      },
+    };
+  }) as JsonRowStatement<R>;
 }
 
 function cached<S>(caches: WeakMap<Db, Map<string, S>>, db: Db, sql: string, prepare: () => S): S {
