@@ -15,6 +15,7 @@ import {
   MAX_TAGS_PER_USER,
   type AppStore,
   type NewTransaction,
+  type TransactionUpdate,
 } from '../src/store/types.js';
 import { createUser } from '../src/users.js';
 import {
@@ -151,6 +152,53 @@ for (const backend of BACKENDS) {
       }
       expect(failed).toEqual(new Error('boom'));
       expect(await store.getTransaction(user.id, written.id)).toMatchObject({ notes: 'kept' });
+    });
+
+    it('an update sets exactly the columns it gives, in any set and order, and refuses one not updatable', async () => {
+      const { store } = opened;
+      const { user, account } = await seedUser(store, `set-lists-${backend.kind}`);
+      const written = transaction(user.id, account.id, { notes: 'first' });
+      await store.atomically((unit) => unit.insertTransaction(written));
+      const read = async () => (await store.getTransaction(user.id, written.id))!;
+      const update = (fields: TransactionUpdate) =>
+        store.atomically((unit) => unit.updateTransaction(written.id, fields));
+
+      await update({ name: 'one', notes: 'two' });
+      expect(await read()).toMatchObject({ name: 'one', notes: 'two', amount: '1', date: '2026-01-02' });
+      // The same set in another order, a null among them.
+      await update({ notes: null, name: 'three' });
+      expect(await read()).toMatchObject({ name: 'three', notes: null });
+      // Undefined is no change; the values go to their own columns whatever the set.
+      await update({
+        locked: ['notes', 'amount'],
+        notes: undefined,
+        amount: '2.50',
+        updated_at: '2026-02-03T04:05:06.007Z',
+        date: '2026-01-05',
+      });
+      expect(await read()).toMatchObject({
+        name: 'three',
+        notes: null,
+        amount: '2.50',
+        date: '2026-01-05',
+        updated_at: '2026-02-03T04:05:06.007Z',
+        locked: ['notes', 'amount'],
+      });
+      await update({ notes: 'four' });
+      await update({});
+      const before = await read();
+      expect(before).toMatchObject({ notes: 'four', amount: '2.50' });
+      let failed: unknown;
+      try {
+        await store.atomically(async (unit) => {
+          await unit.updateTransaction(written.id, { notes: 'lost' });
+          await unit.updateTransaction(written.id, { name: 'lost', user_id: 'another' } as TransactionUpdate);
+        });
+      } catch (error) {
+        failed = error;
+      }
+      expect(failed).toEqual(new Error('not an updatable column: user_id'));
+      expect(await read()).toEqual(before);
     });
 
     it('a unit of work that could answer at once waits for one already open, then sees its commit', async () => {

@@ -5,6 +5,7 @@
 import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { lockForUpdate } from './sqlite-lock-for-update.js';
+import type { Statement } from 'better-sqlite3';
 import { prepareCached, type Db } from './sqlite-schema.js';
 import {
   MAX_CREATED_TRANSACTIONS_PER_USER,
@@ -15,6 +16,7 @@ import {
   type LockableField,
   type StoredTransaction,
   type TransactionRow,
+  type TransactionUpdate,
 } from './types.js';
 
 export const parseLocked = (locked: string) => JSON.parse(locked) as LockableField[];
@@ -25,6 +27,12 @@ function toSqlite(value: unknown): unknown {
   if (Array.isArray(value)) return JSON.stringify(value);
   return value;
 }
+
+/** The updatable columns in one order: which of them an update gives says its SET list, as bits. */
+const UPDATE_ORDER = [...UPDATABLE_COLUMNS] as Array<keyof TransactionUpdate>;
+const UPDATE_POSITION = new Map<string, number>(UPDATE_ORDER.map((column, i) => [column, i]));
+/** Distinct SET lists kept prepared per database; past this the list starts again (each prepared once more). */
+const MAX_UPDATE_STATEMENTS = 256;
 
 const READ_LIVE = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND gone_at IS NULL`;
 const READ_DELETED = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL`;
@@ -49,6 +57,7 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     prepareCached(db, sql).get(...params) as T | undefined;
   // Inside the open database transaction: no gate to pass, and no lock of their own to take.
   const reads = sqliteRelatedReads(db, (read) => read());
+  const updateStatements = new Map<number, Statement>();
   return {
     ...reads,
     insertUser: async (user) => {
@@ -117,15 +126,30 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         externalId,
       )?.id,
     updateTransaction: (id, update) => {
-      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
-      if (entries.length === 0) return;
-      for (const [column] of entries)
-        if (!UPDATABLE_COLUMNS.has(column)) throw new Error(`not an updatable column: ${column}`);
-      run(
-        `UPDATE app_transactions SET ${entries.map(([column]) => `${column} = ?`).join(', ')} WHERE id = ?`,
-        ...entries.map(([, value]) => toSqlite(value)),
-        id,
-      );
+      // The SET list as bits of UPDATE_ORDER, its statement found by them: building its SQL and
+      // hashing it for the statement cache on every PATCH cost more than the UPDATE's bindings.
+      let given = 0;
+      const byPosition: unknown[] = [];
+      for (const column in update) {
+        const value = update[column as keyof TransactionUpdate];
+        if (value === undefined) continue;
+        const position = UPDATE_POSITION.get(column);
+        if (position === undefined) throw new Error(`not an updatable column: ${column}`);
+        given |= 1 << position;
+        byPosition[position] = toSqlite(value);
+      }
+      if (given === 0) return;
+      let statement = updateStatements.get(given);
+      if (!statement) {
+        const set = UPDATE_ORDER.filter((_, i) => given & (1 << i)).map((column) => `${column} = ?`);
+        statement = db.prepare(`UPDATE app_transactions SET ${set.join(', ')} WHERE id = ?`);
+        if (updateStatements.size >= MAX_UPDATE_STATEMENTS) updateStatements.clear();
+        updateStatements.set(given, statement);
+      }
+      const values: unknown[] = [];
+      for (let i = 0; i < byPosition.length; i++) if (given & (1 << i)) values.push(byPosition[i]);
+      values.push(id);
+      statement.run(...values);
     },
     replaceTransactionTags: (transactionId, tagIds) => {
       run('DELETE FROM app_transaction_tags WHERE transaction_id = ?', transactionId);
