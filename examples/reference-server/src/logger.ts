@@ -72,6 +72,12 @@ const PLAIN_NAME = /^[A-Za-z_]\w*$/;
 const HEAD_AND_HOOKS = new Set(['time', 'level', 'msg', 'toJSON']);
 /** A string JSON writes as it is: no quote, backslash, control character or surrogate. */
 const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/**
+ * Names found plain and not the head's, so each is tested once: a logger's lines name the same few
+ * fields again and again. Bounded, as a caller could name fields without end.
+ */
+const plainNames = new Set<string>();
+const MAX_PLAIN_NAMES = 1_000;
 
 /**
  * `{"time","level","msg",…fields}` and a newline, the text `JSON.stringify` gives that object. Plain
@@ -87,8 +93,12 @@ function logLine(level: LogLevel, message: string, fields: Record<string, unknow
   // `null` from a caller in plain JavaScript is no fields, as the spread took it.
   if (fields === undefined || fields === null) return `${line}}\n`;
   for (const name of Object.keys(fields)) {
-    if (!PLAIN_NAME.test(name) || HEAD_AND_HOOKS.has(name))
-      return `${JSON.stringify({ time, level, msg: message, ...fields })}\n`;
+    if (!plainNames.has(name)) {
+      if (!PLAIN_NAME.test(name) || HEAD_AND_HOOKS.has(name))
+        return `${JSON.stringify({ time, level, msg: message, ...fields })}\n`;
+      if (plainNames.size >= MAX_PLAIN_NAMES) plainNames.clear();
+      plainNames.add(name);
+    }
     const value = fields[name];
     if (value === undefined) continue;
     if (typeof value === 'string' && PLAIN_TEXT.test(value)) line += `,"${name}":"${value}"`;
