@@ -41,6 +41,11 @@ const MEMBERS = [
   'nature',
   'tag_ids',
 ] as const;
+/**
+ * The members, to walk a body's own keys against: reading each member from the body in turn was a
+ * megamorphic load apiece (the same pattern cost a PATCH 12–18k instructions in the store's update).
+ */
+const MEMBER_NAMES: ReadonlySet<string> = new Set(MEMBERS);
 
 export async function findRow(store: AppStore, userId: string, id: string) {
   return isRecordId(id) ? store.getTransaction(userId, storedIdOf(id)) : undefined;
@@ -134,7 +139,8 @@ function readUpdate(body: unknown) {
   // As in the service: unknown members are ignored, and `null` leaves a member unchanged — except
   // `tag_ids: null`, which clears the tags. A blank category or merchant id is also "unchanged".
   const input: Record<string, unknown> = {};
-  for (const name of MEMBERS) {
+  for (const name in raw) {
+    if (!MEMBER_NAMES.has(name)) continue;
     const value = raw[name];
     if (value === undefined || (name === 'description' && named)) continue;
     if (value === null) {

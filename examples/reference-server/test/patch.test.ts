@@ -191,6 +191,13 @@ for (const backend of BACKENDS) {
           expect((await patch({ currency })).status, JSON.stringify(currency)).toBe(200);
         expect(response.body.currency).toBe(before.currency);
         expect(response.body.account).toEqual(before.account);
+        // Names an object has from its prototype are not members either, even sent as the body's own.
+        const own = JSON.parse(
+          '{"__proto__": {"notes": "from the prototype"}, "constructor": "x", "toString": 1, "hasOwnProperty": null, "notes": "kept"}',
+        ) as unknown;
+        const withProtoNames = await patch(own);
+        expect(withProtoNames.status).toBe(200);
+        expect(withProtoNames.body.notes).toBe('kept');
       });
 
       it('PUT behaves as PATCH', async () => {
