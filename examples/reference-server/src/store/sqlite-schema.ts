@@ -363,13 +363,24 @@ export function prepareCachedJsonRow<R extends object>(
   }) as JsonRowStatement<R>;
 }
 
-function cached<S>(caches: WeakMap<Db, Map<string, S>>, db: Db, sql: string, prepare: () => S): S {
+/**
+ * `prepareCached` for statements a caller finds by a key of its own (a number, say) rather than by
+ * their SQL text: for a statement whose text would otherwise be built and hashed on every call.
+ * `sqlFor` writes a key's SQL, on a miss only. Each call of this makes a cache of its own, bounded as
+ * `prepareCached`'s.
+ */
+export function keyedStatements<K>(sqlFor: (key: K) => string): (db: Db, key: K) => Database.Statement {
+  const keyed = new WeakMap<Db, Map<K, Database.Statement>>();
+  return (db, key) => cached(keyed, db, key, () => db.prepare(sqlFor(key)));
+}
+
+function cached<K, S>(caches: WeakMap<Db, Map<K, S>>, db: Db, key: K, prepare: () => S): S {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
-  let statement = cache.get(sql);
+  let statement = cache.get(key);
   if (statement) return statement;
   statement = prepare();
   if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(sql, statement);
+  cache.set(key, statement);
   return statement;
 }

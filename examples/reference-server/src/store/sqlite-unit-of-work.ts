@@ -5,8 +5,7 @@
 import { insertTransactionSql, insertTransactionValues, TX_COLUMNS } from './columns.js';
 import { sqliteRelatedReads } from './sqlite-reads.js';
 import { lockForUpdate } from './sqlite-lock-for-update.js';
-import type { Statement } from 'better-sqlite3';
-import { prepareCached, type Db } from './sqlite-schema.js';
+import { keyedStatements, prepareCached, type Db } from './sqlite-schema.js';
 import {
   MAX_CREATED_TRANSACTIONS_PER_USER,
   UPDATABLE_COLUMNS,
@@ -31,8 +30,11 @@ function toSqlite(value: unknown): unknown {
 /** The updatable columns in one order: which of them an update gives says its SET list, as bits. */
 const UPDATE_ORDER = [...UPDATABLE_COLUMNS] as Array<keyof TransactionUpdate>;
 const UPDATE_POSITION = new Map<string, number>(UPDATE_ORDER.map((column, i) => [column, i]));
-/** Distinct SET lists kept prepared per database; past this the list starts again (each prepared once more). */
-const MAX_UPDATE_STATEMENTS = 256;
+/** The `UPDATE` of each SET list, by its bits. */
+const updateStatement = keyedStatements((given: number) => {
+  const set = UPDATE_ORDER.filter((_, i) => given & (1 << i)).map((column) => `${column} = ?`);
+  return `UPDATE app_transactions SET ${set.join(', ')} WHERE id = ?`;
+});
 
 const READ_LIVE = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND gone_at IS NULL`;
 const READ_DELETED = `SELECT ${TX_COLUMNS}, locked FROM app_transactions WHERE id = ? AND user_id = ? AND deleted_at IS NOT NULL AND gone_at IS NULL`;
@@ -57,7 +59,6 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
     prepareCached(db, sql).get(...params) as T | undefined;
   // Inside the open database transaction: no gate to pass, and no lock of their own to take.
   const reads = sqliteRelatedReads(db, (read) => read());
-  const updateStatements = new Map<number, Statement>();
   return {
     ...reads,
     insertUser: async (user) => {
@@ -139,17 +140,10 @@ export function sqliteUnitOfWork(db: Db): UnitOfWork {
         byPosition[position] = toSqlite(value);
       }
       if (given === 0) return;
-      let statement = updateStatements.get(given);
-      if (!statement) {
-        const set = UPDATE_ORDER.filter((_, i) => given & (1 << i)).map((column) => `${column} = ?`);
-        statement = db.prepare(`UPDATE app_transactions SET ${set.join(', ')} WHERE id = ?`);
-        if (updateStatements.size >= MAX_UPDATE_STATEMENTS) updateStatements.clear();
-        updateStatements.set(given, statement);
-      }
       const values: unknown[] = [];
       for (let i = 0; i < byPosition.length; i++) if (given & (1 << i)) values.push(byPosition[i]);
       values.push(id);
-      statement.run(...values);
+      updateStatement(db, given).run(...values);
     },
     replaceTransactionTags: (transactionId, tagIds) => {
       run('DELETE FROM app_transaction_tags WHERE transaction_id = ?', transactionId);
