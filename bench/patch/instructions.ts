@@ -1,5 +1,5 @@
 /**
- * `npm run bench:patch:instructions [-- --target reference|bare] [--warm 10000] [--requests 2000]`:
+ * `npm run bench:patch:instructions [-- --target reference|bare] [--warm 10000] [--requests 2000] [--keep DIR]`:
  * the CPU instructions one PATCH costs each target, counted by valgrind's callgrind while one
  * connection sends PATCHes one after the other. Not part of `npm run bench` (the issue's target is
  * requests a second): it is for comparing two versions of the server's code on a host whose speed
@@ -11,10 +11,12 @@
  * system calls, is not counted). V8 keeps optimizing code on a background thread for thousands of
  * requests under valgrind, so the count starts after `--warm` requests, and what that thread did
  * while counting is printed apart ("background compiles") and left out of the figure to compare.
+ * `--keep DIR` copies callgrind's output there (`callgrind.<target>.out`), for `callgrind_annotate`
+ * to show where the instructions go, function by function.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +48,7 @@ function ensureTools(): void {
       throw new Error(`${tool} is needed and was not found: apt-get install valgrind`);
 }
 
-async function count(target: Target, warm: number, requests: number) {
+async function count(target: Target, warm: number, requests: number, keep: string | undefined) {
   const script = await bundleScript(new URL('./server.ts', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-instructions-'));
   // valgrind's and the server's own messages, shown when the run fails.
@@ -111,6 +113,10 @@ async function count(target: Target, warm: number, requests: number) {
     const exited = once(proc, 'exit');
     proc.kill('SIGTERM');
     await exited;
+    if (keep !== undefined) {
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(out, join(keep, `callgrind.${target}.out`));
+    }
     // Every function, however small its share: a part may fall under the default threshold.
     const annotated = execFileSync(
       'callgrind_annotate',
@@ -163,8 +169,9 @@ const targets: Target[] = chosen ? [chosen] : ['reference', 'bare'];
 ensureTools();
 const warm = wholeFlag('warm', 10_000);
 const requests = wholeFlag('requests', 2_000);
+const keep = stringFlag('keep');
 for (const target of targets) {
-  const result = await count(target, warm, requests);
+  const result = await count(target, warm, requests, keep);
   console.log(
     `${target}: ${result.perRequest.toLocaleString('en')} instructions a PATCH ` +
       `(after ${warm} to warm up, over ${requests}; background compiles ${result.backgroundCompiles.toLocaleString('en')} more)`,

@@ -1,5 +1,6 @@
 import type { ProviderLogger } from '@finsync/provider';
 import { isoNow } from './clock.js';
+import { PLAIN_TEXT } from './json-text.js';
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number];
@@ -70,8 +71,6 @@ export function consoleLogger(minimum: LogLevel = 'info', sink?: LogSink): Provi
 const PLAIN_NAME = /^[A-Za-z_]\w*$/;
 /** The head's own names, and `toJSON`, which would make the whole object's text something else. */
 const HEAD_AND_HOOKS = new Set(['time', 'level', 'msg', 'toJSON']);
-/** A string JSON writes as it is: no quote, backslash, control character or surrogate. */
-const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 /**
  * Names found plain and not the head's, so each is tested once: a logger's lines name the same few
  * fields again and again. Bounded, as a caller could name fields without end.

@@ -1,4 +1,6 @@
 /** The service's Transaction JSON (its exact shape: contract.ts), rendered from the app tables. */
+import type { z } from '@hono/zod-openapi';
+import type { RenderedTransactionSchema } from './contract.js';
 import { formatMoney } from './money-format.js';
 import { direction } from './sign-convention.js';
 import { readRelated } from './store/related.js';
@@ -7,24 +9,30 @@ import type { RelatedReads, RelatedRows, TransactionRow } from './store/types.js
 
 export type { RelatedRows, TransactionRow } from './store/types.js';
 
+/** The service's Transaction JSON, as this server renders it (contract.ts holds its exact shape). */
+export type RenderedTransaction = z.infer<typeof RenderedTransactionSchema>;
+
 /** A stored timestamp as the service's jbuilder views write it: whole seconds, UTC. */
 export function isoSeconds(iso: string): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
 /** Renders rows; related accounts, categories, merchants and tags are read in one query each. */
-export function renderTransactions(reads: RelatedReads, rows: TransactionRow[]): Awaitable<unknown[]> {
+export function renderTransactions(
+  reads: RelatedReads,
+  rows: TransactionRow[],
+): Awaitable<RenderedTransaction[]> {
   return runSteps(renderSteps(reads, rows));
 }
 
 /** `renderTransactions` as steps, for a caller that is itself written as steps (a PATCH). */
-export function* renderSteps(reads: RelatedReads, rows: TransactionRow[]): Steps<unknown[]> {
+export function* renderSteps(reads: RelatedReads, rows: TransactionRow[]): Steps<RenderedTransaction[]> {
   if (rows.length === 0) return [];
   return renderRows(rows, yield* readRelated(reads, rows));
 }
 
 /** The rows as the service's Transaction JSON, given what they refer to. */
-export function renderRows(rows: TransactionRow[], related: RelatedRows): unknown[] {
+export function renderRows(rows: TransactionRow[], related: RelatedRows): RenderedTransaction[] {
   const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((r) => [r.id, r]));
   const accounts = byId(related.accounts);
   const categories = byId(related.categories);
@@ -36,7 +44,7 @@ export function renderRows(rows: TransactionRow[], related: RelatedRows): unknow
     tags.set(t.transaction_id, list);
   }
 
-  return rows.map((row) => {
+  return rows.map((row): RenderedTransaction => {
     const { classification, amount_cents, signed_amount_cents } = direction(row.amount, row.currency);
     const account = accounts.get(row.account_id)!;
     const category = row.category_id ? categories.get(row.category_id) : undefined;

@@ -16,7 +16,7 @@ import {
 } from './input.js';
 import { pageAsTheService, servicePage } from './pages.js';
 import { ApiProblem, notFound } from './problem.js';
-import { renderRows, renderSteps, renderTransactions } from './render.js';
+import { renderRows, renderSteps, renderTransactions, type RenderedTransaction } from './render.js';
 import { storedFromWrite, type Nature } from './sign-convention.js';
 import { runSteps, step, type Awaitable, type Steps } from './store/steps.js';
 import type {
@@ -200,7 +200,7 @@ export function updateTransaction(
     /** `false` commits at once, alone: for a caller that knows no other PATCH is arriving beside it. */
     group?: boolean;
   } = {},
-): Awaitable<unknown> {
+): Awaitable<RenderedTransaction> {
   if (!isRecordId(id)) throw notFound();
   const storedId = storedIdOf(id);
   // One unit of work (one database transaction) from the lock to the rendered answer: the checks judge the row they change, the
@@ -221,7 +221,7 @@ function* updateSteps(
   body: unknown,
   today: string,
   keyId: string | undefined,
-): Steps<unknown> {
+): Steps<RenderedTransaction> {
   const { keyScope, row, related } = yield* step(unit.lockForUpdate(userId, id, keyId));
   if (keyId !== undefined && keyScope !== 'read_write') throw new KeyNoLongerLive();
   if (!row) throw notFound();
@@ -247,8 +247,8 @@ function* updateSteps(
   }
   // The answer refers to what was read with the row, unless this update changed it: then it is read again.
   if (!('category_id' in write || 'merchant_id' in write || retagged))
-    return renderRows([updated], related)[0];
-  return (yield* renderSteps(unit, [updated]))[0];
+    return renderRows([updated], related)[0]!;
+  return (yield* renderSteps(unit, [updated]))[0]!;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

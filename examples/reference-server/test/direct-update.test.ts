@@ -25,6 +25,8 @@ interface Answer {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** The body as sent. */
+  text: string;
 }
 
 /** Headers a user can see, without the ones the HTTP layer adds (date, framing). */
@@ -109,6 +111,7 @@ for (const backend of BACKENDS) {
         status: response.status,
         headers: visibleHeaders(response.headers),
         body: text && JSON.parse(text),
+        text,
       };
     }
 
@@ -148,13 +151,14 @@ for (const backend of BACKENDS) {
       };
       expect(viaDirect.headers['x-request-id']).toBe(id);
       const expected = withoutId(viaApp);
-      expect(withoutId(viaDirect)).toEqual({
-        ...expected,
-        body:
-          expected.body && typeof expected.body === 'object' && 'request_id' in expected.body
-            ? { ...(expected.body as object), request_id: id }
-            : expected.body,
-      });
+      const expectedBody =
+        expected.body && typeof expected.body === 'object' && 'request_id' in expected.body
+          ? { ...(expected.body as object), request_id: id }
+          : expected.body;
+      expect(withoutId(viaDirect)).toEqual({ ...expected, body: expectedBody });
+      // Key for key in the same order, and in JSON.stringify's own text (`toEqual` sees neither).
+      expect(JSON.stringify(withoutId(viaDirect).body)).toBe(JSON.stringify(expectedBody));
+      if (viaDirect.text) expect(viaDirect.text).toBe(JSON.stringify(viaDirect.body));
       expect(line(id)).toEqual(line(`${id}-app`));
       expect(line(id)).toBeDefined();
       return { answer: viaDirect, handed };
@@ -162,6 +166,10 @@ for (const backend of BACKENDS) {
 
     const answeredDirectly: Array<[string, Sent]> = [
       ['a new note', { body: { transaction: { notes: 'first' } } }],
+      [
+        'a note JSON escapes (quotes, a backslash, a line break, an emoji)',
+        { body: { transaction: { notes: 'say "hi" \\ to\nthem 😀' } } },
+      ],
       ['the same note again (nothing changes)', { body: { transaction: { notes: 'first' } } }],
       ['an amount with a nature', { body: { transaction: { amount: '7.5', nature: 'income' } } }],
       ['a name through description', { body: { transaction: { description: '  Renamed  ' } } }],

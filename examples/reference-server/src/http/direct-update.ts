@@ -21,9 +21,11 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { checkBodyText } from '../input.js';
+import type { RenderedTransaction } from '../render.js';
 import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
+import { transactionJson } from '../transaction-json.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
 import { ConnectionStreak } from './connection-streak.js';
 import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
@@ -147,20 +149,21 @@ export function directTransactionUpdate(
       clearTimeout(timer);
       return true;
     };
-    const reply = (status: number, body: unknown, extra?: readonly string[]) => {
+    /** `json`: the answer's body as JSON text. */
+    const reply = (status: number, json: string, extra?: readonly string[]) => {
       if (!settle()) return;
       const headers = [...LEADING_HEADERS];
       if (extra) headers.push(...extra);
       // As the app: the rate-limit headers once the key has been accepted.
       if (userId !== undefined) headers.push(...UNLIMITED);
       headers.push('x-request-id', requestId);
-      send(response, status, headers, body);
+      send(response, status, headers, json);
       logAccess(logger, { requestId, method: request.method!, path, status, started, userId });
     };
     const replyError = (known: ErrorAnswer) =>
       reply(
         known.status,
-        problemBody(known.code, known.message, known.errors, requestId),
+        JSON.stringify(problemBody(known.code, known.message, known.errors, requestId)),
         known.retryAfter === undefined ? undefined : ['retry-after', String(known.retryAfter)],
       );
     // As the app's request timeout, from arrival: a 503, unless the update has begun to commit; an
@@ -226,9 +229,9 @@ export function directTransactionUpdate(
     const text = checkBodyText(parsed);
     const checked = !text.tooDeep && text.malformed.length === 0 && TransactionUpdateBody.safeParse(parsed);
     if (!checked || !checked.success) return exchanged.handOver(raw);
-    const done = (value: unknown) => {
+    const done = (updated: RenderedTransaction) => {
       if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);
-      exchanged.reply(200, value);
+      exchanged.reply(200, transactionJson(updated));
     };
     const failed = (error: unknown) => {
       // A remembered key is confirmed only by the update. Revoked meanwhile (`KeyNoLongerLive`), or not
@@ -245,7 +248,7 @@ export function directTransactionUpdate(
       if (rememberedAs !== undefined) recordKeyUse(store, principal.keyId);
       exchanged.fail(error);
     };
-    let result: Awaitable<unknown>;
+    let result: Awaitable<RenderedTransaction>;
     try {
       result = updateTransaction(store, principal.userId, id, checked.data, runtime.today(), {
         keyId: rememberedAs === undefined ? undefined : principal.keyId,
@@ -305,8 +308,7 @@ export function directTransactionUpdate(
 }
 
 /** `headers`: names and values in turn, without the length, which is added here. */
-function send(response: ServerResponse, status: number, headers: string[], body: unknown): void {
-  const text = JSON.stringify(body);
+function send(response: ServerResponse, status: number, headers: string[], text: string): void {
   headers.push('content-length', String(Buffer.byteLength(text)));
   response.writeHead(status, headers);
   response.end(text);
