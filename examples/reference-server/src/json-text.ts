@@ -9,3 +9,10 @@
  * one test of several strings' concatenation stands for a test of each.
  */
 export const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * `PLAIN_TEXT` within ASCII (space to DEL): a string JSON writes as it is whose UTF-8 bytes are its
+ * characters, so text made of such strings and ASCII can be sent as Latin-1, byte for character,
+ * without encoding it (a lone connection's PATCH spent about 4 % of its instructions on UTF-8 there).
+ */
+export const PLAIN_ASCII = /^[ !#-[\]-\x7f]*$/;

@@ -4,15 +4,21 @@
  * about 23,000 of a lone connection's 274,000 instructions a PATCH (docs/benchmarks.md,
  * "Reference-server PATCH").
  */
-import { PLAIN_TEXT } from './json-text.js';
+import { PLAIN_ASCII, PLAIN_TEXT } from './json-text.js';
 import type { RenderedTransaction } from './render.js';
+
+export interface JsonText {
+  text: string;
+  /** Every character is ASCII: the text's UTF-8 bytes are its characters, one each. */
+  ascii: boolean;
+}
 
 /**
  * `JSON.stringify(transaction)`. The keys are written in the order `renderRows` gives them (a test
  * holds the two to the same text). Every string is written as it is once one test finds none that
  * JSON would escape, and both amounts are finite; otherwise the whole object takes `JSON.stringify`.
  */
-export function transactionJson(transaction: RenderedTransaction): string {
+export function transactionJson(transaction: RenderedTransaction): JsonText {
   const { account, category, merchant, tags, notes, external_id, source } = transaction;
   let strings =
     transaction.id +
@@ -32,12 +38,14 @@ export function transactionJson(transaction: RenderedTransaction): string {
   if (category) strings += category.id + category.name + category.color + category.icon;
   if (merchant) strings += merchant.id + merchant.name;
   for (const tag of tags) strings += tag.id + tag.name + tag.color;
+  // An answer in ASCII (a dollar amount, plain names) is found plain and ASCII by this one test.
+  const ascii = PLAIN_ASCII.test(strings);
   if (
-    !PLAIN_TEXT.test(strings) ||
+    !(ascii || PLAIN_TEXT.test(strings)) ||
     !Number.isFinite(transaction.amount_cents) ||
     !Number.isFinite(transaction.signed_amount_cents)
   )
-    return JSON.stringify(transaction);
+    return { text: JSON.stringify(transaction), ascii: false };
 
   let text =
     `{"id":"${transaction.id}","date":"${transaction.date}","amount":"${transaction.amount}",` +
@@ -56,7 +64,8 @@ export function transactionJson(transaction: RenderedTransaction): string {
     const tag = tags[i]!;
     text += `${i === 0 ? '' : ','}{"id":"${tag.id}","name":"${tag.name}","color":"${tag.color}"}`;
   }
-  return `${text}],"transfer":null,"created_at":"${transaction.created_at}","updated_at":"${transaction.updated_at}"}`;
+  text += `],"transfer":null,"created_at":"${transaction.created_at}","updated_at":"${transaction.updated_at}"}`;
+  return { text, ascii };
 }
 
 /** A string already found plain, between quotes, or `null`. */

@@ -50,6 +50,8 @@ for (const backend of BACKENDS) {
     const lines: Array<Record<string, unknown>> = [];
     let txId: string;
     let bobTxId: string;
+    /** A transaction whose answer is ASCII through and through (sent as Latin-1, byte for character). */
+    let asciiTxId: string;
     let categoryId: string;
     let tagId: string;
     let requestNumber = 0;
@@ -81,6 +83,7 @@ for (const backend of BACKENDS) {
           currency: string;
         }>;
       txId = (await list(t.keys.alice)).find((x) => x.currency === 'GBP')!.id;
+      asciiTxId = (await list(t.keys.alice)).find((x) => x.currency === 'USD')!.id;
       bobTxId = (await list(t.keys.bob))[0]!.id;
       categoryId = (await t.request(t.keys.alice, 'GET', '/api/v1/categories')).body.categories[0].id;
       tagId = (await t.request(t.keys.alice, 'POST', '/api/v1/tags', { tag: { name: 'Direct' } })).body.id;
@@ -167,6 +170,10 @@ for (const backend of BACKENDS) {
     const answeredDirectly: Array<[string, Sent]> = [
       ['a new note', { body: { transaction: { notes: 'first' } } }],
       [
+        'a dollar amount and ASCII names (an answer in ASCII)',
+        { path: 'ascii', body: { transaction: { notes: 'plain' } } },
+      ],
+      [
         'a note JSON escapes (quotes, a backslash, a line break, an emoji)',
         { body: { transaction: { notes: 'say "hi" \\ to\nthem 😀' } } },
       ],
@@ -205,9 +212,13 @@ for (const backend of BACKENDS) {
           ? { ...sent, path: `/api/v1/transactions/${bobTxId}` }
           : sent.path === '.json'
             ? { ...sent, path: `/api/v1/transactions/${txId}.json` }
-            : sent;
-      const { handed } = await both(request);
+            : sent.path === 'ascii'
+              ? { ...sent, path: `/api/v1/transactions/${asciiTxId}` }
+              : sent;
+      const { handed, answer } = await both(request);
       expect(handed).toBe(false);
+      if (sent.path === 'ascii') expect(answer.text).toMatch(/^[\x20-\x7e]+$/);
+      if (sent.path === undefined && answer.status === 200) expect(answer.text).toMatch(/[^\x00-\x7f]/);
     });
 
     it('a category and a tag: answered directly, and a GET shows what the PATCH answered', async () => {

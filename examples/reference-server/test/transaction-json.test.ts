@@ -66,7 +66,10 @@ describe('transactionJson', () => {
   it('writes the text JSON.stringify writes, whatever the strings and numbers hold', () => {
     fc.assert(
       fc.property(rendered, (transaction) => {
-        expect(transactionJson(transaction)).toBe(JSON.stringify(transaction));
+        const { text, ascii } = transactionJson(transaction);
+        expect(text).toBe(JSON.stringify(transaction));
+        // Said to be ASCII only when it is: such text is sent as Latin-1, byte for character.
+        if (ascii) expect(text).toMatch(/^[\x00-\x7f]*$/);
       }),
       { numRuns: 2_000 },
     );
@@ -83,7 +86,8 @@ describe('transactionJson', () => {
         fc.boolean(),
         fc.array(mostlyPlain, { maxLength: 3 }),
         fc.constantFrom('12.34', '-0.5', '1000000.00', '7'),
-        (name, notes, externalId, withCategory, withMerchant, tagNames, amount) => {
+        fc.constantFrom('EUR', 'USD', 'PLN'),
+        (name, notes, externalId, withCategory, withMerchant, tagNames, amount, currency) => {
           const row: TransactionRow = {
             id: id(1),
             account_id: id(2),
@@ -91,7 +95,7 @@ describe('transactionJson', () => {
             source: externalId && 'api',
             date: '2026-12-03',
             amount,
-            currency: 'EUR',
+            currency,
             name,
             notes,
             category_id: withCategory ? id(3) : null,
@@ -111,10 +115,39 @@ describe('transactionJson', () => {
             })),
           };
           const [transaction] = renderRows([row], related);
-          expect(transactionJson(transaction!)).toBe(JSON.stringify(transaction));
+          const { text, ascii } = transactionJson(transaction!);
+          expect(text).toBe(JSON.stringify(transaction));
+          if (ascii) expect(text).toMatch(/^[\x00-\x7f]*$/);
         },
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('says which answers are ASCII: a dollar amount with plain names is, a zloty amount is not', () => {
+    const transaction = (amount: string, currency: string): RenderedTransaction => ({
+      id: '00000000-0000-4000-8000-000000000001',
+      date: '2026-12-03',
+      amount,
+      amount_cents: 3084,
+      signed_amount_cents: -3084,
+      currency,
+      name: 'Bean There Coffee',
+      notes: null,
+      external_id: null,
+      source: null,
+      classification: 'expense',
+      account: { id: '00000000-0000-4000-8000-000000000002', name: 'Checking', account_type: 'depository' },
+      category: null,
+      merchant: null,
+      tags: [],
+      transfer: null,
+      created_at: '2026-12-01T10:00:00Z',
+      updated_at: '2026-12-03T17:00:00Z',
+    });
+    expect(transactionJson(transaction('$30.84', 'USD')).ascii).toBe(true);
+    // Intl writes a no-break space between the code and the figure.
+    const zloty = transactionJson(transaction('PLN\u00a030.84', 'PLN'));
+    expect(zloty).toEqual({ text: JSON.stringify(transaction('PLN\u00a030.84', 'PLN')), ascii: false });
   });
 });

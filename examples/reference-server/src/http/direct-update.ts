@@ -25,7 +25,7 @@ import type { RenderedTransaction } from '../render.js';
 import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
-import { transactionJson } from '../transaction-json.js';
+import { transactionJson, type JsonText } from '../transaction-json.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
 import { ConnectionStreak } from './connection-streak.js';
 import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
@@ -150,7 +150,7 @@ export function directTransactionUpdate(
       return true;
     };
     /** `json`: the answer's body as JSON text. */
-    const reply = (status: number, json: string, extra?: readonly string[]) => {
+    const reply = (status: number, json: JsonText, extra?: readonly string[]) => {
       if (!settle()) return;
       const headers = [...LEADING_HEADERS];
       if (extra) headers.push(...extra);
@@ -163,7 +163,10 @@ export function directTransactionUpdate(
     const replyError = (known: ErrorAnswer) =>
       reply(
         known.status,
-        JSON.stringify(problemBody(known.code, known.message, known.errors, requestId)),
+        {
+          text: JSON.stringify(problemBody(known.code, known.message, known.errors, requestId)),
+          ascii: false,
+        },
         known.retryAfter === undefined ? undefined : ['retry-after', String(known.retryAfter)],
       );
     // As the app's request timeout, from arrival: a 503, unless the update has begun to commit; an
@@ -307,9 +310,13 @@ export function directTransactionUpdate(
   };
 }
 
-/** `headers`: names and values in turn, without the length, which is added here. */
-function send(response: ServerResponse, status: number, headers: string[], text: string): void {
-  headers.push('content-length', String(Buffer.byteLength(text)));
+/**
+ * `headers`: names and values in turn, without the length, which is added here. ASCII text is sent
+ * as Latin-1, the same bytes, copied instead of encoded; Node writes the head as Latin-1 either way.
+ */
+function send(response: ServerResponse, status: number, headers: string[], json: JsonText): void {
+  const { text, ascii } = json;
+  headers.push('content-length', String(ascii ? text.length : Buffer.byteLength(text)));
   response.writeHead(status, headers);
-  response.end(text);
+  response.end(text, ascii ? 'latin1' : 'utf8');
 }
