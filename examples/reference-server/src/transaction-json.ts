@@ -4,14 +4,8 @@
  * about 23,000 of a lone connection's 274,000 instructions a PATCH (docs/benchmarks.md,
  * "Reference-server PATCH").
  */
-import { PLAIN_ASCII, PLAIN_TEXT } from './json-text.js';
+import { PLAIN_ASCII, PLAIN_TEXT, stringified, type JsonText } from './json-text.js';
 import type { RenderedTransaction } from './render.js';
-
-export interface JsonText {
-  text: string;
-  /** Every character is ASCII: the text's UTF-8 bytes are its characters, one each. */
-  ascii: boolean;
-}
 
 /**
  * `JSON.stringify(transaction)`. The keys are written in the order `renderRows` gives them (a test
@@ -45,7 +39,7 @@ export function transactionJson(transaction: RenderedTransaction): JsonText {
     !Number.isFinite(transaction.amount_cents) ||
     !Number.isFinite(transaction.signed_amount_cents)
   )
-    return { text: JSON.stringify(transaction), ascii: false };
+    return stringified(transaction);
 
   let text =
     `{"id":"${transaction.id}","date":"${transaction.date}","amount":"${transaction.amount}",` +

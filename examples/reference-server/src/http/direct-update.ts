@@ -25,7 +25,8 @@ import type { RenderedTransaction } from '../render.js';
 import type { ServerRuntime } from '../runtime.js';
 import { ApiProblem, updateTransaction } from '../transactions.js';
 import type { Awaitable } from '../store/steps.js';
-import { transactionJson, type JsonText } from '../transaction-json.js';
+import { stringified, type JsonText } from '../json-text.js';
+import { transactionJson } from '../transaction-json.js';
 import { authenticateHash, presentedKeyHash, recordKeyUse, type Principal } from '../users.js';
 import { ConnectionStreak } from './connection-streak.js';
 import { AnsweredAsTimedOut, RequestDeadline } from './deadline.js';
@@ -163,10 +164,7 @@ export function directTransactionUpdate(
     const replyError = (known: ErrorAnswer) =>
       reply(
         known.status,
-        {
-          text: JSON.stringify(problemBody(known.code, known.message, known.errors, requestId)),
-          ascii: false,
-        },
+        stringified(problemBody(known.code, known.message, known.errors, requestId)),
         known.retryAfter === undefined ? undefined : ['retry-after', String(known.retryAfter)],
       );
     // As the app's request timeout, from arrival: a 503, unless the update has begun to commit; an
