@@ -1,5 +1,5 @@
 /**
- * `npm run bench:patch:instructions [-- --target reference|bare] [--warm 10000] [--requests 2000] [--keep DIR]`:
+ * `npm run bench:patch:instructions [-- --target reference|bare] [--warm 10000] [--requests 2000] [--keep DIR] [--js-names N]`:
  * the CPU instructions one PATCH costs each target, counted by valgrind's callgrind while one
  * connection sends PATCHes one after the other. Not part of `npm run bench` (the issue's target is
  * requests a second): it is for comparing two versions of the server's code on a host whose speed
@@ -12,17 +12,29 @@
  * requests under valgrind, so the count starts after `--warm` requests, and what that thread did
  * while counting is printed apart ("background compiles") and left out of the figure to compare.
  * `--keep DIR` copies callgrind's output there (`callgrind.<target>.out`), for `callgrind_annotate`
- * to show where the instructions go, function by function.
+ * to show where the instructions go, function by function. `--js-names N` also prints the N heaviest
+ * JavaScript functions by name (callgrind sees compiled JavaScript only as addresses; jit-names.ts),
+ * and `--keep` then keeps V8's map of those addresses and the bundle the names point into.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleScript } from '../harness/child-bundle.js';
-import { flag, stringFlag } from '../harness/flags.js';
+import { flag, hasFlag, stringFlag } from '../harness/flags.js';
+import { namedJitFunctions, perfMapPath, type JitFunction } from './jit-names.js';
 
 type Target = 'reference' | 'bare';
 
@@ -48,7 +60,13 @@ function ensureTools(): void {
       throw new Error(`${tool} is needed and was not found: apt-get install valgrind`);
 }
 
-async function count(target: Target, warm: number, requests: number, keep: string | undefined) {
+async function count(
+  target: Target,
+  warm: number,
+  requests: number,
+  keep: string | undefined,
+  jsNames: number,
+) {
   const script = await bundleScript(new URL('./server.ts', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'finsync-patch-instructions-'));
   // valgrind's and the server's own messages, shown when the run fails.
@@ -64,6 +82,10 @@ async function count(target: Target, warm: number, requests: number, keep: strin
         '--instr-atstart=no',
         `--callgrind-out-file=${out}`,
         process.execPath,
+        // V8 writes where each compiled function lies, for jit-names.ts (only when asked: it adds work).
+        ...(jsNames > 0
+          ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`]
+          : []),
         script,
         target,
         dir,
@@ -113,9 +135,15 @@ async function count(target: Target, warm: number, requests: number, keep: strin
     const exited = once(proc, 'exit');
     proc.kill('SIGTERM');
     await exited;
+    const mapPath = perfMapPath(proc.pid!);
     if (keep !== undefined) {
       mkdirSync(keep, { recursive: true });
       copyFileSync(out, join(keep, `callgrind.${target}.out`));
+      if (jsNames > 0 && existsSync(mapPath)) {
+        copyFileSync(mapPath, join(keep, `perf.${target}.map`));
+        // The names' file:line:column point into the bundle, which is removed when this script exits.
+        copyFileSync(script, join(keep, 'child.mjs'));
+      }
     }
     // Every function, however small its share: a part may fall under the default threshold.
     const annotated = execFileSync(
@@ -137,11 +165,19 @@ async function count(target: Target, warm: number, requests: number, keep: strin
     if (total === 0) throw new Error(`callgrind counted nothing in the ${target} target`);
     const compiles = inclusive(COMPILES) ?? 0;
     const per = (n: number | undefined) => (n === undefined ? undefined : Math.round(n / requests));
+    let heaviestJs: JitFunction[] = [];
+    if (jsNames > 0) {
+      if (!existsSync(mapPath)) throw new Error(`node wrote no ${mapPath} for --js-names`);
+      heaviestJs = namedJitFunctions(annotated, mapPath)
+        .slice(0, jsNames)
+        .map(({ name, inclusive: count }) => ({ name, inclusive: per(count)! }));
+    }
     return {
       target,
       perRequest: per(total - compiles)!,
       backgroundCompiles: per(compiles)!,
       parts: PARTS.map(([label, pattern]) => ({ label, perRequest: per(inclusive(pattern)) })),
+      heaviestJs,
     };
   } catch (error) {
     const tail = readFileSync(logPath, 'utf8').split('\n').slice(-15).join('\n');
@@ -151,6 +187,7 @@ async function count(target: Target, warm: number, requests: number, keep: strin
     if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     closeSync(log);
     rmSync(dir, { recursive: true, force: true });
+    if (proc?.pid !== undefined && jsNames > 0) rmSync(perfMapPath(proc.pid), { force: true });
   }
 }
 
@@ -170,8 +207,9 @@ ensureTools();
 const warm = wholeFlag('warm', 10_000);
 const requests = wholeFlag('requests', 2_000);
 const keep = stringFlag('keep');
+const jsNames = hasFlag('js-names') ? wholeFlag('js-names', 25) : 0;
 for (const target of targets) {
-  const result = await count(target, warm, requests, keep);
+  const result = await count(target, warm, requests, keep, jsNames);
   console.log(
     `${target}: ${result.perRequest.toLocaleString('en')} instructions a PATCH ` +
       `(after ${warm} to warm up, over ${requests}; background compiles ${result.backgroundCompiles.toLocaleString('en')} more)`,
@@ -180,4 +218,9 @@ for (const target of targets) {
     console.log(
       `  ${part.label}: ${part.perRequest === undefined ? 'not found in the profile' : part.perRequest.toLocaleString('en')}`,
     );
+  if (result.heaviestJs.length > 0) {
+    console.log(`  the ${result.heaviestJs.length} heaviest JavaScript functions, inclusive, a PATCH:`);
+    for (const fn of result.heaviestJs)
+      console.log(`  ${fn.inclusive.toLocaleString('en').padStart(9)}  ${fn.name}`);
+  }
 }
