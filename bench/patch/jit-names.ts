@@ -45,7 +45,8 @@ export function namedJitFunctions(annotated: string, mapPath: string): JitFuncti
   const map = readPerfMap(mapPath);
   const byName = new Map<string, number>();
   for (const line of annotated.split('\n')) {
-    const match = /^\s*([\d,]+)\s+\([^)]*\)\s+\?\?\?:0x([0-9a-f]+)/.exec(line);
+    // `1,234 (5.6%)  ???:0x…`; the percentage is left out by `--show-percs=no`.
+    const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?\?\?\?:0x([0-9a-f]+)/.exec(line);
     if (!match) continue;
     const address = Number.parseInt(match[2]!, 16);
     // The last entry starting at or before the address, if the address falls inside it.

@@ -243,8 +243,8 @@ function* updateSteps(
   if (Object.keys(write).length > 0 || retagged || locked.size > row.locked.length) {
     const updatedAt = isoNow();
     // Not `{ ...write, locked, updated_at }`: an object cloned from `write` got a map of its own on
-    // every PATCH, so each property defined after the clone missed V8's inline cache and took the slow
-    // path: about 9,000 of a lone connection's 263,000 instructions a PATCH (docs/benchmarks.md).
+    // every PATCH, so defining its properties took V8's slow paths each time; built this way it saved
+    // about 9,000 of a lone connection's 263,000 instructions a PATCH (docs/benchmarks.md).
     const stored: TransactionUpdate = Object.assign(
       { locked: [...locked].sort(), updated_at: updatedAt },
       write,
