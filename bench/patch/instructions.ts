@@ -168,7 +168,7 @@ async function count(
     let heaviestJs: JitFunction[] = [];
     if (jsNames > 0) {
       if (!existsSync(mapPath)) throw new Error(`node wrote no ${mapPath} for --js-names`);
-      heaviestJs = namedJitFunctions(annotated, mapPath)
+      heaviestJs = namedJitFunctions(lines, mapPath)
         .slice(0, jsNames)
         .map(({ name, inclusive: instructions }) => ({ name, inclusive: per(instructions)! }));
       if (heaviestJs.length === 0)

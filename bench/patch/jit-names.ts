@@ -5,7 +5,7 @@
  * move or free code after writing an entry, so a name is where that address was at some point: read
  * the list as a guide to which function to look at, and confirm with a before-and-after count.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 export interface JitFunction {
   /** As V8 names it: `JS:*name file:line:column` (`*` optimized, `^` baseline), `RegExp:…`, `Builtin:…`. */
@@ -19,16 +19,15 @@ export function perfMapPath(pid: number): string {
   return `/tmp/perf-${pid}.map`;
 }
 
-/** The map's entries as sorted starts, ends and names; empty when the file is missing. */
+/** The map's entries as sorted starts, ends and names. */
 function readPerfMap(path: string): { starts: number[]; ends: number[]; names: string[] } {
   const entries: Array<[start: number, end: number, name: string]> = [];
-  if (existsSync(path))
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
-      const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
-      if (!match) continue;
-      const start = Number.parseInt(match[1]!, 16);
-      entries.push([start, start + Number.parseInt(match[2]!, 16), match[3]!]);
-    }
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    if (!match) continue;
+    const start = Number.parseInt(match[1]!, 16);
+    entries.push([start, start + Number.parseInt(match[2]!, 16), match[3]!]);
+  }
   entries.sort((a, b) => a[0] - b[0]);
   return {
     starts: entries.map((entry) => entry[0]),
@@ -38,17 +37,20 @@ function readPerfMap(path: string): { starts: number[]; ends: number[]; names: s
 }
 
 /**
- * The JavaScript functions (and compiled regular expressions) of `callgrind_annotate --inclusive=yes`
- * output, named from the map at `mapPath`, heaviest first. An address the map does not hold is left out.
+ * The JavaScript functions (and compiled regular expressions) among `callgrind_annotate --inclusive=yes`'s
+ * functions (as instructions.ts reads its lines: `0x…` for an address), named from the map at `mapPath`,
+ * heaviest first. An address the map does not hold is left out.
  */
-export function namedJitFunctions(annotated: string, mapPath: string): JitFunction[] {
+export function namedJitFunctions(
+  functions: Iterable<{ count: number; name: string } | undefined>,
+  mapPath: string,
+): JitFunction[] {
   const map = readPerfMap(mapPath);
   const byName = new Map<string, number>();
-  for (const line of annotated.split('\n')) {
-    // `1,234 (5.6%)  ???:0x…`; the percentage is left out by `--show-percs=no`.
-    const match = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?\?\?\?:0x([0-9a-f]+)/.exec(line);
+  for (const fn of functions) {
+    const match = fn && /^0x([0-9a-f]+)/.exec(fn.name);
     if (!match) continue;
-    const address = Number.parseInt(match[2]!, 16);
+    const address = Number.parseInt(match[1]!, 16);
     // The last entry starting at or before the address, if the address falls inside it.
     let low = 0;
     let high = map.starts.length - 1;
@@ -59,9 +61,8 @@ export function namedJitFunctions(annotated: string, mapPath: string): JitFuncti
     }
     if (high < 0 || address >= map.ends[high]!) continue;
     const name = map.names[high]!;
-    const count = Number(match[1]!.replaceAll(',', ''));
     // callgrind may split one function into several addresses: the largest count is the function's.
-    byName.set(name, Math.max(byName.get(name) ?? 0, count));
+    byName.set(name, Math.max(byName.get(name) ?? 0, fn.count));
   }
   return [...byName]
     .map(([name, inclusive]) => ({ name, inclusive }))
