@@ -9,6 +9,8 @@ import type { SandboxOptions } from '@finsync/provider/sandbox';
 
 export interface SandboxProcess {
   baseUrl: string;
+  /** The server's process id, for reading its CPU time from /proc. */
+  pid: number;
   /** Moves the sandbox's clock on; resolves to its new "today". */
   advance(days: number): Promise<string>;
   stop(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startSandboxProcess(options: SandboxOptions): Promise<Sand
   if (!baseUrl) throw new Error('sandbox server did not start');
   return {
     baseUrl,
+    pid: child.pid!,
     async advance(days) {
       child.stdin.write(`advance ${days}\n`);
       return (await next()).today!;

@@ -97,14 +97,21 @@ function totals(report: ConnectionReport) {
   return { fetched: sum('fetched'), added: sum('added'), modified: sum('modified'), removed: sum('removed') };
 }
 
-export async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
-  const { storage, sandbox, mode } = options;
-  let today = TODAY;
-  const { fetch, log } = countingFetch();
+/**
+ * The engine every measured sync runs: its "today" follows the sandbox's clock (so the incremental day
+ * asks for the new day), the throttle is off, and a windowed sync starts before the oldest row.
+ */
+export async function benchEngine(options: {
+  storage: Storage;
+  sandbox: SandboxProcess;
+  mode: SyncMode;
+  today: () => string;
+  fetch: typeof globalThis.fetch;
+}): Promise<SyncEngine> {
+  const { storage, sandbox, mode, today, fetch } = options;
   const engine = new SyncEngine({
     storage,
-    // The engine's "today" follows the sandbox's clock, so the incremental day asks for the new day.
-    clock: { now: () => new Date(`${today}T12:00:00Z`), today: () => today },
+    clock: { now: () => new Date(`${today()}T12:00:00Z`), today },
     ...(mode === 'windowed' ? { startDate: windowedStartDate() } : {}),
   });
   await engine.addConnection({
@@ -113,6 +120,14 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunRes
     // throttle rather than the pipeline.
     client: new ProviderClient({ apiKey: API_KEY, baseUrl: sandbox.baseUrl, rateLimit: false, fetch }),
   });
+  return engine;
+}
+
+export async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
+  const { storage, sandbox, mode } = options;
+  let today = TODAY;
+  const { fetch, log } = countingFetch();
+  const engine = await benchEngine({ storage, sandbox, mode, today: () => today, fetch });
   await storage.init();
 
   const baselineRssMiB = peakRssMiB();

@@ -14,7 +14,8 @@
  */
 import { PostgresStorage } from '@finsync/postgres';
 import pg from 'pg';
-import { postgresCpuMs, spawnJsonLines, type JsonLineProcess } from './processes.js';
+import { postgresCpuMs } from '../harness/proc-cpu.js';
+import { spawnJsonLines, type JsonLineProcess } from './processes.js';
 import {
   percentile,
   type CapacityResult,

@@ -1,10 +1,9 @@
 /**
- * Child processes of the fleet run (the provider, each worker) and what the machine says about
- * PostgreSQL's own processes. Every child prints JSON lines; the last one is its current counters.
+ * Child processes of the fleet run (the provider, each worker). Every child prints JSON lines; the
+ * last one is its current counters.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface JsonLineProcess<T> {
@@ -48,26 +47,4 @@ export async function spawnJsonLines<T>(script: string, argument: unknown): Prom
       clearTimeout(timer);
     },
   };
-}
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** CPU time (ms) used so far by every process named `postgres` on this machine. */
-export function postgresCpuMs(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const name = stat.slice(stat.indexOf('(') + 1, close);
-      if (name !== 'postgres') continue;
-      const fields = stat.slice(close + 2).split(' ');
-      // Fields 14 and 15 of /proc/PID/stat (utime, stime), counted from the state field as 3.
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
