@@ -13,6 +13,8 @@ export interface SandboxProcess {
   pid: number;
   /** Moves the sandbox's clock on; resolves to its new "today". */
   advance(days: number): Promise<string>;
+  /** Renders the answers of these paths (with their query) ahead, to be served as stored bytes. */
+  warm(paths: readonly string[]): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,10 @@ export async function startSandboxProcess(options: SandboxOptions): Promise<Sand
     async advance(days) {
       child.stdin.write(`advance ${days}\n`);
       return (await next()).today!;
+    },
+    async warm(paths) {
+      child.stdin.write(`warm ${JSON.stringify(paths)}\n`);
+      return Number((await next()).warmed);
     },
     async stop() {
       child.stdin.end();
