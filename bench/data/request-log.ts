@@ -11,6 +11,12 @@ export interface RequestLog {
   reset(): void;
 }
 
+/** A URL's path and query: how the sandbox's answers rendered ahead are keyed. */
+export function pathOf(url: string): string {
+  const { pathname, search } = new URL(url);
+  return pathname + search;
+}
+
 export function endpointOf(url: string): { endpoint: Endpoint; accountId: string | null } {
   const path = new URL(url).pathname;
   const match = /\/accounts\/([^/]+)\/(transactions|balance|holdings)\/?$/.exec(path);

@@ -7,6 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { API_KEY } from './data-set.js';
+import { pathOf } from './request-log.js';
 import { SandboxProvider, startSandboxServer, type SandboxOptions } from '@finsync/provider/sandbox';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SandboxOptions;
@@ -14,15 +15,11 @@ const sandbox = new SandboxProvider(options);
 // Answers rendered ahead ("warm" command, bench:timeline --cached): served as stored bytes, so the
 // sandbox's CPU during a sync is what a remote provider's would cost this machine (its socket writes).
 const rendered = new Map<string, { status: number; headers: Headers; body: ArrayBuffer }>();
-const keyOf = (url: string) => {
-  const { pathname, search } = new URL(url);
-  return pathname + search;
-};
 const server = await startSandboxServer({
   async handle(request) {
     // Anything but the bench's own GET with its key goes to the sandbox, which judges it as ever.
     const asked = request.method === 'GET' && request.headers.get('x-api-key') === API_KEY;
-    const stored = asked ? rendered.get(keyOf(request.url)) : undefined;
+    const stored = asked ? rendered.get(pathOf(request.url)) : undefined;
     if (!stored) return sandbox.handle(request);
     return new Response(stored.body, { status: stored.status, headers: stored.headers });
   },

@@ -23,7 +23,7 @@ import { PostgresStorage } from '@finsync/postgres';
 import { SqliteStorage } from '@finsync/sqlite';
 import type { Storage, WriteBatch } from '@finsync/sync';
 import { CONNECTION_ID, TODAY, sandboxOptions, type SyncMode } from '../data/data-set.js';
-import { endpointOf } from '../data/request-log.js';
+import { endpointOf, pathOf } from '../data/request-log.js';
 import { startSandboxProcess } from '../data/sandbox-process.js';
 import { flag, stringFlag } from '../harness/flags.js';
 import { machineBusyMs, postgresCpuMs, processCpuMs } from '../harness/proc-cpu.js';
@@ -82,9 +82,8 @@ function timedStorage(
 function timedFetch(answers: Answer[], now: () => number): typeof fetch {
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
-    const { pathname, search } = new URL(url);
     const answer: Answer = {
-      path: pathname + search,
+      path: pathOf(url),
       ...endpointOf(url),
       asked: now(),
       headers: NaN,
